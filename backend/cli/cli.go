@@ -1,0 +1,168 @@
+// Package cli is the command-line face of loopforge: `run`, `sessions`,
+// `providers`, `serve`, and (with no command) the desktop window.
+//
+// Errors reach the user as one line on stderr, never a stack trace, and map
+// to exit codes: 0 success, 1 the loop ended without success, 2 usage or
+// configuration error, 3 provider error (auth, network, missing key).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1
+	ExitUsage       = 2
+	ExitProvider    = 3
+	ExitInterrupted = 130
+)
+
+// Faces carries what only package main can provide: the embedded frontend and
+// the desktop window (which needs Wails and cgo).
+type Faces struct {
+	Assets  fs.FS
+	Desktop func(*service.Service, fs.FS) error
+}
+
+// env is what commands share: streams and the faces. Tests build their own.
+type env struct {
+	faces  Faces
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// newService opens the backend; tests may replace it.
+	newService func(ctx context.Context, workdir string) (*service.Service, error)
+}
+
+// usageError marks command-line mistakes (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// exitError carries a specific exit code for an error already reported.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// Main runs the CLI and returns the process exit code.
+func Main(args []string, faces Faces) int {
+	e := &env{faces: faces, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	e.newService = defaultService
+	return e.main(context.Background(), args)
+}
+
+func (e *env) main(ctx context.Context, args []string) int {
+	setupLogging(e.stderr)
+	root := e.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintln(e.stderr, "loopforge: "+oneLine(err.Error()))
+	return exitCode(err)
+}
+
+func exitCode(err error) int {
+	var ue *usageError
+	var ce *config.Error
+	var pe *provider.Error
+	switch {
+	case strings.HasPrefix(err.Error(), "unknown command"): // cobra's own usage error
+		return ExitUsage
+	case errors.As(err, &ue), errors.As(err, &ce),
+		errors.Is(err, provider.ErrUnknownProvider), errors.Is(err, service.ErrInvalidRequest),
+		errors.Is(err, loop.ErrInvalidSettings), errors.Is(err, store.ErrNotFound):
+		return ExitUsage
+	case errors.As(err, &pe):
+		return ExitProvider
+	}
+	return ExitFailed
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func setupLogging(w io.Writer) {
+	level := slog.LevelWarn
+	switch strings.ToLower(os.Getenv("LOOPFORGE_LOG")) {
+	case "debug":
+		level = slog.LevelDebug
+	case "info":
+		level = slog.LevelInfo
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
+}
+
+func defaultService(ctx context.Context, workdir string) (*service.Service, error) {
+	cfg, err := config.Load(config.Options{Workdir: workdir})
+	if err != nil {
+		return nil, err
+	}
+	return service.New(ctx, service.Options{Config: cfg})
+}
+
+func (e *env) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "loopforge",
+		Short: "Watch AI models write, run and fix code",
+		Long: "loopforge runs a code-generation loop: generate → execute → reflect → generate, until the code\n" +
+			"runs cleanly or the iteration limit is reached. With no command it opens the desktop window.",
+		Version:       service.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.desktop(cmd.Context())
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	root.AddCommand(e.runCmd(), e.sessionsCmd(), e.providersCmd(), e.serveCmd())
+	return root
+}
+
+func (e *env) desktop(ctx context.Context) error {
+	if e.faces.Desktop == nil {
+		return usagef("this build has no desktop window; use `loopforge serve` for the web UI")
+	}
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return usagef("no display found for the desktop window; run `loopforge serve` for the web UI, or `loopforge --help`")
+	}
+	wd, _ := os.Getwd()
+	svc, err := e.newService(ctx, wd)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	return e.faces.Desktop(svc, e.faces.Assets)
+}

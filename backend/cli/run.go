@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	provider, model, baseURL, promptFile, session, language, workdir, timeout string
+	maxIter                                                                   int
+	noReflect, json                                                           bool
+}
+
+func (e *env) runCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] [PROMPT]",
+		Short: "Run the generate → execute → reflect loop on one provider",
+		Long: "Run the loop on one provider. The prompt is the argument, or --prompt-file FILE ('-' reads stdin);\n" +
+			"with neither, the built-in data-structures teaching prompt (Portuguese original) is used.\n\n" +
+			"Progress goes to stderr and the final code to stdout, so `loopforge run \"...\" > script.py` saves\n" +
+			"a ready-to-run script. Exit codes: 0 success, 1 no success within the limit, 2 usage or\n" +
+			"configuration error, 3 provider error.",
+		Args: func(_ *cobra.Command, args []string) error { return nil },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.run(cmd.Context(), cmd, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.provider, "provider", "p", "", "provider profile (default: from config or LOOPFORGE_PROVIDER, else the first with a key)")
+	fl.StringVarP(&f.model, "model", "m", "", "model (default: the profile's)")
+	fl.StringVar(&f.baseURL, "base-url", "", "API endpoint (default: the profile's)")
+	fl.IntVarP(&f.maxIter, "max-iterations", "n", 0, "iteration limit (default 5, or max_iterations from config)")
+	fl.StringVar(&f.timeout, "timeout", "", "time limit for one execution of the generated code (default 30s)")
+	fl.BoolVar(&f.noReflect, "no-reflect", false, "send errors straight back instead of a reflection step")
+	fl.BoolVar(&f.json, "json", false, "print JSON Lines events on stdout instead of human output")
+	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
+	fl.StringVar(&f.session, "session", "", "continue a session: the follow-up keeps the thread's message history")
+	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default) or sh")
+	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply (default: the current one)")
+	return cmd
+}
+
+func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []string) error {
+	prompt, err := e.prompt(f, args)
+	if err != nil {
+		return err
+	}
+	req := service.RunRequest{
+		SessionID: f.session, Prompt: prompt, Provider: f.provider, Model: f.model, BaseURL: f.baseURL,
+		MaxIterations: f.maxIter, Language: f.language,
+	}
+	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
+		return usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
+	}
+	if f.timeout != "" {
+		d, err := config.ParseDuration(f.timeout)
+		if err != nil {
+			return usagef("--timeout: %v", err)
+		}
+		req.Timeout = d
+	}
+	if f.noReflect {
+		no := false
+		req.Reflect = &no
+	}
+	if f.provider == "" {
+		f.provider = os.Getenv("LOOPFORGE_PROVIDER") // config also reads it; kept for clarity in errors
+	}
+	workdir := f.workdir
+	if workdir == "" {
+		workdir, _ = os.Getwd()
+	} else if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
+		return usagef("--workdir %s is not a directory", workdir)
+	}
+
+	svc, err := e.newService(ctx, workdir)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	info, err := svc.StartRun(ctx, req)
+	if err != nil {
+		return err
+	}
+
+	// Ctrl-C cancels the run (killing the generated code's process group) and
+	// still records it; a second Ctrl-C is left to the default handler.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stopSig := make(chan struct{})
+	defer close(stopSig)
+	go func() {
+		select {
+		case <-sigs:
+			signal.Stop(sigs)
+			_ = svc.Cancel(info.RunID)
+		case <-stopSig:
+		}
+	}()
+
+	var p printer
+	if f.json {
+		p = &jsonPrinter{w: e.stdout}
+	} else {
+		p = newHumanPrinter(e.stdout, e.stderr, info)
+	}
+	if err := svc.Follow(ctx, info.RunID, 0, p.event); err != nil {
+		return err
+	}
+	run, runErr := svc.Wait(ctx, info.RunID)
+	if run == nil {
+		return runErr
+	}
+	switch run.Status {
+	case string(loop.StatusSuccess):
+		return nil
+	case string(loop.StatusCancelled), store.RunInterrupted:
+		return &exitError{code: ExitInterrupted}
+	case string(loop.StatusError):
+		if runErr != nil {
+			return &exitError{code: exitCode(runErr)}
+		}
+	}
+	return &exitError{code: ExitFailed}
+}
+
+func (e *env) prompt(f runFlags, args []string) (string, error) {
+	if f.promptFile != "" && len(args) > 0 {
+		return "", usagef("give the prompt as an argument or with --prompt-file, not both")
+	}
+	if f.promptFile != "" {
+		var b []byte
+		var err error
+		if f.promptFile == "-" {
+			b, err = io.ReadAll(e.stdin)
+		} else {
+			b, err = os.ReadFile(f.promptFile)
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return "", usagef("prompt file %s does not exist", f.promptFile)
+		}
+		if err != nil {
+			return "", usagef("cannot read the prompt file: %v", err)
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return "", usagef("the prompt file %s is empty", f.promptFile)
+		}
+		return string(b), nil
+	}
+	if len(args) > 0 {
+		p := strings.Join(args, " ")
+		if strings.TrimSpace(p) == "" {
+			return "", usagef("the prompt is empty")
+		}
+		return p, nil
+	}
+	return loop.DefaultPrompt, nil
+}
+
+type printer interface{ event(event.Event) error }
+
+type jsonPrinter struct{ w io.Writer }
+
+func (p *jsonPrinter) event(e event.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(p.w, "%s\n", b)
+	return err
+}
+
+// humanPrinter writes one line per iteration to stderr and the final code to
+// stdout. On a terminal it also keeps a live status line.
+type humanPrinter struct {
+	out, err io.Writer
+	tty      bool
+	info     service.RunInfo
+	tokens   int
+	status   string
+	started  time.Time
+}
+
+func newHumanPrinter(out, errw io.Writer, info service.RunInfo) *humanPrinter {
+	return &humanPrinter{out: out, err: errw, tty: isTerminal(errw), info: info, started: time.Now()}
+}
+
+func (p *humanPrinter) live(format string, a ...any) {
+	if !p.tty {
+		return
+	}
+	fmt.Fprintf(p.err, "\r\033[K"+format, a...)
+}
+
+func (p *humanPrinter) line(format string, a ...any) {
+	if p.tty {
+		fmt.Fprint(p.err, "\r\033[K")
+	}
+	fmt.Fprintf(p.err, format+"\n", a...)
+}
+
+func (p *humanPrinter) event(e event.Event) error {
+	switch e.Type {
+	case event.RunStarted:
+		var r event.RunStartedPayload
+		_ = e.Decode(&r)
+		model := ""
+		if r.Model != "" {
+			model = " (" + r.Model + ")"
+		}
+		reflect := "reflection on"
+		if !r.Reflect {
+			reflect = "reflection off"
+		}
+		p.line("loopforge: %s%s, up to %d iteration%s, %s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, r.SessionID)
+	case event.IterationStarted:
+		var it event.IterationPayload
+		_ = e.Decode(&it)
+		p.tokens, p.status = 0, fmt.Sprintf("iteration %d: generating", it.Iteration)
+		p.live("%s…", p.status)
+	case event.Token:
+		var t event.TokenPayload
+		_ = e.Decode(&t)
+		p.tokens += len(t.Text)
+		p.live("%s… %d chars", p.status, p.tokens)
+	case event.ExecStarted:
+		var it event.IterationPayload
+		_ = e.Decode(&it)
+		p.status = fmt.Sprintf("iteration %d: running the code", it.Iteration)
+		p.live("%s…", p.status)
+	case event.IterationDone:
+		var d event.IterationDonePayload
+		_ = e.Decode(&d)
+		if d.Status == "success" {
+			p.line("iteration %d: success", d.Iteration)
+		} else {
+			p.line("iteration %d: error: %s", d.Iteration, oneLine(d.Summary))
+		}
+	case event.Reflection:
+		var r event.ReflectionPayload
+		_ = e.Decode(&r)
+		p.status = fmt.Sprintf("iteration %d: reflecting", r.Iteration)
+	case event.Log:
+		var l event.LogPayload
+		_ = e.Decode(&l)
+		p.line("note: %s", l.Message)
+	case event.RunFinished:
+		var f event.RunFinishedPayload
+		_ = e.Decode(&f)
+		p.finish(f)
+	}
+	return nil
+}
+
+func (p *humanPrinter) finish(f event.RunFinishedPayload) {
+	took := time.Duration(f.DurationMS) * time.Millisecond
+	stats := fmt.Sprintf("%s, %d tokens in / %d out", took.Round(100*time.Millisecond), f.InputTokens, f.OutputTokens)
+	switch f.Status {
+	case string(loop.StatusSuccess):
+		p.line("success after %d iteration%s (%s)", f.Iterations, plural(f.Iterations), stats)
+	case string(loop.StatusLimitReached):
+		p.line("limit reached: no working code after %d iteration%s (%s); the last attempt follows", f.Iterations, plural(f.Iterations), stats)
+	case string(loop.StatusCancelled):
+		p.line("cancelled after %d iteration%s", f.Iterations, plural(f.Iterations))
+	default:
+		p.line("%s: %s", f.Status, oneLine(f.Error))
+	}
+	if f.FinalCode != "" && (f.Status == string(loop.StatusSuccess) || f.Status == string(loop.StatusLimitReached)) {
+		fmt.Fprint(p.out, f.FinalCode)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

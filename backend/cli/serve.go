@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/server"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/spf13/cobra"
+)
+
+// DefaultAddr is where `loopforge serve` listens unless told otherwise.
+const DefaultAddr = "127.0.0.1:8765"
+
+func (e *env) serveCmd() *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the web UI on loopback (prints a URL with an access token)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.serve(cmd.Context(), addr, cmd.Flags().Changed("addr"))
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", DefaultAddr, "loopback address to listen on (port 0 = any free port)")
+	return cmd
+}
+
+func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: %v", addr, err)
+	}
+	if !server.IsLoopback(host) {
+		return usagef("--addr %q: loopforge serves on loopback only (127.0.0.1, ::1 or localhost)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && !explicit {
+		// The default port is taken (another loopforge?): any free port will do.
+		ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+	}
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	wd, _ := os.Getwd()
+	svc, err := e.newService(ctx, wd)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer svc.Close()
+
+	token := server.NewToken()
+	srv := &http.Server{
+		Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	fmt.Fprintf(e.stdout, "loopforge is serving at http://%s/?token=%s\n", ln.Addr(), token)
+	fmt.Fprintln(e.stderr, "open that URL in a browser; press Ctrl-C to stop")
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}
+	return nil
+}

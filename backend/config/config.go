@@ -1,0 +1,370 @@
+// Package config turns loopforge.yml, the environment and .env files into one
+// validated Config. It is loaded once by a face (CLI, server, desktop) and
+// passed explicitly; nothing here is global.
+//
+// Precedence, highest first: command-line flags (applied by the caller),
+// process environment, .env in the workdir, .env in the config dir,
+// loopforge.yml (workdir, else config dir), built-in defaults.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/joho/godotenv"
+	"github.com/loopforge/loopforge/backend/provider"
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the config file looked for in the workdir and the config dir.
+const FileName = "loopforge.yml"
+
+// Defaults for a run.
+const (
+	DefaultMaxIterations = 5
+	DefaultTimeout       = 30 * time.Second
+	DefaultLanguage      = "python"
+)
+
+// Error is a configuration problem the user must fix; the CLI maps it to exit
+// code 2. File is set when the problem is in a file.
+type Error struct {
+	File string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	s := e.Msg
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Config is everything a face needs to start the backend.
+type Config struct {
+	ConfigDir string // where loopforge.yml and .env live
+	DataDir   string // where the history database lives
+	LogDir    string
+	DBPath    string
+	File      string // the loopforge.yml that was read, "" if none
+
+	// Provider is the default profile name and ProviderSource says where it
+	// came from: "env" (LOOPFORGE_PROVIDER), "file", or "" (not set; the
+	// service picks the first usable profile).
+	Provider       string
+	ProviderSource string
+
+	MaxIterations int
+	Reflect       bool
+	Timeout       time.Duration // one execution of generated code
+	Language      string
+
+	// Profiles by name: the built-ins merged with the file's providers map.
+	Profiles map[string]provider.Profile
+	// Order lists profile names: file entries first (in file order), then
+	// built-ins. "First configured" means first in this order with a key.
+	Order []string
+}
+
+// Options tell Load where to look. Zero values mean the real process
+// environment and no workdir.
+type Options struct {
+	Workdir string
+	// LookupEnv defaults to os.LookupEnv; tests inject their own.
+	LookupEnv func(string) (string, bool)
+}
+
+// fileConfig mirrors loopforge.yml. Durations are strings ("30s", "10m").
+type fileConfig struct {
+	Provider      string    `yaml:"provider"`
+	MaxIterations *int      `yaml:"max_iterations"`
+	Reflect       *bool     `yaml:"reflect"`
+	Timeout       string    `yaml:"timeout"`
+	Language      string    `yaml:"language"`
+	Providers     yaml.Node `yaml:"providers"`
+}
+
+type fileProfile struct {
+	Kind       string            `yaml:"kind"`
+	Model      string            `yaml:"model"`
+	BaseURL    string            `yaml:"base_url"`
+	APIKeyEnv  *string           `yaml:"api_key_env"`
+	Binary     string            `yaml:"binary"`
+	Args       []string          `yaml:"args"`
+	Env        map[string]string `yaml:"env"`
+	Timeout    string            `yaml:"timeout"`
+	Structured *bool             `yaml:"structured"`
+}
+
+// Load reads and validates the configuration.
+func Load(o Options) (*Config, error) {
+	lookup := o.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	c := &Config{
+		MaxIterations: DefaultMaxIterations,
+		Reflect:       true,
+		Timeout:       DefaultTimeout,
+		Language:      DefaultLanguage,
+	}
+	if err := c.setDirs(lookup); err != nil {
+		return nil, err
+	}
+
+	// .env files fill variables the process environment lacks; the workdir's
+	// wins over the config dir's.
+	dotenv := map[string]string{}
+	for _, dir := range []string{c.ConfigDir, o.Workdir} {
+		if dir == "" {
+			continue
+		}
+		m, err := readDotenv(filepath.Join(dir, ".env"))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			dotenv[k] = v
+		}
+	}
+	env := func(k string) string {
+		if v, ok := lookup(k); ok {
+			return v
+		}
+		return dotenv[k]
+	}
+
+	c.Profiles, c.Order = builtinProfiles()
+	if err := c.readFile(o.Workdir); err != nil {
+		return nil, err
+	}
+	if v := strings.TrimSpace(env("LOOPFORGE_PROVIDER")); v != "" {
+		c.Provider, c.ProviderSource = v, "env"
+	}
+	for name, p := range c.Profiles {
+		p.APIKey = resolveKey(p, env)
+		c.Profiles[name] = p
+	}
+	return c, nil
+}
+
+func (c *Config) setDirs(lookup func(string) (string, bool)) error {
+	if home, ok := lookup("LOOPFORGE_HOME"); ok && home != "" {
+		abs, err := filepath.Abs(home)
+		if err != nil {
+			return &Error{Msg: "LOOPFORGE_HOME", Err: err}
+		}
+		c.ConfigDir, c.DataDir, c.LogDir = abs, abs, filepath.Join(abs, "logs")
+	} else {
+		userHome, _ := lookup("HOME")
+		if userHome == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return &Error{Msg: "cannot find the home directory; set LOOPFORGE_HOME", Err: err}
+			}
+			userHome = h
+		}
+		xdg := func(env, def string) string {
+			if v, ok := lookup(env); ok && filepath.IsAbs(v) {
+				return filepath.Join(v, "loopforge")
+			}
+			return filepath.Join(userHome, def, "loopforge")
+		}
+		c.ConfigDir = xdg("XDG_CONFIG_HOME", ".config")
+		c.DataDir = xdg("XDG_DATA_HOME", filepath.Join(".local", "share"))
+		c.LogDir = xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
+	}
+	c.DBPath = filepath.Join(c.DataDir, "history.db")
+	return nil
+}
+
+func readDotenv(path string) (map[string]string, error) {
+	m, err := godotenv.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{File: path, Msg: "cannot read .env", Err: err}
+	}
+	return m, nil
+}
+
+// readFile applies the first loopforge.yml found (workdir, then config dir).
+func (c *Config) readFile(workdir string) error {
+	var candidates []string
+	if workdir != "" {
+		candidates = append(candidates, filepath.Join(workdir, FileName))
+	}
+	candidates = append(candidates, filepath.Join(c.ConfigDir, FileName))
+	for _, path := range candidates {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return &Error{File: path, Msg: "cannot read config", Err: err}
+		}
+		c.File = path
+		return c.apply(path, data)
+	}
+	return nil
+}
+
+func (c *Config) apply(path string, data []byte) error {
+	var f fileConfig
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)                                             // a typo in a key is an error, not a silent default
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) { // io.EOF: empty file
+		return &Error{File: path, Msg: "invalid YAML", Err: err}
+	}
+	if f.Provider != "" {
+		c.Provider, c.ProviderSource = f.Provider, "file"
+	}
+	if f.MaxIterations != nil {
+		if *f.MaxIterations < 1 {
+			return &Error{File: path, Msg: fmt.Sprintf("max_iterations must be at least 1 (got %d)", *f.MaxIterations)}
+		}
+		c.MaxIterations = *f.MaxIterations
+	}
+	if f.Reflect != nil {
+		c.Reflect = *f.Reflect
+	}
+	if f.Timeout != "" {
+		d, err := ParseDuration(f.Timeout)
+		if err != nil {
+			return &Error{File: path, Msg: "timeout", Err: err}
+		}
+		c.Timeout = d
+	}
+	if f.Language != "" {
+		c.Language = f.Language
+	}
+	return c.applyProfiles(path, &f.Providers)
+}
+
+func (c *Config) applyProfiles(path string, node *yaml.Node) error {
+	if node.Kind == 0 {
+		return nil
+	}
+	if node.Kind != yaml.MappingNode {
+		return &Error{File: path, Msg: fmt.Sprintf("line %d: providers must be a map of profile name to settings", node.Line)}
+	}
+	var fileOrder []string
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		name := node.Content[i].Value
+		var fp fileProfile
+		if err := node.Content[i+1].Decode(&fp); err != nil {
+			return &Error{File: path, Msg: fmt.Sprintf("provider %q", name), Err: err}
+		}
+		p, exists := c.Profiles[name]
+		if !exists {
+			if fp.Kind == "" {
+				return &Error{File: path, Msg: fmt.Sprintf("line %d: provider %q needs a kind (one of %s)",
+					node.Content[i].Line, name, strings.Join(Kinds, ", "))}
+			}
+			p = provider.Profile{Name: name}
+		}
+		if err := mergeProfile(&p, fp); err != nil {
+			return &Error{File: path, Msg: fmt.Sprintf("line %d: provider %q", node.Content[i].Line, name), Err: err}
+		}
+		c.Profiles[name] = p
+		fileOrder = append(fileOrder, name)
+	}
+	// File entries come first in the order, keeping built-ins after them.
+	seen := map[string]bool{}
+	order := make([]string, 0, len(c.Order)+len(fileOrder))
+	for _, n := range append(fileOrder, c.Order...) {
+		if !seen[n] {
+			seen[n] = true
+			order = append(order, n)
+		}
+	}
+	c.Order = order
+	return nil
+}
+
+func mergeProfile(p *provider.Profile, fp fileProfile) error {
+	if fp.Kind != "" {
+		if !knownKind(fp.Kind) {
+			return fmt.Errorf("unknown kind %q (one of %s)", fp.Kind, strings.Join(Kinds, ", "))
+		}
+		p.Kind = fp.Kind
+	}
+	if fp.Model != "" {
+		p.Model = fp.Model
+	}
+	if fp.BaseURL != "" {
+		p.BaseURL = fp.BaseURL
+	}
+	if fp.APIKeyEnv != nil {
+		p.APIKeyEnv = *fp.APIKeyEnv
+	}
+	if fp.Binary != "" {
+		p.Binary = fp.Binary
+	}
+	if fp.Args != nil {
+		p.Args = fp.Args
+	}
+	if fp.Env != nil {
+		p.Env = fp.Env
+	}
+	if fp.Timeout != "" {
+		d, err := ParseDuration(fp.Timeout)
+		if err != nil {
+			return fmt.Errorf("timeout: %w", err)
+		}
+		p.Timeout = d
+	}
+	if fp.Structured != nil {
+		p.Structured = fp.Structured
+	}
+	return nil
+}
+
+// ParseDuration accepts Go durations ("30s", "1m30s") and bare seconds ("45").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		var secs float64
+		if _, err2 := fmt.Sscanf(s, "%g", &secs); err2 == nil && fmt.Sprint(secs) == s {
+			d, err = time.Duration(secs*float64(time.Second)), nil
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (examples: 30s, 2m)", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q must be positive", s)
+	}
+	return d, nil
+}
+
+// resolveKey reads the profile's key variable. Gemini accepts GOOGLE_API_KEY
+// as a fallback, like Google's own tools.
+func resolveKey(p provider.Profile, env func(string) string) string {
+	if p.APIKeyEnv == "" {
+		return ""
+	}
+	if v := strings.TrimSpace(env(p.APIKeyEnv)); v != "" {
+		return v
+	}
+	if p.APIKeyEnv == "GEMINI_API_KEY" {
+		return strings.TrimSpace(env("GOOGLE_API_KEY"))
+	}
+	return ""
+}

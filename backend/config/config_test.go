@@ -1,0 +1,180 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDefaultsAndHome(t *testing.T) {
+	home := t.TempDir()
+	c, err := Load(Options{LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": home})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxIterations != 5 || !c.Reflect || c.Timeout != 30*time.Second || c.Language != "python" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	if c.DBPath != filepath.Join(home, "history.db") || c.ConfigDir != home {
+		t.Fatalf("dirs: %s %s", c.DBPath, c.ConfigDir)
+	}
+	for _, n := range []string{"gemini-api", "anthropic", "openai", "openrouter", "ollama"} {
+		if _, ok := c.Profiles[n]; !ok {
+			t.Fatalf("built-in profile %s missing", n)
+		}
+	}
+	if _, err := c.DefaultProvider(); err == nil || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
+		t.Fatalf("with no key the default provider error should name the key variables: %v", err)
+	}
+}
+
+func TestXDGDirs(t *testing.T) {
+	c, err := Load(Options{LookupEnv: envOf(map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/d"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ConfigDir != "/home/u/.config/loopforge" || c.DBPath != "/d/loopforge/history.db" {
+		t.Fatalf("%s %s", c.ConfigDir, c.DBPath)
+	}
+}
+
+func TestFileEnvAndDotenvPrecedence(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	write(t, home, FileName, "provider: openai\n")
+	write(t, wd, FileName, `
+provider: anthropic
+max_iterations: 3
+reflect: false
+timeout: 5s
+providers:
+  local-qwen:
+    kind: openai
+    model: qwen2.5-coder:7b
+    base_url: http://localhost:11434/v1
+    api_key_env: ""
+  openai:
+    model: gpt-4.1
+`)
+	write(t, home, ".env", "ANTHROPIC_API_KEY=from-home\nOPENAI_API_KEY=home-openai\n")
+	write(t, wd, ".env", "ANTHROPIC_API_KEY=from-workdir\n")
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": home, "OPENAI_API_KEY": "real-env"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.File != filepath.Join(wd, FileName) {
+		t.Fatalf("the workdir file must win: %s", c.File)
+	}
+	if c.Provider != "anthropic" || c.ProviderSource != "file" || c.MaxIterations != 3 || c.Reflect || c.Timeout != 5*time.Second {
+		t.Fatalf("file values: %+v", c)
+	}
+	if got := c.Profiles["anthropic"].APIKey; got != "from-workdir" {
+		t.Fatalf("workdir .env must win over the home .env: %q", got)
+	}
+	if got := c.Profiles["openai"].APIKey; got != "real-env" {
+		t.Fatalf("the process environment must win over .env: %q", got)
+	}
+	if p := c.Profiles["openai"]; p.Model != "gpt-4.1" || p.Kind != KindOpenAI || p.APIKeyEnv != "OPENAI_API_KEY" {
+		t.Fatalf("override must merge into the built-in: %+v", p)
+	}
+	if p := c.Profiles["local-qwen"]; p.Kind != KindOpenAI || p.BaseURL != "http://localhost:11434/v1" || p.APIKeyEnv != "" {
+		t.Fatalf("user profile: %+v", p)
+	}
+	if c.Order[0] != "local-qwen" || c.Order[1] != "openai" {
+		t.Fatalf("file profiles come first: %v", c.Order)
+	}
+}
+
+func TestProviderEnvOverridesFile(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, "provider: anthropic\n")
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir(), "LOOPFORGE_PROVIDER": "openai"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Provider != "openai" || c.ProviderSource != "env" {
+		t.Fatalf("%s from %s", c.Provider, c.ProviderSource)
+	}
+}
+
+func TestFirstProfileWithKeyIsDefault(t *testing.T) {
+	c, err := Load(Options{LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir(), "OPENROUTER_API_KEY": "k", "GOOGLE_API_KEY": "g"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Profiles["gemini-api"].APIKey; got != "g" {
+		t.Fatalf("GOOGLE_API_KEY is the gemini fallback: %q", got)
+	}
+	if n, err := c.DefaultProvider(); err != nil || n != "gemini-api" {
+		t.Fatalf("%s %v", n, err)
+	}
+}
+
+func TestUnknownProvider(t *testing.T) {
+	c, err := Load(Options{LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir(), "LOOPFORGE_PROVIDER": "nope"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DefaultProvider()
+	if !errors.Is(err, provider.ErrUnknownProvider) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	tests := []struct{ name, yml, want string }{
+		{"typo key", "max_iteration: 3\n", "max_iteration"},
+		{"zero iterations", "max_iterations: 0\n", "at least 1"},
+		{"bad timeout", "timeout: soon\n", "not a duration"},
+		{"no kind", "providers:\n  mine:\n    model: x\n", "needs a kind"},
+		{"bad kind", "providers:\n  mine:\n    kind: skynet\n", "unknown kind"},
+		{"not yaml", "provider: [\n", "invalid YAML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := t.TempDir()
+			write(t, wd, FileName, tt.yml)
+			_, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+			var ce *Error
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), FileName) {
+				t.Fatalf("err = %v, want a config error naming the file and containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEmptyFileIsFine(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, "")
+	if _, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "2m": 2 * time.Minute, "45": 45 * time.Second, "1.5": 1500 * time.Millisecond} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("%s: %v %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "abc", "-1s", "0"} {
+		if _, err := ParseDuration(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+// Package event defines the closed set of things a run reports while it
+// works, and the JSON envelope they travel in: {type, run_id, seq, ts, payload}.
+//
+// Producers (the loop) build events with New; the service stamps RunID, Seq
+// and TS, persists the event, and only then fans it out to subscribers, so a
+// client that reconnects can ask the store for everything after a seq.
+package event
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Kind names one event type. The set is closed: consumers switch on it.
+type Kind string
+
+const (
+	RunStarted       Kind = "run_started"       // RunStartedPayload
+	IterationStarted Kind = "iteration_started" // IterationPayload
+	Token            Kind = "token"             // TokenPayload (generation or reflection text delta)
+	Generated        Kind = "generated"         // GeneratedPayload (the model's full answer and the code taken from it)
+	ExecStarted      Kind = "exec_started"      // IterationPayload
+	ExecFinished     Kind = "exec_finished"     // ExecPayload
+	Reflection       Kind = "reflection"        // ReflectionPayload
+	IterationDone    Kind = "iteration_done"    // IterationDonePayload
+	RunFinished      Kind = "run_finished"      // RunFinishedPayload
+	Log              Kind = "log"               // LogPayload: a notice for the user (retry, warning)
+)
+
+// Phase tells which step a token belongs to, so a UI can colour reflection
+// differently from generation.
+type Phase string
+
+const (
+	PhaseGenerate Phase = "generate"
+	PhaseReflect  Phase = "reflect"
+)
+
+// Event is one envelope. Payload holds the JSON of one of the payload structs
+// below; Decode turns it back into a value.
+type Event struct {
+	Type    Kind            `json:"type"`
+	RunID   string          `json:"run_id"`
+	Seq     int64           `json:"seq"`
+	TS      time.Time       `json:"ts"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// New builds an unstamped event; RunID, Seq and TS are set by whoever owns the
+// run's sequence (the service). Payloads are plain structs, so Marshal cannot
+// fail; a failure means a programming error and panics.
+func New(kind Kind, payload any) Event {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		panic(fmt.Sprintf("event: marshal %s payload: %v", kind, err))
+	}
+	return Event{Type: kind, Payload: b}
+}
+
+// Decode unmarshals the payload into v.
+func (e Event) Decode(v any) error {
+	if err := json.Unmarshal(e.Payload, v); err != nil {
+		return fmt.Errorf("event %s #%d: decode payload: %w", e.Type, e.Seq, err)
+	}
+	return nil
+}
+
+// Terminal reports whether no event of this run follows e.
+func (e Event) Terminal() bool { return e.Type == RunFinished }
+
+type RunStartedPayload struct {
+	SessionID     string `json:"session_id"`
+	Provider      string `json:"provider"`
+	Model         string `json:"model,omitempty"`
+	Prompt        string `json:"prompt"`
+	MaxIterations int    `json:"max_iterations"`
+	Reflect       bool   `json:"reflect"`
+	Language      string `json:"language"`
+	Mode          string `json:"mode"`
+}
+
+type IterationPayload struct {
+	Iteration int `json:"iteration"`
+}
+
+type TokenPayload struct {
+	Iteration int    `json:"iteration"`
+	Phase     Phase  `json:"phase"`
+	Text      string `json:"text"`
+}
+
+type GeneratedPayload struct {
+	Iteration    int    `json:"iteration"`
+	Content      string `json:"content"`
+	Code         string `json:"code"`
+	Language     string `json:"language"`
+	FormatError  string `json:"format_error,omitempty"` // set when no usable code was found
+	InputTokens  int    `json:"input_tokens,omitempty"`
+	OutputTokens int    `json:"output_tokens,omitempty"`
+	DurationMS   int64  `json:"duration_ms"`
+}
+
+type ExecPayload struct {
+	Iteration   int    `json:"iteration"`
+	Status      string `json:"status"` // sandbox.Status
+	ExitCode    int    `json:"exit_code"`
+	Signal      string `json:"signal,omitempty"`
+	Stdout      string `json:"stdout"`
+	Stderr      string `json:"stderr"`
+	Truncated   bool   `json:"truncated"`
+	DurationMS  int64  `json:"duration_ms"`
+	Isolation   string `json:"isolation"`
+	Description string `json:"description"` // one line: "exit 1: ValueError: boom"
+}
+
+type ReflectionPayload struct {
+	Iteration int    `json:"iteration"`
+	Text      string `json:"text"`
+}
+
+type IterationDonePayload struct {
+	Iteration int    `json:"iteration"`
+	Status    string `json:"status"` // success | error
+	Summary   string `json:"summary"`
+}
+
+type RunFinishedPayload struct {
+	Status       string `json:"status"` // success | limit_reached | error | cancelled | interrupted
+	Iterations   int    `json:"iterations"`
+	FinalCode    string `json:"final_code"`
+	Error        string `json:"error,omitempty"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
+	DurationMS   int64  `json:"duration_ms"`
+}
+
+type LogPayload struct {
+	Level   string `json:"level"` // info | warn
+	Message string `json:"message"`
+}

@@ -1,0 +1,368 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
+)
+
+// scripted answers each call with the next scripted reply, streamed in small
+// chunks, and records every request it saw.
+type scripted struct {
+	mu         sync.Mutex
+	replies    []reply
+	requests   []provider.Request
+	structured bool
+}
+
+type reply struct {
+	text string
+	err  error
+}
+
+func (s *scripted) Capabilities() provider.Capabilities {
+	return provider.Capabilities{StructuredOutput: s.structured}
+}
+
+func (s *scripted) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	var r reply
+	if len(s.replies) > 0 {
+		r, s.replies = s.replies[0], s.replies[1:]
+	} else {
+		r = reply{err: errors.New("script exhausted")}
+	}
+	s.mu.Unlock()
+	return func(yield func(provider.Delta, error) bool) {
+		if r.err != nil {
+			yield(provider.Delta{}, r.err)
+			return
+		}
+		for i := 0; i < len(r.text); i += 7 {
+			if !yield(provider.Delta{Text: r.text[i:min(i+7, len(r.text))]}, nil) {
+				return
+			}
+		}
+		yield(provider.Delta{Done: &provider.Response{Content: r.text, Usage: provider.Usage{InputTokens: 10, OutputTokens: 5}}}, nil)
+	}
+}
+
+// fakeExec "runs" code by looking up its first line in a table of results.
+type fakeExec struct {
+	mu    sync.Mutex
+	codes []string
+	by    map[string]sandbox.Result
+}
+
+func (f *fakeExec) Run(_ context.Context, req sandbox.Request) (sandbox.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.codes = append(f.codes, req.Code)
+	first, _, _ := strings.Cut(req.Code, "\n")
+	if r, ok := f.by[first]; ok {
+		return r, nil
+	}
+	return sandbox.Result{Status: sandbox.StatusOK, Isolation: "fake"}, nil
+}
+
+var (
+	okRun  = sandbox.Result{Status: sandbox.StatusOK, Stdout: "hello\n"}
+	badRun = sandbox.Result{Status: sandbox.StatusError, ExitCode: 1, Stderr: "Traceback (most recent call last):\nValueError: boom\n"}
+)
+
+func fenced(code string) string { return "Here you go.\n```python\n" + code + "\n```\n" }
+
+type recorder struct{ events []event.Event }
+
+func (r *recorder) emit(e event.Event) error { r.events = append(r.events, e); return nil }
+
+func (r *recorder) kinds() []event.Kind {
+	var ks []event.Kind
+	for _, e := range r.events {
+		if e.Type != event.Token {
+			ks = append(ks, e.Type)
+		}
+	}
+	return ks
+}
+
+func (r *recorder) tokens(phase event.Phase) string {
+	var b strings.Builder
+	for _, e := range r.events {
+		if e.Type == event.Token {
+			var p event.TokenPayload
+			_ = e.Decode(&p)
+			if p.Phase == phase {
+				b.WriteString(p.Text)
+			}
+		}
+	}
+	return b.String()
+}
+
+func run(t *testing.T, m *scripted, x *fakeExec, s Settings) (Outcome, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	if s.MaxIterations == 0 {
+		s.MaxIterations = 5
+	}
+	out := Run(context.Background(), m, x, rec.emit, s, Input{Prompt: "print hello"})
+	return out, rec
+}
+
+func TestSuccessFirstTry(t *testing.T) {
+	m := &scripted{replies: []reply{{text: fenced("print('hello')")}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"print('hello')": okRun}}
+	out, rec := run(t, m, x, Settings{Reflect: true})
+	if out.Status != StatusSuccess || out.Iterations != 1 {
+		t.Fatalf("got %s after %d iterations, want success after 1", out.Status, out.Iterations)
+	}
+	if out.FinalCode != "print('hello')\n" {
+		t.Fatalf("final code %q", out.FinalCode)
+	}
+	if len(m.requests) != 1 || len(x.codes) != 1 {
+		t.Fatalf("%d provider calls, %d executions; want 1 and 1 (stop at once)", len(m.requests), len(x.codes))
+	}
+	want := []event.Kind{event.IterationStarted, event.Generated, event.ExecStarted, event.ExecFinished, event.IterationDone}
+	if got := rec.kinds(); !equalKinds(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	if rec.tokens(event.PhaseGenerate) != fenced("print('hello')") {
+		t.Fatalf("streamed tokens do not add up to the answer: %q", rec.tokens(event.PhaseGenerate))
+	}
+	if out.Usage.InputTokens != 10 || out.Usage.OutputTokens != 5 {
+		t.Fatalf("usage %+v", out.Usage)
+	}
+	if n := len(out.Messages); n != 2 || out.Messages[1].Role != provider.RoleAssistant {
+		t.Fatalf("thread %+v", out.Messages)
+	}
+}
+
+func TestFailReflectFix(t *testing.T) {
+	m := &scripted{replies: []reply{
+		{text: fenced("raise ValueError('boom')")},
+		{text: "The code raises ValueError on purpose; remove the raise."},
+		{text: fenced("print('fixed')")},
+	}}
+	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
+	out, rec := run(t, m, x, Settings{Reflect: true})
+	if out.Status != StatusSuccess || out.Iterations != 2 {
+		t.Fatalf("got %s after %d, want success after 2", out.Status, out.Iterations)
+	}
+	if len(m.requests) != 3 {
+		t.Fatalf("%d provider calls, want 3 (generate, reflect, generate)", len(m.requests))
+	}
+	reflectReq := m.requests[1]
+	if !strings.Contains(reflectReq.Messages[0].Content, "raise ValueError('boom')") ||
+		!strings.Contains(reflectReq.Messages[0].Content, "ValueError: boom") {
+		t.Fatalf("reflection request lacks the code or the error:\n%s", reflectReq.Messages[0].Content)
+	}
+	second := m.requests[2]
+	last := second.Messages[len(second.Messages)-1].Content
+	if !strings.Contains(last, "remove the raise") || !strings.Contains(last, "ValueError: boom") {
+		t.Fatalf("second generation lacks the reflection or the error:\n%s", last)
+	}
+	// The stored thread keeps the error report but never the reflection.
+	for _, msg := range out.Messages {
+		if strings.Contains(msg.Content, "remove the raise") {
+			t.Fatalf("reflection leaked into the thread: %q", msg.Content)
+		}
+	}
+	if got := len(out.Messages); got != 4 {
+		t.Fatalf("thread has %d messages, want 4 (prompt, answer, error report, answer)", got)
+	}
+	if rec.tokens(event.PhaseReflect) != "The code raises ValueError on purpose; remove the raise." {
+		t.Fatalf("reflection tokens %q", rec.tokens(event.PhaseReflect))
+	}
+	want := []event.Kind{
+		event.IterationStarted, event.Generated, event.ExecStarted, event.ExecFinished, event.IterationDone, event.Reflection,
+		event.IterationStarted, event.Generated, event.ExecStarted, event.ExecFinished, event.IterationDone,
+	}
+	if got := rec.kinds(); !equalKinds(got, want) {
+		t.Fatalf("events %v\nwant %v", got, want)
+	}
+}
+
+func TestAlwaysFailingStopsAtLimit(t *testing.T) {
+	for _, reflect := range []bool{true, false} {
+		var replies []reply
+		for range 10 {
+			replies = append(replies, reply{text: fenced("raise ValueError('boom')")})
+			if reflect {
+				replies = append(replies, reply{text: "try harder"})
+			}
+		}
+		m := &scripted{replies: replies}
+		x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
+		out, _ := run(t, m, x, Settings{MaxIterations: 3, Reflect: reflect})
+		if out.Status != StatusLimitReached || out.Iterations != 3 || len(x.codes) != 3 {
+			t.Fatalf("reflect=%v: %s after %d iterations, %d executions; want limit_reached after exactly 3",
+				reflect, out.Status, out.Iterations, len(x.codes))
+		}
+		wantCalls := 3
+		if reflect {
+			wantCalls = 5 // no reflection after the last failure
+		}
+		if len(m.requests) != wantCalls {
+			t.Fatalf("reflect=%v: %d provider calls, want %d", reflect, len(m.requests), wantCalls)
+		}
+	}
+}
+
+func TestNoReflectSendsErrorStraightBack(t *testing.T) {
+	m := &scripted{replies: []reply{{text: fenced("raise ValueError('boom')")}, {text: fenced("print(1)")}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
+	out, rec := run(t, m, x, Settings{Reflect: false})
+	if out.Status != StatusSuccess || out.Iterations != 2 || len(m.requests) != 2 {
+		t.Fatalf("%s after %d with %d calls", out.Status, out.Iterations, len(m.requests))
+	}
+	last := m.requests[1].Messages[len(m.requests[1].Messages)-1].Content
+	if !strings.Contains(last, "ValueError: boom") || strings.Contains(last, "analysis") {
+		t.Fatalf("second request should carry the raw error only:\n%s", last)
+	}
+	for _, k := range rec.kinds() {
+		if k == event.Reflection {
+			t.Fatal("a reflection event was emitted with reflection off")
+		}
+	}
+}
+
+func TestEmptyReflectionContinuesWithHistory(t *testing.T) {
+	m := &scripted{replies: []reply{{text: fenced("raise ValueError('boom')")}, {text: "   "}, {text: fenced("print(1)")}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
+	out, rec := run(t, m, x, Settings{Reflect: true})
+	if out.Status != StatusSuccess || out.Iterations != 2 {
+		t.Fatalf("%s after %d", out.Status, out.Iterations)
+	}
+	last := m.requests[2].Messages[len(m.requests[2].Messages)-1].Content
+	if strings.Contains(last, "analysis") || !strings.Contains(last, "ValueError: boom") {
+		t.Fatalf("with an empty reflection the request should hold the error report only:\n%s", last)
+	}
+	var warned bool
+	for _, e := range rec.events {
+		if e.Type == event.Log {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatal("no notice that the reflection was empty")
+	}
+}
+
+func TestUnusableOutputIsAFailedIterationWithExactFeedback(t *testing.T) {
+	m := &scripted{replies: []reply{{text: "I think you should use a list."}, {text: fenced("print(1)")}}}
+	x := &fakeExec{}
+	out, rec := run(t, m, x, Settings{Reflect: true})
+	if out.Status != StatusSuccess || out.Iterations != 2 || len(x.codes) != 1 {
+		t.Fatalf("%s after %d, %d executions", out.Status, out.Iterations, len(x.codes))
+	}
+	if len(m.requests) != 2 {
+		t.Fatalf("%d calls: a format error must not trigger a reflection", len(m.requests))
+	}
+	last := m.requests[1].Messages[len(m.requests[1].Messages)-1].Content
+	if !strings.Contains(last, "no ```python fenced code block") {
+		t.Fatalf("feedback does not say what was wrong:\n%s", last)
+	}
+	var g event.GeneratedPayload
+	for _, e := range rec.events {
+		if e.Type == event.Generated {
+			_ = e.Decode(&g)
+			break
+		}
+	}
+	if g.FormatError == "" {
+		t.Fatal("the first generated event carries no format error")
+	}
+}
+
+func TestStructuredOutput(t *testing.T) {
+	m := &scripted{structured: true, replies: []reply{
+		{text: `{"explanation": "x", "code": ""}`},
+		{text: `{"explanation": "prints", "code": "print('json')"}`},
+	}}
+	x := &fakeExec{}
+	out, _ := run(t, m, x, Settings{})
+	if out.Status != StatusSuccess || out.FinalCode != "print('json')\n" || out.Iterations != 2 {
+		t.Fatalf("%s %d %q", out.Status, out.Iterations, out.FinalCode)
+	}
+	if m.requests[0].Schema == nil {
+		t.Fatal("structured provider was not sent a schema")
+	}
+	if !strings.Contains(m.requests[1].Messages[2].Content, `empty "code" field`) {
+		t.Fatalf("feedback: %s", m.requests[1].Messages[2].Content)
+	}
+}
+
+func TestProviderErrorEndsRun(t *testing.T) {
+	perr := &provider.Error{Provider: "x", Kind: provider.KindAuth, Status: 401}
+	m := &scripted{replies: []reply{{err: perr}}}
+	out, _ := run(t, m, &fakeExec{}, Settings{})
+	if out.Status != StatusError || !errors.Is(out.Err, provider.ErrAuth) {
+		t.Fatalf("%s %v", out.Status, out.Err)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := &scripted{replies: []reply{{err: context.Canceled}}}
+	out := Run(ctx, m, &fakeExec{}, func(event.Event) error { return nil }, Settings{MaxIterations: 5}, Input{Prompt: "x"})
+	if out.Status != StatusCancelled {
+		t.Fatalf("%s %v", out.Status, out.Err)
+	}
+}
+
+func TestEmitFailureAborts(t *testing.T) {
+	m := &scripted{replies: []reply{{text: fenced("print(1)")}}}
+	boom := errors.New("disk full")
+	out := Run(context.Background(), m, &fakeExec{}, func(event.Event) error { return boom }, Settings{MaxIterations: 5}, Input{Prompt: "x"})
+	if out.Status != StatusError || !errors.Is(out.Err, boom) {
+		t.Fatalf("%s %v", out.Status, out.Err)
+	}
+}
+
+func TestInvalidSettings(t *testing.T) {
+	for _, s := range []Settings{{MaxIterations: 0}, {MaxIterations: 1, Language: "cobol"}} {
+		out := Run(context.Background(), &scripted{}, &fakeExec{}, func(event.Event) error { return nil }, s, Input{Prompt: "x"})
+		if out.Status != StatusError || !errors.Is(out.Err, ErrInvalidSettings) {
+			t.Fatalf("%+v: %s %v", s, out.Status, out.Err)
+		}
+	}
+}
+
+func TestFollowUpKeepsHistory(t *testing.T) {
+	m := &scripted{replies: []reply{{text: fenced("print(2)")}}}
+	hist := []provider.Message{{Role: provider.RoleUser, Content: "first"}, {Role: provider.RoleAssistant, Content: "answer"}}
+	out := Run(context.Background(), m, &fakeExec{}, func(event.Event) error { return nil },
+		Settings{MaxIterations: 2}, Input{Prompt: "now print 2", History: hist})
+	if out.Status != StatusSuccess {
+		t.Fatal(out.Err)
+	}
+	got := m.requests[0].Messages
+	if len(got) != 3 || got[0].Content != "first" || got[2].Content != "now print 2" {
+		t.Fatalf("request thread %+v", got)
+	}
+	if len(out.Messages) != 4 {
+		t.Fatalf("outcome thread has %d messages, want 4", len(out.Messages))
+	}
+}
+
+func equalKinds(a, b []event.Kind) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,275 @@
+// Package anthropic adapts the Anthropic Messages API to provider.Provider,
+// using the official anthropic-sdk-go.
+//
+// Contract: each range over Stream sends one streaming Messages request. It
+// yields the text_delta fragments in arrival order, then exactly one Delta
+// whose Done holds the concatenated content, the model, token usage (input
+// from message_start, output from message_delta), the stop reason and the
+// duration; or it yields one error and stops. Errors are *provider.Error,
+// except that cancelling ctx yields an error wrapping context.Canceled. 429,
+// 5xx (529 overloaded included) and connection failures are retried by the SDK
+// (maxRetries times, honouring retry-after / retry-after-ms) before the first
+// event; nothing is retried once text has been yielded. Breaking out of the
+// loop, or cancelling ctx, closes the HTTP response.
+//
+// Structured output is not offered: the loop asks for a fenced code block
+// instead. Everything comes from the Profile; the SDK's environment defaults
+// (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, profiles on disk) are switched off.
+// A Client is safe for concurrent use.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+const (
+	// DefaultModel is used when the profile names none.
+	DefaultModel = "claude-sonnet-4-5"
+	// DefaultBaseURL is Anthropic's endpoint; the SDK appends /v1/messages.
+	DefaultBaseURL = "https://api.anthropic.com"
+	// DefaultKeyEnv names the key variable when the profile names none.
+	DefaultKeyEnv = "ANTHROPIC_API_KEY"
+	// DefaultMaxTokens: the API requires max_tokens on every request.
+	DefaultMaxTokens = 8192
+
+	// maxRetries is the number of retries after the first attempt.
+	maxRetries = 3
+)
+
+// Client is an Anthropic Messages provider for one profile.
+type Client struct {
+	name    string
+	model   string
+	errs    provider.ErrorContext // builds errors; hides the key
+	timeout time.Duration
+	msgs    anthropic.MessageService
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New builds a client for p. It makes no request. A missing key fails with
+// provider.ErrMissingKey, unless the profile points at its own endpoint and
+// names no key variable (a local proxy that needs none).
+func New(p provider.Profile) (provider.Provider, error) {
+	name := p.Name
+	if name == "" {
+		name = "anthropic"
+	}
+	keyEnv := p.APIKeyEnv
+	if p.APIKey == "" && (keyEnv != "" || p.BaseURL == "") {
+		if keyEnv == "" {
+			keyEnv = DefaultKeyEnv
+		}
+		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: keyEnv}
+	}
+	// The SDK adds "v1/messages" itself, so a base URL copied with its /v1
+	// would double it.
+	base := strings.TrimSuffix(strings.TrimRight(p.BaseURL, "/"), "/v1")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("profile %q: base_url %q is not an absolute URL", name, p.BaseURL)
+	}
+	model := p.Model
+	if model == "" {
+		model = DefaultModel
+	}
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base),
+		option.WithMaxRetries(maxRetries),
+		// An environment variable could otherwise put prompts into trace spans.
+		option.WithOpenTelemetryTracesContentMode(option.OpenTelemetryContentModeMetadataOnly),
+	}
+	if p.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(p.APIKey))
+	}
+	client := anthropic.NewClient(opts...)
+	return &Client{
+		name:    name,
+		model:   model,
+		errs:    provider.NewErrorContext(name, keyEnv, u.Redacted(), p.APIKey),
+		timeout: p.Timeout,
+		msgs:    client.Messages,
+	}, nil
+}
+
+// Name is the profile name.
+func (c *Client) Name() string { return c.name }
+
+// Capabilities: no structured output; the loop falls back to fenced code.
+func (c *Client) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+
+// Stream sends req as one streaming Messages request; see the package doc.
+func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		start := time.Now()
+		params, err := c.params(req)
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		if c.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
+		stream := c.msgs.NewStreaming(ctx, params)
+		defer stream.Close()
+
+		var content strings.Builder
+		resp := provider.Response{Model: c.model}
+		stopped := false
+		emit := func(t string) bool {
+			if t == "" {
+				return true
+			}
+			content.WriteString(t)
+			return yield(provider.Delta{Text: t}, nil)
+		}
+		for stream.Next() {
+			ev := stream.Current()
+			switch ev.Type {
+			case "message_start":
+				if ev.Message.Model != "" {
+					resp.Model = ev.Message.Model
+				}
+				u := ev.Message.Usage
+				resp.Usage.InputTokens = inputTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
+				resp.Usage.OutputTokens = int(u.OutputTokens)
+			case "content_block_start":
+				if ev.ContentBlock.Type == "text" && !emit(ev.ContentBlock.Text) {
+					return
+				}
+			case "content_block_delta":
+				// Only text: thinking, signatures and citations are not part
+				// of the answer.
+				if ev.Delta.Type == "text_delta" && !emit(ev.Delta.Text) {
+					return
+				}
+			case "message_delta":
+				if ev.Delta.StopReason != "" {
+					resp.FinishReason = string(ev.Delta.StopReason)
+				}
+				// Counts here are cumulative for the whole message.
+				if ev.Usage.OutputTokens > 0 {
+					resp.Usage.OutputTokens = int(ev.Usage.OutputTokens)
+				}
+				if ev.Usage.InputTokens > 0 {
+					resp.Usage.InputTokens = inputTokens(ev.Usage.InputTokens, ev.Usage.CacheCreationInputTokens, ev.Usage.CacheReadInputTokens)
+				}
+			case "message_stop":
+				stopped = true
+			}
+		}
+		if err := stream.Err(); err != nil {
+			yield(provider.Delta{}, c.mapError(ctx, err))
+			return
+		}
+		if !stopped {
+			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
+				Message: "stream ended without message_stop"})
+			return
+		}
+		resp.Content = content.String()
+		resp.Duration = time.Since(start)
+		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
+			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
+			"duration", resp.Duration)
+		yield(provider.Delta{Done: &resp}, nil)
+	}
+}
+
+// inputTokens counts every prompt token the call processed: the API reports
+// cached and cache-writing tokens apart from input_tokens.
+func inputTokens(in, cacheCreation, cacheRead int64) int {
+	return int(in + cacheCreation + cacheRead)
+}
+
+// params builds the request body. The system prompt goes in the top-level
+// system field; the API has no system role in messages. Schema is ignored.
+func (c *Client) params(req provider.Request) (anthropic.MessageNewParams, error) {
+	msgs := make([]anthropic.MessageParam, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		switch m.Role {
+		case provider.RoleUser:
+			msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+		case provider.RoleAssistant:
+			msgs = append(msgs, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.Content)))
+		default:
+			return anthropic.MessageNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+				Message: fmt.Sprintf("message role %q is not user or assistant", m.Role)}
+		}
+	}
+	maxTokens := int64(req.MaxTokens)
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	p := anthropic.MessageNewParams{
+		Model:     c.model,
+		MaxTokens: maxTokens,
+		Messages:  msgs,
+	}
+	if req.System != "" {
+		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	return p, nil
+}
+
+// mapError turns an SDK or transport error into a *provider.Error.
+func (c *Client) mapError(ctx context.Context, err error) error {
+	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
+		return ctxErr
+	}
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) {
+		msg := provider.BodyMessage([]byte(apiErr.RawJSON()))
+		if apiErr.StatusCode >= 400 {
+			return c.errs.FromStatus(apiErr.StatusCode, msg, err)
+		}
+		// An error event inside a 200 stream (typically overloaded_error):
+		// its type stands for the status the API documents for it.
+		return c.errs.FromStatus(typeStatus(string(apiErr.Type())), msg, err)
+	}
+	return c.errs.FromTransport(err)
+}
+
+// typeStatus is the HTTP status the API documents for an error type. An
+// unknown type counts as api_error, the API's catch-all.
+func typeStatus(errorType string) int {
+	switch errorType {
+	case "invalid_request_error":
+		return 400
+	case "authentication_error":
+		return 401
+	case "billing_error":
+		return 402
+	case "permission_error":
+		return 403
+	case "not_found_error":
+		return 404
+	case "request_too_large":
+		return 413
+	case "rate_limit_error":
+		return 429
+	case "timeout_error":
+		return 504
+	case "overloaded_error":
+		return 529
+	}
+	return 500
+}

@@ -1,0 +1,500 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+// --- test helpers ---------------------------------------------------------
+
+// fakeAPI is an httptest server that records every request and lets the
+// test answer each attempt.
+type fakeAPI struct {
+	*httptest.Server
+	attempts atomic.Int32
+	mu       sync.Mutex
+	bodies   []map[string]any
+	headers  []http.Header
+	paths    []string
+}
+
+func newFakeAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, attempt int)) *fakeAPI {
+	t.Helper()
+	f := &fakeAPI{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(f.attempts.Add(1))
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v: %s", err, raw)
+		}
+		f.mu.Lock()
+		f.bodies = append(f.bodies, body)
+		f.headers = append(f.headers, r.Header.Clone())
+		f.paths = append(f.paths, r.URL.Path)
+		f.mu.Unlock()
+		answer(w, r, n)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// header and target return what request i carried: its headers, and its
+// path.
+func (f *fakeAPI) header(t *testing.T, i int) http.Header {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i >= len(f.headers) {
+		t.Fatalf("only %d requests reached the server", len(f.headers))
+	}
+	return f.headers[i]
+}
+
+func (f *fakeAPI) target(t *testing.T, i int) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i >= len(f.paths) {
+		t.Fatalf("only %d requests reached the server", len(f.paths))
+	}
+	return f.paths[i]
+}
+
+func (f *fakeAPI) lastBody(t *testing.T) map[string]any {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	return f.bodies[len(f.bodies)-1]
+}
+
+func (f *fakeAPI) profile() provider.Profile {
+	return provider.Profile{
+		Name: "anthropic-test", Kind: "anthropic", Model: "claude-test",
+		BaseURL: f.URL, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123",
+	}
+}
+
+// events writes a Messages event stream: "event: <type>" and "data: <json>"
+// lines, each event flushed on its own.
+func events(w http.ResponseWriter, evs ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, e := range evs {
+		var head struct{ Type string }
+		_ = json.Unmarshal([]byte(e), &head)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", head.Type, e)
+		w.(http.Flusher).Flush()
+	}
+}
+
+func textDelta(s string) string {
+	return fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}`, s)
+}
+
+const (
+	messageStart = `{"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-test-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":4,"output_tokens":1}}}`
+	blockStart   = `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
+	ping         = `{"type":"ping"}`
+	blockStop    = `{"type":"content_block_stop","index":0}`
+	messageDelta = `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`
+	messageStop  = `{"type":"message_stop"}`
+	// A thinking block before the text: none of it belongs to the answer.
+	thinkingStart = `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`
+	thinkingDelta = `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me think."}}`
+	signature     = `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}`
+)
+
+func happy(w http.ResponseWriter, _ *http.Request, _ int) {
+	events(w, messageStart, thinkingStart, thinkingDelta, signature, blockStop,
+		blockStart, ping, textDelta("Hel"), textDelta("lo, "), textDelta("world"), blockStop, messageDelta, messageStop)
+}
+
+// errorAnswer answers with an Anthropic error body; retry-after-ms keeps the
+// SDK's backoff at a millisecond.
+func errorAnswer(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("retry-after-ms", "1")
+	w.Header().Set("request-id", "req_test")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+func apiError(typ, msg string) string {
+	return fmt.Sprintf(`{"type":"error","error":{"type":%q,"message":%q},"request_id":"req_test"}`, typ, msg)
+}
+
+type result struct {
+	texts []string
+	done  *provider.Response
+	err   error
+}
+
+// drain runs the stream to its end and checks the contract's shape.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) result {
+	t.Helper()
+	var r result
+	for d, err := range p.Stream(ctx, req) {
+		if r.done != nil || r.err != nil {
+			t.Fatalf("item after the end of the stream: %+v, %v", d, err)
+		}
+		switch {
+		case err != nil:
+			r.err = err
+		case d.Done != nil:
+			r.done = d.Done
+		default:
+			r.texts = append(r.texts, d.Text)
+		}
+	}
+	return r
+}
+
+func newClient(t *testing.T, p provider.Profile) provider.Provider {
+	t.Helper()
+	c, err := New(p)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+var conversation = provider.Request{
+	System: "You write Go.",
+	Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "Write hello world."},
+		{Role: provider.RoleAssistant, Content: "package main"},
+		{Role: provider.RoleUser, Content: "Now with a newline."},
+	},
+	Schema: &provider.Schema{Name: "code", JSON: map[string]any{"type": "object"}},
+}
+
+// --- tests ----------------------------------------------------------------
+
+func TestStreamDeltasUsageAndRequest(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	c := newClient(t, f.profile())
+	if c.Name() != "anthropic-test" || c.Capabilities().StructuredOutput {
+		t.Errorf("Name/Capabilities = %q/%+v", c.Name(), c.Capabilities())
+	}
+
+	r := drain(t, context.Background(), c, conversation)
+	if r.err != nil {
+		t.Fatalf("stream: %v", r.err)
+	}
+	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.texts, want) {
+		t.Errorf("deltas = %q, want %q", r.texts, want)
+	}
+	d := r.done
+	if d == nil {
+		t.Fatal("no Done")
+	}
+	if d.Content != strings.Join(r.texts, "") {
+		t.Errorf("Done.Content = %q, want the concatenated deltas", d.Content)
+	}
+	// 25 input + 4 read from the cache; output as last reported by message_delta.
+	if d.Usage.InputTokens != 29 || d.Usage.OutputTokens != 15 {
+		t.Errorf("usage = %+v, want 29 in / 15 out", d.Usage)
+	}
+	if d.Model != "claude-test-20250929" || d.FinishReason != "end_turn" || d.Duration <= 0 {
+		t.Errorf("Done = %+v", d)
+	}
+
+	if f.target(t, 0) != "/v1/messages" {
+		t.Errorf("path = %q", f.target(t, 0))
+	}
+	h := f.header(t, 0)
+	if h.Get("X-Api-Key") != "sk-ant-test-123" || h.Get("Anthropic-Version") == "" || h.Get("Authorization") != "" {
+		t.Errorf("auth headers: x-api-key=%q anthropic-version=%q authorization=%q",
+			h.Get("X-Api-Key"), h.Get("Anthropic-Version"), h.Get("Authorization"))
+	}
+	body := f.lastBody(t)
+	if body["model"] != "claude-test" || body["stream"] != true || body["max_tokens"] != float64(DefaultMaxTokens) {
+		t.Errorf("model/stream/max_tokens = %v/%v/%v", body["model"], body["stream"], body["max_tokens"])
+	}
+	wantSystem := []any{map[string]any{"type": "text", "text": "You write Go."}}
+	if !reflect.DeepEqual(body["system"], wantSystem) {
+		t.Errorf("system = %v", body["system"])
+	}
+	text := func(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
+	wantMsgs := []any{
+		map[string]any{"role": "user", "content": text("Write hello world.")},
+		map[string]any{"role": "assistant", "content": text("package main")},
+		map[string]any{"role": "user", "content": text("Now with a newline.")},
+	}
+	if !reflect.DeepEqual(body["messages"], wantMsgs) {
+		t.Errorf("messages = %v", body["messages"])
+	}
+	for _, k := range []string{"output_config", "output_format", "response_format"} {
+		if _, ok := body[k]; ok {
+			t.Errorf("%s sent although structured output is off", k)
+		}
+	}
+}
+
+func TestProfileDefaults(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	// A proxy that needs no key, its URL copied with /v1; default model;
+	// the request's own max_tokens; no system prompt.
+	c := newClient(t, provider.Profile{Name: "proxy", BaseURL: f.URL + "/v1/"})
+	r := drain(t, context.Background(), c, provider.Request{
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}, MaxTokens: 100})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	body := f.lastBody(t)
+	if body["model"] != DefaultModel || body["max_tokens"] != float64(100) {
+		t.Errorf("model/max_tokens = %v/%v", body["model"], body["max_tokens"])
+	}
+	if _, ok := body["system"]; ok {
+		t.Error("empty system prompt sent")
+	}
+	if f.target(t, 0) != "/v1/messages" || f.header(t, 0).Get("X-Api-Key") != "" {
+		t.Errorf("path %q, x-api-key %q", f.target(t, 0), f.header(t, 0).Get("X-Api-Key"))
+	}
+}
+
+func TestHTTPErrorsAndRetries(t *testing.T) {
+	tests := []struct {
+		name         string
+		statuses     []int // per attempt; past the end, the stream succeeds
+		body         string
+		want         error // nil: the call succeeds
+		wantAttempts int32
+		wantStatus   int
+		wantMsg      []string
+	}{
+		{"401 names the key variable", []int{401}, apiError("authentication_error", "invalid x-api-key"), provider.ErrAuth, 1, 401,
+			[]string{"ANTHROPIC_API_KEY", "invalid x-api-key"}},
+		{"403", []int{403}, apiError("permission_error", "Your API key does not have permission\nto use the specified resource."), provider.ErrAuth, 1, 403,
+			[]string{"Your API key does not have permission"}},
+		{"404 unknown model", []int{404}, apiError("not_found_error", "model: claude-nope"), provider.ErrBadRequest, 1, 404, []string{"model: claude-nope"}},
+		{"400 with an HTML body", []int{400}, "<html>\n<body>Bad Request</body>\n</html>", provider.ErrBadRequest, 1, 400, []string{"<html>"}},
+		{"429 then success", []int{429}, apiError("rate_limit_error", "Number of request tokens has exceeded your rate limit"), nil, 2, 0, nil},
+		{"529 overloaded then success", []int{529}, apiError("overloaded_error", "Overloaded"), nil, 2, 0, nil},
+		{"429 every time", []int{429, 429, 429, 429, 429}, apiError("rate_limit_error", "rate limit exceeded"), provider.ErrRateLimit, 4, 429, []string{"rate limit exceeded"}},
+		{"500 every time", []int{500, 500, 500, 500, 500}, apiError("api_error", "Internal server error"), provider.ErrServer, 4, 500, []string{"Internal server error"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n <= len(tt.statuses) {
+					errorAnswer(w, tt.statuses[n-1], tt.body)
+					return
+				}
+				happy(w, r, n)
+			})
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			if got := f.attempts.Load(); got != tt.wantAttempts {
+				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
+			}
+			if tt.want == nil {
+				if r.err != nil || r.done == nil || r.done.Content != "Hello, world" {
+					t.Fatalf("want success after retry, got %v / %+v", r.err, r.done)
+				}
+				return
+			}
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			}
+			var pe *provider.Error
+			if !errors.As(r.err, &pe) || pe.Status != tt.wantStatus || pe.Provider != "anthropic-test" {
+				t.Fatalf("err = %#v", r.err)
+			}
+			msg := r.err.Error()
+			for _, w := range tt.wantMsg {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q lacks %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, "sk-ant-test-123") {
+				t.Errorf("message %q spans lines or shows the key", msg)
+			}
+		})
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	// The SDK backs off about 3.5s over its retries of a refused connection
+	// and offers no way to shorten that; run beside the other tests.
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	l.Close() // nothing listens there any more: connection refused
+
+	p := provider.Profile{Name: "anthropic", BaseURL: base, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "k"}
+	r := drain(t, context.Background(), newClient(t, p), conversation)
+	if !errors.Is(r.err, provider.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", r.err)
+	}
+	var pe *provider.Error
+	if errors.As(r.err, &pe); pe.URL != base || !strings.Contains(pe.Error(), "connection refused") {
+		t.Errorf("err = %q (URL %q)", pe.Error(), pe.URL)
+	}
+}
+
+func TestMissingKeyFailsAtNew(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	tests := []struct {
+		name    string
+		p       provider.Profile
+		wantEnv string
+	}{
+		{"named variable empty", provider.Profile{Name: "claude-api", APIKeyEnv: "MY_CLAUDE_KEY", BaseURL: f.URL}, "MY_CLAUDE_KEY"},
+		{"no variable, default endpoint", provider.Profile{Name: "anthropic"}, DefaultKeyEnv},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(tt.p)
+			if c != nil || !errors.Is(err, provider.ErrMissingKey) {
+				t.Fatalf("New = %v, %v; want ErrMissingKey", c, err)
+			}
+			var pe *provider.Error
+			if errors.As(err, &pe); pe.EnvVar != tt.wantEnv || !strings.Contains(err.Error(), tt.wantEnv) {
+				t.Errorf("err = %q, want it to name %s", err, tt.wantEnv)
+			}
+		})
+	}
+	if n := f.attempts.Load(); n != 0 {
+		t.Errorf("%d requests made", n)
+	}
+}
+
+// stallAfterFirst sends one delta and then holds the stream open until the
+// client goes away, reporting that on gone.
+func stallAfterFirst(gone chan<- struct{}) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		events(w, messageStart, blockStart, textDelta("first"))
+		select {
+		case <-r.Context().Done():
+			close(gone)
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, stallAfterFirst(gone))
+	c := newClient(t, f.profile())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var texts []string
+	var streamErr error
+	for d, err := range c.Stream(ctx, conversation) {
+		if err != nil {
+			streamErr = err
+			break
+		}
+		if d.Done != nil {
+			t.Fatal("Done after cancel")
+		}
+		texts = append(texts, d.Text)
+		cancel()
+	}
+	if !reflect.DeepEqual(texts, []string{"first"}) {
+		t.Errorf("texts = %q", texts)
+	}
+	if !errors.Is(streamErr, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", streamErr)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("the server never saw the request end")
+	}
+}
+
+func TestBreakReleasesRequest(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, stallAfterFirst(gone))
+	for range newClient(t, f.profile()).Stream(context.Background(), conversation) {
+		break
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("breaking out of the loop did not close the request")
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	t.Run("profile timeout", func(t *testing.T) {
+		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
+		p := f.profile()
+		p.Timeout = 100 * time.Millisecond
+		r := drain(t, context.Background(), newClient(t, p), conversation)
+		if !errors.Is(r.err, provider.ErrTimeout) {
+			t.Errorf("err = %v, want ErrTimeout", r.err)
+		}
+	})
+	t.Run("caller deadline", func(t *testing.T) {
+		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r := drain(t, ctx, newClient(t, f.profile()), conversation)
+		if !errors.Is(r.err, provider.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.err)
+		}
+	})
+}
+
+func TestBrokenStreams(t *testing.T) {
+	tests := []struct {
+		name       string
+		events     []string
+		want       error
+		wantStatus int
+		texts      int
+	}{
+		{"overloaded error event mid-stream", []string{messageStart, blockStart, textDelta("par"), apiError("overloaded_error", "Overloaded")}, provider.ErrServer, 529, 1},
+		{"rate limit error event", []string{apiError("rate_limit_error", "slow down")}, provider.ErrRateLimit, 429, 0},
+		{"ends without message_stop", []string{messageStart, blockStart, textDelta("par"), textDelta("tial")}, provider.ErrProtocol, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { events(w, tt.events...) })
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			}
+			var pe *provider.Error
+			if errors.As(r.err, &pe); pe.Status != tt.wantStatus {
+				t.Errorf("status = %d, want %d", pe.Status, tt.wantStatus)
+			}
+			if len(r.texts) != tt.texts || f.attempts.Load() != 1 {
+				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
+			}
+		})
+	}
+}
+
+func TestBadRole(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	r := drain(t, context.Background(), newClient(t, f.profile()),
+		provider.Request{Messages: []provider.Message{{Role: "system", Content: "x"}}})
+	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
+		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	}
+}

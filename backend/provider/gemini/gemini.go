@@ -1,0 +1,321 @@
+// Package gemini adapts the Gemini API (generativelanguage.googleapis.com)
+// to provider.Provider, using the official google.golang.org/genai SDK.
+//
+// Contract: each range over Stream sends one streamGenerateContent request
+// (alt=sse). It yields the text parts of the first candidate in arrival order
+// (thought parts left out), then exactly one Delta whose Done holds the
+// concatenated content, the model version, token usage (the last
+// usageMetadata), the finish reason and the duration; or it yields one error
+// and stops. Errors are *provider.Error, except that cancelling ctx yields an
+// error wrapping context.Canceled. 408, 429, 500, 502-504 and connection
+// failures are retried by the SDK's HTTP retry (maxRetries times, exponential
+// backoff from retryBaseDelay) before the first byte of the answer; nothing is
+// retried once text has been yielded. Breaking out of the loop, or cancelling
+// ctx, closes the HTTP response.
+//
+// Everything comes from the Profile: the key and base URL are always passed
+// explicitly, so the SDK's fallbacks (GEMINI_API_KEY, GOOGLE_API_KEY,
+// GOOGLE_GEMINI_BASE_URL) are never used. A Client is safe for concurrent use.
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+const (
+	// DefaultModel is used when the profile names none.
+	DefaultModel = "gemini-2.5-flash"
+	// DefaultBaseURL is the Gemini API host; the SDK appends the API
+	// version and the method path.
+	DefaultBaseURL = "https://generativelanguage.googleapis.com/"
+	// DefaultKeyEnv names the key variable when the profile names none.
+	DefaultKeyEnv = "GEMINI_API_KEY"
+
+	// maxRetries is the number of retries after the first attempt.
+	maxRetries = 3
+	// maxRetryDelay caps one wait between attempts.
+	maxRetryDelay = 8 * time.Second
+)
+
+// retryBaseDelay is the wait before the first retry; it doubles after each.
+// Tests shrink it. (The SDK does not read Retry-After.)
+var retryBaseDelay = time.Second
+
+// Client is a Gemini API provider for one profile.
+type Client struct {
+	name       string
+	model      string
+	errs       provider.ErrorContext // builds errors; hides the key
+	structured bool
+	timeout    time.Duration
+	models     *genai.Models
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New builds a client for p. It makes no request. A missing key fails with
+// provider.ErrMissingKey: the Gemini API always needs one.
+func New(p provider.Profile) (provider.Provider, error) {
+	name := p.Name
+	if name == "" {
+		name = "gemini-api"
+	}
+	keyEnv := p.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = DefaultKeyEnv
+	}
+	if p.APIKey == "" {
+		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: keyEnv}
+	}
+	base, version, shown := DefaultBaseURL, "", strings.TrimRight(DefaultBaseURL, "/")
+	if p.BaseURL != "" {
+		u, err := url.Parse(p.BaseURL)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("profile %q: base_url %q is not an absolute URL", name, p.BaseURL)
+		}
+		// The SDK appends the version itself, so a base URL copied with
+		// its /v1beta would double it: move it to APIVersion instead.
+		u.Path, version = splitVersion(u.Path)
+		base, shown = u.String(), strings.TrimRight(p.BaseURL, "/")
+		if u.User != nil {
+			shown = u.Redacted()
+		}
+	}
+	model := p.Model
+	if model == "" {
+		model = DefaultModel
+	}
+
+	attempts := int32(maxRetries + 1)
+	initial := retryBaseDelay.Seconds()
+	jitter := initial / 2 // the SDK's default jitter is a whole second
+	maxDelay := maxRetryDelay.Seconds()
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey:     p.APIKey,
+		Backend:    genai.BackendGeminiAPI,
+		HTTPClient: &http.Client{},
+		HTTPOptions: genai.HTTPOptions{
+			BaseURL:    base,
+			APIVersion: version,
+			RetryOptions: &genai.HTTPRetryOptions{
+				Attempts:     &attempts,
+				InitialDelay: &initial,
+				MaxDelay:     &maxDelay,
+				Jitter:       &jitter,
+			},
+		},
+	})
+	if err != nil {
+		// Not err itself: the SDK prints its whole config, key included.
+		return nil, fmt.Errorf("profile %q: cannot set up the Gemini client", name)
+	}
+	return &Client{
+		name:       name,
+		model:      model,
+		errs:       provider.NewErrorContext(name, keyEnv, shown, p.APIKey),
+		structured: p.Structured == nil || *p.Structured,
+		timeout:    p.Timeout,
+		models:     client.Models,
+	}, nil
+}
+
+// Name is the profile name.
+func (c *Client) Name() string { return c.name }
+
+// Capabilities reports structured output unless the profile turned it off.
+func (c *Client) Capabilities() provider.Capabilities {
+	return provider.Capabilities{StructuredOutput: c.structured}
+}
+
+// Stream sends req as one streaming generateContent call; see the package doc.
+func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		start := time.Now()
+		contents, cfg, err := c.request(req)
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		if c.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
+
+		var content strings.Builder
+		resp := provider.Response{Model: c.model}
+		for chunk, err := range c.models.GenerateContentStream(ctx, c.model, contents, cfg) {
+			if err != nil {
+				yield(provider.Delta{}, c.mapError(ctx, err))
+				return
+			}
+			if chunk.ModelVersion != "" {
+				resp.Model = chunk.ModelVersion
+			}
+			if u := chunk.UsageMetadata; u != nil {
+				// Each chunk carries the running total. Thinking is billed as
+				// output, so it counts as output here.
+				resp.Usage.InputTokens = int(u.PromptTokenCount)
+				resp.Usage.OutputTokens = int(u.CandidatesTokenCount + u.ThoughtsTokenCount)
+			}
+			if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
+				msg := "prompt blocked: " + string(pf.BlockReason)
+				if pf.BlockReasonMessage != "" {
+					msg += ": " + pf.BlockReasonMessage
+				}
+				yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+					Message: c.errs.Clean(msg)})
+				return
+			}
+			if len(chunk.Candidates) == 0 || chunk.Candidates[0] == nil {
+				continue
+			}
+			cand := chunk.Candidates[0]
+			if cand.Content != nil {
+				for _, part := range cand.Content.Parts {
+					if part == nil || part.Text == "" || part.Thought {
+						continue
+					}
+					content.WriteString(part.Text)
+					if !yield(provider.Delta{Text: part.Text}, nil) {
+						return
+					}
+				}
+			}
+			if cand.FinishReason != "" && cand.FinishReason != genai.FinishReasonUnspecified {
+				resp.FinishReason = string(cand.FinishReason)
+			}
+		}
+		if resp.FinishReason == "" {
+			// The SDK ends a dropped stream without an error; the last chunk
+			// of a complete one has a finish reason.
+			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
+				Message: "stream ended without a finishReason"})
+			return
+		}
+		resp.Content = content.String()
+		resp.Duration = time.Since(start)
+		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
+			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
+			"duration", resp.Duration)
+		yield(provider.Delta{Done: &resp}, nil)
+	}
+}
+
+// request builds the contents and config. The system prompt travels as
+// systemInstruction; the assistant's role is "model".
+func (c *Client) request(req provider.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
+	contents := make([]*genai.Content, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		var role string
+		switch m.Role {
+		case provider.RoleUser:
+			role = genai.RoleUser
+		case provider.RoleAssistant:
+			role = genai.RoleModel
+		default:
+			return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+				Message: fmt.Sprintf("message role %q is not user or assistant", m.Role)}
+		}
+		contents = append(contents, genai.NewContentFromText(m.Content, genai.Role(role)))
+	}
+	cfg := &genai.GenerateContentConfig{}
+	if req.System != "" {
+		cfg.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
+	}
+	if req.MaxTokens > 0 {
+		cfg.MaxOutputTokens = int32(req.MaxTokens)
+	}
+	if req.Schema != nil && c.structured {
+		// responseJsonSchema takes a plain JSON Schema, where responseSchema
+		// would need it converted to the OpenAPI subset.
+		cfg.ResponseMIMEType = "application/json"
+		cfg.ResponseJsonSchema = req.Schema.JSON
+	}
+	return contents, cfg, nil
+}
+
+// mapError turns an SDK or transport error into a *provider.Error.
+func (c *Client) mapError(ctx context.Context, err error) error {
+	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
+		return ctxErr
+	}
+	var apiErr genai.APIError
+	var apiErrPtr *genai.APIError
+	switch {
+	case errors.As(err, &apiErr):
+	case errors.As(err, &apiErrPtr) && apiErrPtr != nil:
+		apiErr = *apiErrPtr
+	default:
+		return c.errs.FromTransport(err)
+	}
+	status := apiErr.Code
+	if status == 0 {
+		status = grpcStatus(apiErr.Status)
+	}
+	e := c.errs.FromStatus(status, apiErr.Message, err)
+	if keyInvalid(apiErr) {
+		// The Gemini API answers a bad key with 400 INVALID_ARGUMENT.
+		e.Kind, e.EnvVar = provider.KindAuth, c.errs.KeyEnv
+	}
+	return e
+}
+
+// keyInvalid reports the Gemini API's answer to a wrong key: a 400 whose
+// ErrorInfo reason is API_KEY_INVALID.
+func keyInvalid(e genai.APIError) bool {
+	for _, d := range e.Details {
+		if r, _ := d["reason"].(string); r == "API_KEY_INVALID" {
+			return true
+		}
+	}
+	return strings.Contains(e.Message, "API key not valid")
+}
+
+// splitVersion splits an API version ("v1", "v1beta") off the end of a URL
+// path.
+func splitVersion(p string) (rest, version string) {
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndex(p, "/")
+	seg := p[i+1:]
+	if len(seg) > 1 && seg[0] == 'v' && seg[1] >= '0' && seg[1] <= '9' {
+		return p[:max(i, 0)] + "/", seg
+	}
+	return p + "/", ""
+}
+
+// grpcStatus maps the canonical status name in an error body to its HTTP
+// status, for bodies that carry no numeric code.
+func grpcStatus(s string) int {
+	switch s {
+	case "INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE":
+		return http.StatusBadRequest
+	case "UNAUTHENTICATED":
+		return http.StatusUnauthorized
+	case "PERMISSION_DENIED":
+		return http.StatusForbidden
+	case "NOT_FOUND":
+		return http.StatusNotFound
+	case "RESOURCE_EXHAUSTED":
+		return http.StatusTooManyRequests
+	case "UNAVAILABLE":
+		return http.StatusServiceUnavailable
+	case "DEADLINE_EXCEEDED":
+		return http.StatusGatewayTimeout
+	case "INTERNAL", "UNKNOWN", "DATA_LOSS":
+		return http.StatusInternalServerError
+	}
+	return 0
+}

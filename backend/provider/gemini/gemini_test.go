@@ -1,0 +1,546 @@
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+func TestMain(m *testing.M) {
+	// The SDK's backoff does not read Retry-After; shrink its base instead.
+	retryBaseDelay = time.Millisecond
+	os.Exit(m.Run())
+}
+
+// --- test helpers ---------------------------------------------------------
+
+// fakeAPI is an httptest server that records every request and lets the
+// test answer each attempt.
+type fakeAPI struct {
+	*httptest.Server
+	attempts atomic.Int32
+	mu       sync.Mutex
+	bodies   []map[string]any
+	headers  []http.Header
+	urls     []string // path?query
+}
+
+func newFakeAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, attempt int)) *fakeAPI {
+	t.Helper()
+	f := &fakeAPI{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(f.attempts.Add(1))
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v: %s", err, raw)
+		}
+		f.mu.Lock()
+		f.bodies = append(f.bodies, body)
+		f.headers = append(f.headers, r.Header.Clone())
+		f.urls = append(f.urls, r.URL.RequestURI())
+		f.mu.Unlock()
+		answer(w, r, n)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// header and target return what request i carried: its headers, and its
+// path and query.
+func (f *fakeAPI) header(t *testing.T, i int) http.Header {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i >= len(f.headers) {
+		t.Fatalf("only %d requests reached the server", len(f.headers))
+	}
+	return f.headers[i]
+}
+
+func (f *fakeAPI) target(t *testing.T, i int) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i >= len(f.urls) {
+		t.Fatalf("only %d requests reached the server", len(f.urls))
+	}
+	return f.urls[i]
+}
+
+func (f *fakeAPI) lastBody(t *testing.T) map[string]any {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	return f.bodies[len(f.bodies)-1]
+}
+
+func (f *fakeAPI) profile() provider.Profile {
+	return provider.Profile{
+		Name: "gemini-test", Kind: "gemini-api", Model: "gemini-test",
+		BaseURL: f.URL, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123",
+	}
+}
+
+// sse writes events the way streamGenerateContent?alt=sse does: "data: <json>"
+// terminated by CRLF CRLF, flushed one by one.
+func sse(w http.ResponseWriter, events ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, e := range events {
+		fmt.Fprintf(w, "data: %s\r\n\r\n", e)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// chunk is one GenerateContentResponse with a text part and, if given, a
+// finish reason, and the running usage.
+func chunk(text, finish string, out int) string {
+	fr := ""
+	if finish != "" {
+		fr = fmt.Sprintf(`,"finishReason":%q`, finish)
+	}
+	return fmt.Sprintf(`{"candidates":[{"content":{"parts":[{"text":%q}],"role":"model"}%s,"index":0}],`+
+		`"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":%d,"totalTokenCount":%d,"thoughtsTokenCount":20,`+
+		`"promptTokensDetails":[{"modality":"TEXT","tokenCount":9}]},"modelVersion":"gemini-test-001","responseId":"r1"}`,
+		text, fr, out, 29+out)
+}
+
+// thought is a thinking part, which is not part of the answer.
+const thought = `{"candidates":[{"content":{"parts":[{"text":"**Planning** the program","thought":true}],"role":"model"},"index":0}],"modelVersion":"gemini-test-001","responseId":"r1"}`
+
+func happy(w http.ResponseWriter, _ *http.Request, _ int) {
+	sse(w, thought, chunk("Hel", "", 1), chunk("lo, ", "", 2), chunk("world", "STOP", 3))
+}
+
+func errorAnswer(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+func apiError(code int, status, msg string) string {
+	return fmt.Sprintf(`{"error":{"code":%d,"message":%q,"status":%q}}`, code, msg, status)
+}
+
+// badKey is what the Gemini API really answers to a wrong key.
+const badKey = `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",` +
+	`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`
+
+type result struct {
+	texts []string
+	done  *provider.Response
+	err   error
+}
+
+// drain runs the stream to its end and checks the contract's shape.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) result {
+	t.Helper()
+	var r result
+	for d, err := range p.Stream(ctx, req) {
+		if r.done != nil || r.err != nil {
+			t.Fatalf("item after the end of the stream: %+v, %v", d, err)
+		}
+		switch {
+		case err != nil:
+			r.err = err
+		case d.Done != nil:
+			r.done = d.Done
+		default:
+			r.texts = append(r.texts, d.Text)
+		}
+	}
+	return r
+}
+
+func newClient(t *testing.T, p provider.Profile) provider.Provider {
+	t.Helper()
+	c, err := New(p)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+var conversation = provider.Request{
+	System: "You write Go.",
+	Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "Write hello world."},
+		{Role: provider.RoleAssistant, Content: "package main"},
+		{Role: provider.RoleUser, Content: "Now with a newline."},
+	},
+	MaxTokens: 512,
+}
+
+// --- tests ----------------------------------------------------------------
+
+func TestStreamDeltasUsageAndRequest(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	c := newClient(t, f.profile())
+	if c.Name() != "gemini-test" {
+		t.Errorf("Name = %q", c.Name())
+	}
+
+	r := drain(t, context.Background(), c, conversation)
+	if r.err != nil {
+		t.Fatalf("stream: %v", r.err)
+	}
+	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.texts, want) {
+		t.Errorf("deltas = %q, want %q", r.texts, want)
+	}
+	d := r.done
+	if d == nil {
+		t.Fatal("no Done")
+	}
+	if d.Content != strings.Join(r.texts, "") {
+		t.Errorf("Done.Content = %q, want the concatenated deltas", d.Content)
+	}
+	// Last running total: 3 candidate tokens + 20 thinking tokens.
+	if d.Usage.InputTokens != 9 || d.Usage.OutputTokens != 23 {
+		t.Errorf("usage = %+v, want 9 in / 23 out", d.Usage)
+	}
+	if d.Model != "gemini-test-001" || d.FinishReason != "STOP" || d.Duration <= 0 {
+		t.Errorf("Done = %+v", d)
+	}
+
+	if f.target(t, 0) != "/v1beta/models/gemini-test:streamGenerateContent?alt=sse" {
+		t.Errorf("URL = %q", f.target(t, 0))
+	}
+	if got := f.header(t, 0).Get("X-Goog-Api-Key"); got != "AIza-test-123" {
+		t.Errorf("x-goog-api-key = %q", got)
+	}
+	body := f.lastBody(t)
+	// The SDK adds "role": "user" to the system instruction; the API ignores it.
+	si, _ := body["systemInstruction"].(map[string]any)
+	if !reflect.DeepEqual(si["parts"], []any{map[string]any{"text": "You write Go."}}) {
+		t.Errorf("systemInstruction = %v", body["systemInstruction"])
+	}
+	part := func(s string) []any { return []any{map[string]any{"text": s}} }
+	wantContents := []any{
+		map[string]any{"role": "user", "parts": part("Write hello world.")},
+		map[string]any{"role": "model", "parts": part("package main")},
+		map[string]any{"role": "user", "parts": part("Now with a newline.")},
+	}
+	if !reflect.DeepEqual(body["contents"], wantContents) {
+		t.Errorf("contents = %v", body["contents"])
+	}
+	gc, _ := body["generationConfig"].(map[string]any)
+	if gc["maxOutputTokens"] != float64(512) {
+		t.Errorf("generationConfig = %v", gc)
+	}
+	if _, ok := gc["responseMimeType"]; ok {
+		t.Error("responseMimeType sent without a schema")
+	}
+}
+
+func TestStructuredOutput(t *testing.T) {
+	schema := &provider.Schema{Name: "code", JSON: map[string]any{
+		"type": "object", "properties": map[string]any{"code": map[string]any{"type": "string"}},
+		"required": []any{"code"},
+	}}
+	off := false
+	tests := []struct {
+		name       string
+		structured *bool
+		schema     *provider.Schema
+		wantCap    bool
+		wantSchema bool
+	}{
+		{"schema sent by default", nil, schema, true, true},
+		{"no schema", nil, nil, true, false},
+		{"turned off in the profile", &off, schema, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, happy)
+			p := f.profile()
+			p.Structured = tt.structured
+			c := newClient(t, p)
+			if got := c.Capabilities().StructuredOutput; got != tt.wantCap {
+				t.Errorf("StructuredOutput = %v, want %v", got, tt.wantCap)
+			}
+			req := conversation
+			req.Schema = tt.schema
+			if r := drain(t, context.Background(), c, req); r.err != nil {
+				t.Fatal(r.err)
+			}
+			gc, _ := f.lastBody(t)["generationConfig"].(map[string]any)
+			_, has := gc["responseJsonSchema"]
+			if has != tt.wantSchema {
+				t.Fatalf("responseJsonSchema present = %v, want %v (%v)", has, tt.wantSchema, gc)
+			}
+			if has && (gc["responseMimeType"] != "application/json" || !reflect.DeepEqual(gc["responseJsonSchema"], any(schema.JSON))) {
+				t.Errorf("generationConfig = %v", gc)
+			}
+		})
+	}
+}
+
+func TestBaseURLAndDefaults(t *testing.T) {
+	tests := []struct {
+		name, suffix, wantURL string
+	}{
+		{"host only", "", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"},
+		{"copied with its version", "/v1beta", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"},
+		{"another version behind a proxy path", "/proxy/v1/", "/proxy/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, happy)
+			c := newClient(t, provider.Profile{BaseURL: f.URL + tt.suffix, APIKey: "k"})
+			if r := drain(t, context.Background(), c, provider.Request{
+				Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}}); r.err != nil {
+				t.Fatal(r.err)
+			}
+			if f.target(t, 0) != tt.wantURL {
+				t.Errorf("URL = %q, want %q", f.target(t, 0), tt.wantURL)
+			}
+			body := f.lastBody(t)
+			if _, ok := body["systemInstruction"]; ok {
+				t.Error("empty system prompt sent")
+			}
+		})
+	}
+}
+
+func TestHTTPErrorsAndRetries(t *testing.T) {
+	tests := []struct {
+		name         string
+		statuses     []int // per attempt; past the end, the stream succeeds
+		body         string
+		want         error // nil: the call succeeds
+		wantAttempts int32
+		wantStatus   int
+		wantMsg      []string
+	}{
+		{"401 names the key variable", []int{401}, apiError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."), provider.ErrAuth, 1, 401,
+			[]string{"GEMINI_API_KEY", "invalid authentication credentials"}},
+		{"400 API_KEY_INVALID is auth", []int{400}, badKey, provider.ErrAuth, 1, 400, []string{"GEMINI_API_KEY", "API key not valid"}},
+		{"403", []int{403}, apiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."), provider.ErrAuth, 1, 403, []string{"unregistered callers"}},
+		{"404 unknown model", []int{404}, apiError(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta"), provider.ErrBadRequest, 1, 404, []string{"gemini-nope"}},
+		{"status name without a code", []int{400}, `{"error":{"message":"Invalid JSON payload received.\nUnknown name \"x\"","status":"INVALID_ARGUMENT"}}`, provider.ErrBadRequest, 1, 400, []string{"Invalid JSON payload received."}},
+		{"plain-text 502 every time", []int{502, 502, 502, 502, 502}, "<html>\n<title>502</title></html>", provider.ErrServer, 4, 502, []string{"<html>"}},
+		{"429 then success", []int{429}, apiError(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), nil, 2, 0, nil},
+		{"503 twice then success", []int{503, 503}, apiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."), nil, 3, 0, nil},
+		{"429 every time", []int{429, 429, 429, 429, 429}, apiError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota"), provider.ErrRateLimit, 4, 429, []string{"You exceeded your current quota"}},
+		{"500 every time", []int{500, 500, 500, 500, 500}, apiError(500, "INTERNAL", "An internal error has occurred."), provider.ErrServer, 4, 500, []string{"An internal error has occurred."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n <= len(tt.statuses) {
+					errorAnswer(w, tt.statuses[n-1], tt.body)
+					return
+				}
+				happy(w, r, n)
+			})
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			if got := f.attempts.Load(); got != tt.wantAttempts {
+				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
+			}
+			if tt.want == nil {
+				if r.err != nil || r.done == nil || r.done.Content != "Hello, world" {
+					t.Fatalf("want success after retry, got %v / %+v", r.err, r.done)
+				}
+				return
+			}
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			}
+			var pe *provider.Error
+			if !errors.As(r.err, &pe) || pe.Status != tt.wantStatus || pe.Provider != "gemini-test" {
+				t.Fatalf("err = %#v", r.err)
+			}
+			msg := r.err.Error()
+			for _, w := range tt.wantMsg {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q lacks %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, "AIza-test-123") {
+				t.Errorf("message %q spans lines or shows the key", msg)
+			}
+		})
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	l.Close() // nothing listens there any more: connection refused
+
+	r := drain(t, context.Background(), newClient(t, provider.Profile{BaseURL: base, APIKey: "k"}), conversation)
+	if !errors.Is(r.err, provider.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", r.err)
+	}
+	var pe *provider.Error
+	if errors.As(r.err, &pe); pe.URL != base || !strings.Contains(pe.Error(), "connection refused") {
+		t.Errorf("err = %q (URL %q)", pe.Error(), pe.URL)
+	}
+}
+
+func TestMissingKeyFailsAtNew(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	tests := []struct {
+		name    string
+		p       provider.Profile
+		wantEnv string
+	}{
+		{"named variable empty", provider.Profile{Name: "gemini-api", APIKeyEnv: "GEMINI_API_KEY", BaseURL: f.URL}, "GEMINI_API_KEY"},
+		{"no variable named", provider.Profile{Name: "g", APIKeyEnv: ""}, DefaultKeyEnv},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(tt.p)
+			if c != nil || !errors.Is(err, provider.ErrMissingKey) {
+				t.Fatalf("New = %v, %v; want ErrMissingKey", c, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantEnv) {
+				t.Errorf("err = %q, want it to name %s", err, tt.wantEnv)
+			}
+		})
+	}
+	if n := f.attempts.Load(); n != 0 {
+		t.Errorf("%d requests made", n)
+	}
+}
+
+// stallAfterFirst sends one delta and then holds the stream open until the
+// client goes away, reporting that on gone.
+func stallAfterFirst(gone chan<- struct{}) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		sse(w, chunk("first", "", 1))
+		select {
+		case <-r.Context().Done():
+			close(gone)
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, stallAfterFirst(gone))
+	c := newClient(t, f.profile())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var texts []string
+	var streamErr error
+	for d, err := range c.Stream(ctx, conversation) {
+		if err != nil {
+			streamErr = err
+			break
+		}
+		if d.Done != nil {
+			t.Fatal("Done after cancel")
+		}
+		texts = append(texts, d.Text)
+		cancel()
+	}
+	if !reflect.DeepEqual(texts, []string{"first"}) {
+		t.Errorf("texts = %q", texts)
+	}
+	if !errors.Is(streamErr, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", streamErr)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("the server never saw the request end")
+	}
+	if n := f.attempts.Load(); n != 1 {
+		t.Errorf("%d requests; a cancelled stream must not be resumed", n)
+	}
+}
+
+func TestBreakReleasesRequest(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, stallAfterFirst(gone))
+	for range newClient(t, f.profile()).Stream(context.Background(), conversation) {
+		break
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("breaking out of the loop did not close the request")
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	t.Run("profile timeout", func(t *testing.T) {
+		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
+		p := f.profile()
+		p.Timeout = 100 * time.Millisecond
+		r := drain(t, context.Background(), newClient(t, p), conversation)
+		if !errors.Is(r.err, provider.ErrTimeout) {
+			t.Errorf("err = %v, want ErrTimeout", r.err)
+		}
+	})
+	t.Run("caller deadline", func(t *testing.T) {
+		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r := drain(t, ctx, newClient(t, f.profile()), conversation)
+		if !errors.Is(r.err, provider.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.err)
+		}
+	})
+}
+
+func TestBrokenStreams(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []string
+		want   error
+		texts  int
+	}{
+		{"error event mid-stream", []string{chunk("par", "", 1), apiError(500, "INTERNAL", "An internal error has occurred.")}, provider.ErrServer, 1},
+		{"prompt blocked", []string{`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9},"modelVersion":"gemini-test-001"}`}, provider.ErrBadRequest, 0},
+		{"ends without finishReason", []string{chunk("par", "", 1), chunk("tial", "", 2)}, provider.ErrProtocol, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			}
+			if len(r.texts) != tt.texts || f.attempts.Load() != 1 {
+				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
+			}
+		})
+	}
+}
+
+func TestBadProfileAndRole(t *testing.T) {
+	if _, err := New(provider.Profile{APIKey: "k", BaseURL: "generativelanguage.googleapis.com"}); err == nil {
+		t.Error("a base URL without a scheme was accepted")
+	}
+	f := newFakeAPI(t, happy)
+	r := drain(t, context.Background(), newClient(t, f.profile()),
+		provider.Request{Messages: []provider.Message{{Role: "tool", Content: "x"}}})
+	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
+		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	}
+}

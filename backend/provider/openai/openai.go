@@ -1,0 +1,338 @@
+// Package openai adapts any OpenAI-compatible Chat Completions endpoint
+// (OpenAI, OpenRouter, Ollama, LM Studio, vLLM) to provider.Provider, using
+// the official openai-go SDK.
+//
+// Contract: each range over Stream sends one streaming chat completion. It
+// yields the text deltas of the first choice in arrival order, then exactly one
+// Delta whose Done holds the concatenated content, the model that answered,
+// token usage (requested with stream_options.include_usage), the finish reason
+// and the duration; or it yields one error and stops. Errors are
+// *provider.Error, except that cancelling ctx yields an error wrapping
+// context.Canceled. 429, 5xx and connection failures are retried by the SDK
+// (maxRetries times, honouring Retry-After / retry-after-ms) before the first
+// byte of the answer; nothing is retried once text has been yielded.
+// Breaking out of the loop, or cancelling ctx, closes the HTTP response.
+//
+// Everything comes from the Profile: unlike openai.NewClient, the client here
+// never reads OPENAI_API_KEY, OPENAI_BASE_URL or OPENAI_ORG_ID, so a key for
+// api.openai.com is never sent to Ollama or OpenRouter. A Client is safe for
+// concurrent use.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+const (
+	// DefaultModel is used when the profile names none.
+	DefaultModel = "gpt-4o-mini"
+	// DefaultBaseURL is OpenAI's own endpoint.
+	DefaultBaseURL = "https://api.openai.com/v1"
+
+	// maxRetries is the number of retries after the first attempt.
+	maxRetries = 3
+)
+
+// maxRetryDelay caps the SDK's backoff between retries when non-zero (zero
+// keeps the SDK's own cap). Tests shrink it so that retried connection
+// failures do not cost seconds.
+var maxRetryDelay time.Duration
+
+// Client is an OpenAI-compatible chat provider for one profile.
+type Client struct {
+	name       string
+	model      string
+	errs       provider.ErrorContext // builds errors; hides the key
+	structured bool
+	// official: api.openai.com, which wants max_completion_tokens; other
+	// compatible servers mostly understand only max_tokens.
+	official bool
+	timeout  time.Duration
+	chat     openai.ChatCompletionService
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New builds a client for p. It makes no request. A profile that names a key
+// variable (APIKeyEnv) but has no key fails with provider.ErrMissingKey; a
+// profile without a key variable (a local Ollama) sends no key at all.
+func New(p provider.Profile) (provider.Provider, error) {
+	name := p.Name
+	if name == "" {
+		name = "openai"
+	}
+	if p.APIKeyEnv != "" && p.APIKey == "" {
+		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: p.APIKeyEnv}
+	}
+	base := strings.TrimRight(p.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("profile %q: base_url %q is not an absolute URL", name, p.BaseURL)
+	}
+	model := p.Model
+	if model == "" {
+		model = DefaultModel
+	}
+
+	// NewChatCompletionService, unlike NewClient, applies no environment
+	// defaults, so only what is passed here is used.
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithMaxRetries(maxRetries),
+	}
+	if p.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(p.APIKey))
+	}
+	if maxRetryDelay > 0 {
+		opts = append(opts, option.WithMaxRetryDelay(maxRetryDelay))
+	}
+	return &Client{
+		name:       name,
+		model:      model,
+		errs:       provider.NewErrorContext(name, p.APIKeyEnv, u.Redacted(), p.APIKey),
+		structured: p.Structured == nil || *p.Structured,
+		official:   u.Host == "api.openai.com",
+		timeout:    p.Timeout,
+		chat:       openai.NewChatCompletionService(opts...),
+	}, nil
+}
+
+// Name is the profile name.
+func (c *Client) Name() string { return c.name }
+
+// Capabilities reports structured output unless the profile turned it off
+// (some compatible servers reject response_format).
+func (c *Client) Capabilities() provider.Capabilities {
+	return provider.Capabilities{StructuredOutput: c.structured}
+}
+
+// Stream sends req as one streaming chat completion; see the package doc.
+func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		start := time.Now()
+		params, err := c.params(req)
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		if c.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
+
+		// httpResp gives the status even when the SDK fails to decode an
+		// error body that is not OpenAI-shaped (plain text, {"detail":...}).
+		var httpResp *http.Response
+		stream := c.chat.NewStreaming(ctx, params, option.WithResponseInto(&httpResp))
+		defer stream.Close()
+
+		var content strings.Builder
+		resp := provider.Response{Model: c.model}
+		finished := false
+		for stream.Next() {
+			chunk := stream.Current()
+			if chunk.Model != "" {
+				resp.Model = chunk.Model
+			}
+			if chunk.JSON.Usage.Valid() {
+				resp.Usage = usage(chunk.Usage)
+			}
+			for _, ch := range chunk.Choices {
+				if ch.Index != 0 {
+					continue
+				}
+				// A refusal is the model's answer too: passing it on lets the
+				// loop show why no JSON came back.
+				for _, t := range []string{ch.Delta.Content, ch.Delta.Refusal} {
+					if t == "" {
+						continue
+					}
+					content.WriteString(t)
+					if !yield(provider.Delta{Text: t}, nil) {
+						return
+					}
+				}
+				if ch.FinishReason != "" {
+					resp.FinishReason = ch.FinishReason
+					finished = true
+				}
+			}
+		}
+		if err := stream.Err(); err != nil {
+			yield(provider.Delta{}, c.mapError(ctx, err, httpResp))
+			return
+		}
+		if !finished {
+			// The SDK cannot tell [DONE] from a dropped connection; a missing
+			// finish_reason is how a truncated answer shows.
+			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
+				Message: "stream ended without a finish_reason"})
+			return
+		}
+		resp.Content = content.String()
+		resp.Duration = time.Since(start)
+		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
+			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
+			"duration", resp.Duration)
+		yield(provider.Delta{Done: &resp}, nil)
+	}
+}
+
+// params builds the request body. Schema is honoured only when structured
+// output is on; otherwise the loop falls back to fenced code.
+func (c *Client) params(req provider.Request) (openai.ChatCompletionNewParams, error) {
+	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+	if req.System != "" {
+		// "system", not "developer": every compatible server knows it, and
+		// OpenAI maps it for the models that want "developer".
+		msgs = append(msgs, openai.SystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case provider.RoleUser:
+			msgs = append(msgs, openai.UserMessage(m.Content))
+		case provider.RoleAssistant:
+			msgs = append(msgs, openai.AssistantMessage(m.Content))
+		default:
+			return openai.ChatCompletionNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+				Message: fmt.Sprintf("message role %q is not user or assistant", m.Role)}
+		}
+	}
+	p := openai.ChatCompletionNewParams{
+		Model:         c.model,
+		Messages:      msgs,
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if req.MaxTokens > 0 {
+		if c.official {
+			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		}
+	}
+	if req.Schema != nil && c.structured {
+		name := req.Schema.Name
+		if name == "" {
+			name = "response"
+		}
+		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{
+			Name:   name,
+			Strict: openai.Bool(true),
+			Schema: req.Schema.JSON,
+		}
+		if req.Schema.Description != "" {
+			js.Description = openai.String(req.Schema.Description)
+		}
+		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js},
+		}
+	}
+	return p, nil
+}
+
+// usage converts the final usage chunk. OpenRouter adds the cost in USD as
+// an extra "cost" field.
+func usage(u openai.CompletionUsage) provider.Usage {
+	out := provider.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
+	if f, ok := u.JSON.ExtraFields["cost"]; ok {
+		if cost, err := strconv.ParseFloat(f.Raw(), 64); err == nil {
+			out.CostUSD = cost
+		}
+	}
+	return out
+}
+
+// mapError turns an SDK or transport error into a *provider.Error.
+func (c *Client) mapError(ctx context.Context, err error, httpResp *http.Response) error {
+	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
+		return ctxErr
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Message
+		if msg == "" && apiErr.Response != nil && apiErr.Response.Body != nil {
+			// Not OpenAI-shaped ({"detail":...}, plain text, an HTML proxy
+			// page); the SDK keeps the body it read.
+			msg = readMessage(apiErr.Response.Body)
+		}
+		return c.errs.FromStatus(apiErr.StatusCode, msg, err)
+	}
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) {
+		return c.streamError(streamErr)
+	}
+	if httpResp != nil && httpResp.StatusCode >= 400 {
+		// The SDK could not decode the error body; read what it kept.
+		msg := ""
+		if httpResp.Body != nil {
+			msg = readMessage(httpResp.Body)
+		}
+		return c.errs.FromStatus(httpResp.StatusCode, msg, err)
+	}
+	return c.errs.FromTransport(err)
+}
+
+// readMessage extracts the server's message from an error body the SDK could
+// not decode as an OpenAI error (plain text, {"detail":...}, an HTML page).
+func readMessage(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+	return provider.BodyMessage(b)
+}
+
+// streamError maps an {"error": ...} event sent after the stream began.
+// There is no HTTP status then; the body's numeric code (OpenRouter) or
+// type (OpenAI) says what kind of failure it was.
+func (c *Client) streamError(se *ssestream.StreamError) error {
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(se.Event.Data, &body)
+	msg := body.Error.Message
+	if msg == "" {
+		msg = string(se.Event.Data)
+	}
+	if code, ok := body.Error.Code.(float64); ok && code >= 400 && code < 600 {
+		return c.errs.FromStatus(int(code), msg, se)
+	}
+	kind := provider.KindServer
+	t := body.Error.Type + " " + fmt.Sprint(body.Error.Code)
+	switch {
+	case strings.Contains(t, "rate_limit"), strings.Contains(t, "quota"):
+		kind = provider.KindRateLimit
+	case strings.Contains(t, "invalid_request"):
+		kind = provider.KindBadRequest
+	case strings.Contains(t, "auth"), strings.Contains(t, "api_key"):
+		kind = provider.KindAuth
+	}
+	e := &provider.Error{Provider: c.name, Kind: kind, Message: c.errs.Clean(msg), Err: se}
+	if kind == provider.KindAuth {
+		e.EnvVar = c.errs.KeyEnv
+	}
+	return e
+}

@@ -1,0 +1,560 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/provider"
+)
+
+func TestMain(m *testing.M) {
+	// The SDK also retries refused connections; keep its backoff short.
+	maxRetryDelay = 5 * time.Millisecond
+	os.Exit(m.Run())
+}
+
+// --- test helpers ---------------------------------------------------------
+
+// fakeAPI is an httptest server that records every request and lets the
+// test answer each attempt.
+type fakeAPI struct {
+	*httptest.Server
+	attempts atomic.Int32
+	mu       sync.Mutex
+	bodies   []map[string]any
+	headers  []http.Header
+	paths    []string
+}
+
+func newFakeAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, attempt int)) *fakeAPI {
+	t.Helper()
+	f := &fakeAPI{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(f.attempts.Add(1))
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v: %s", err, raw)
+		}
+		f.mu.Lock()
+		f.bodies = append(f.bodies, body)
+		f.headers = append(f.headers, r.Header.Clone())
+		f.paths = append(f.paths, r.URL.Path)
+		f.mu.Unlock()
+		answer(w, r, n)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeAPI) lastBody(t *testing.T) map[string]any {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	return f.bodies[len(f.bodies)-1]
+}
+
+// header and target return what request i carried: its headers, and its
+// path.
+func (f *fakeAPI) header(t *testing.T, i int) http.Header {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i >= len(f.headers) {
+		t.Fatalf("only %d requests reached the server", len(f.headers))
+	}
+	return f.headers[i]
+}
+
+func (f *fakeAPI) target(t *testing.T, i int) string {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i >= len(f.paths) {
+		t.Fatalf("only %d requests reached the server", len(f.paths))
+	}
+	return f.paths[i]
+}
+
+// profile is a profile pointing at the fake server.
+func (f *fakeAPI) profile() provider.Profile {
+	return provider.Profile{
+		Name: "openai-test", Kind: "openai", Model: "gpt-test",
+		BaseURL: f.URL + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123",
+	}
+}
+
+// sse writes server-sent events the way the Chat Completions API does:
+// "data: <json>" lines separated by blank lines, flushed one by one.
+func sse(w http.ResponseWriter, events ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, e := range events {
+		fmt.Fprintf(w, "data: %s\n\n", e)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// chunk is one chat.completion.chunk with a content delta and, if given, a
+// finish reason.
+func chunk(content, finish string) string {
+	fr := "null"
+	if finish != "" {
+		fr = fmt.Sprintf("%q", finish)
+	}
+	delta := "{}"
+	if content != "" {
+		delta = fmt.Sprintf(`{"content":%q}`, content)
+	}
+	return fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,`+
+		`"model":"gpt-test-2024-07-18","system_fingerprint":"fp_1","choices":[{"index":0,"delta":%s,`+
+		`"logprobs":null,"finish_reason":%s}],"usage":null}`, delta, fr)
+}
+
+const (
+	roleChunk  = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-test-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`
+	usageChunk = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-test-2024-07-18","choices":[],"usage":{"prompt_tokens":21,"completion_tokens":3,"total_tokens":24,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`
+)
+
+// happy answers with a complete, well-formed stream.
+func happy(w http.ResponseWriter, _ *http.Request, _ int) {
+	sse(w, roleChunk, chunk("Hel", ""), chunk("lo, ", ""), chunk("world", ""), chunk("", "stop"), usageChunk, "[DONE]")
+}
+
+// errorAnswer answers with an OpenAI-shaped error; retry-after-ms keeps the
+// SDK's backoff at a millisecond.
+func errorAnswer(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("retry-after-ms", "1")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+type result struct {
+	texts []string
+	done  *provider.Response
+	err   error
+}
+
+// drain runs the stream to its end and checks the contract's shape: text
+// deltas, then at most one Done or one error, and nothing after either.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) result {
+	t.Helper()
+	var r result
+	for d, err := range p.Stream(ctx, req) {
+		if r.done != nil || r.err != nil {
+			t.Fatalf("item after the end of the stream: %+v, %v", d, err)
+		}
+		switch {
+		case err != nil:
+			r.err = err
+		case d.Done != nil:
+			r.done = d.Done
+		default:
+			r.texts = append(r.texts, d.Text)
+		}
+	}
+	return r
+}
+
+func newClient(t *testing.T, p provider.Profile) provider.Provider {
+	t.Helper()
+	c, err := New(p)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+var conversation = provider.Request{
+	System: "You write Go.",
+	Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "Write hello world."},
+		{Role: provider.RoleAssistant, Content: "package main"},
+		{Role: provider.RoleUser, Content: "Now with a newline."},
+	},
+	MaxTokens: 512,
+}
+
+// --- tests ----------------------------------------------------------------
+
+func TestStreamDeltasUsageAndRequest(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	c := newClient(t, f.profile())
+	if c.Name() != "openai-test" {
+		t.Errorf("Name = %q", c.Name())
+	}
+
+	r := drain(t, context.Background(), c, conversation)
+	if r.err != nil {
+		t.Fatalf("stream: %v", r.err)
+	}
+	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.texts, want) {
+		t.Errorf("deltas = %q, want %q", r.texts, want)
+	}
+	d := r.done
+	if d == nil {
+		t.Fatal("no Done")
+	}
+	if d.Content != strings.Join(r.texts, "") {
+		t.Errorf("Done.Content = %q, want the concatenated deltas", d.Content)
+	}
+	if d.Usage.InputTokens != 21 || d.Usage.OutputTokens != 3 {
+		t.Errorf("usage = %+v, want 21 in / 3 out", d.Usage)
+	}
+	if d.Model != "gpt-test-2024-07-18" || d.FinishReason != "stop" || d.Duration <= 0 {
+		t.Errorf("Done = %+v", d)
+	}
+
+	if f.target(t, 0) != "/v1/chat/completions" {
+		t.Errorf("path = %q", f.target(t, 0))
+	}
+	if got := f.header(t, 0).Get("Authorization"); got != "Bearer sk-test-123" {
+		t.Errorf("Authorization = %q", got)
+	}
+	body := f.lastBody(t)
+	if body["model"] != "gpt-test" || body["stream"] != true {
+		t.Errorf("model/stream = %v/%v", body["model"], body["stream"])
+	}
+	if so, _ := body["stream_options"].(map[string]any); so["include_usage"] != true {
+		t.Errorf("stream_options = %v, want include_usage", body["stream_options"])
+	}
+	// Not api.openai.com: the widely supported max_tokens.
+	if body["max_tokens"] != float64(512) || body["max_completion_tokens"] != nil {
+		t.Errorf("max_tokens = %v, max_completion_tokens = %v", body["max_tokens"], body["max_completion_tokens"])
+	}
+	if _, ok := body["response_format"]; ok {
+		t.Error("response_format sent without a schema")
+	}
+	wantMsgs := []any{
+		map[string]any{"role": "system", "content": "You write Go."},
+		map[string]any{"role": "user", "content": "Write hello world."},
+		map[string]any{"role": "assistant", "content": "package main"},
+		map[string]any{"role": "user", "content": "Now with a newline."},
+	}
+	if !reflect.DeepEqual(body["messages"], wantMsgs) {
+		t.Errorf("messages = %v", body["messages"])
+	}
+}
+
+func TestStructuredOutput(t *testing.T) {
+	schema := &provider.Schema{Name: "code", Description: "the program", JSON: map[string]any{
+		"type": "object", "properties": map[string]any{"code": map[string]any{"type": "string"}},
+		"required": []any{"code"}, "additionalProperties": false,
+	}}
+	off := false
+	tests := []struct {
+		name       string
+		structured *bool
+		schema     *provider.Schema
+		wantCap    bool
+		wantFormat bool
+	}{
+		{"schema sent by default", nil, schema, true, true},
+		{"no schema, no format", nil, nil, true, false},
+		{"turned off in the profile", &off, schema, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, happy)
+			p := f.profile()
+			p.Structured = tt.structured
+			c := newClient(t, p)
+			if got := c.Capabilities().StructuredOutput; got != tt.wantCap {
+				t.Errorf("StructuredOutput = %v, want %v", got, tt.wantCap)
+			}
+			req := conversation
+			req.Schema = tt.schema
+			if r := drain(t, context.Background(), c, req); r.err != nil {
+				t.Fatal(r.err)
+			}
+			rf, ok := f.lastBody(t)["response_format"].(map[string]any)
+			if ok != tt.wantFormat {
+				t.Fatalf("response_format present = %v, want %v", ok, tt.wantFormat)
+			}
+			if !ok {
+				return
+			}
+			js, _ := rf["json_schema"].(map[string]any)
+			if rf["type"] != "json_schema" || js["name"] != "code" || js["strict"] != true ||
+				js["description"] != "the program" || !reflect.DeepEqual(js["schema"], any(schema.JSON)) {
+				t.Errorf("response_format = %v", rf)
+			}
+		})
+	}
+}
+
+func TestKeylessProfileDefaultsAndCost(t *testing.T) {
+	// Ollama: no key variable, no key, no Authorization header. OpenRouter
+	// style cost in the usage chunk.
+	f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		sse(w, chunk("ok", "stop"),
+			`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,"cost":0.0042}}`,
+			"[DONE]")
+	})
+	c := newClient(t, provider.Profile{Name: "ollama", BaseURL: f.URL + "/v1/"})
+	r := drain(t, context.Background(), c, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := f.header(t, 0).Get("Authorization"); got != "" {
+		t.Errorf("Authorization = %q, want none", got)
+	}
+	if m := f.lastBody(t)["model"]; m != DefaultModel {
+		t.Errorf("model = %v, want %s", m, DefaultModel)
+	}
+	if r.done.Usage.CostUSD != 0.0042 {
+		t.Errorf("cost = %v", r.done.Usage.CostUSD)
+	}
+	if _, ok := f.lastBody(t)["max_tokens"]; ok {
+		t.Error("max_tokens sent although the request left it to the provider")
+	}
+}
+
+func TestMaxCompletionTokensForOpenAI(t *testing.T) {
+	c, err := New(provider.Profile{Name: "openai", APIKeyEnv: "OPENAI_API_KEY", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.(*Client).params(provider.Request{MaxTokens: 100, Messages: []provider.Message{{Role: provider.RoleUser, Content: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(p)
+	if !strings.Contains(string(b), `"max_completion_tokens":100`) || strings.Contains(string(b), `"max_tokens"`) {
+		t.Errorf("body = %s", b)
+	}
+}
+
+func TestHTTPErrorsAndRetries(t *testing.T) {
+	const authBody = `{"error":{"message":"Incorrect API key provided: sk-test-123.\nYou can find your API key at https://platform.openai.com.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
+	tests := []struct {
+		name         string
+		statuses     []int // per attempt; past the end, the stream succeeds
+		body         string
+		want         error // nil: the call succeeds
+		wantAttempts int32
+		wantStatus   int
+		wantMsg      []string
+	}{
+		{"401 names the key variable", []int{401}, authBody, provider.ErrAuth, 1, 401,
+			[]string{"OPENAI_API_KEY", "Incorrect API key provided: [redacted]."}},
+		{"403 is auth too", []int{403}, `{"error":{"message":"Project does not have access","type":"invalid_request_error"}}`, provider.ErrAuth, 1, 403, []string{"Project does not have access"}},
+		{"400 unknown model", []int{400}, `{"error":{"message":"The model 'gpt-nope' does not exist","type":"invalid_request_error","code":"model_not_found"}}`, provider.ErrBadRequest, 1, 400, []string{"gpt-nope"}},
+		{"404 with a plain-text body", []int{404}, "404 page not found\n", provider.ErrBadRequest, 1, 404, []string{"404 page not found"}},
+		{"404 ollama model missing", []int{404}, `{"error":{"message":"model \"qwen\" not found, try pulling it first","type":"api_error"}}`, provider.ErrBadRequest, 1, 404, []string{"try pulling it first"}},
+		{"error as a bare string", []int{404}, `{"error":"model 'x' not found"}`, provider.ErrBadRequest, 1, 404, []string{"model 'x' not found"}},
+		{"fastapi detail", []int{422}, `{"detail":[{"loc":["body","model"],"msg":"field required"}]}`, provider.ErrBadRequest, 1, 422, []string{"field required"}},
+		{"429 then success", []int{429}, `{"error":{"message":"Rate limit reached","type":"requests"}}`, nil, 2, 0, nil},
+		{"503 twice then success", []int{503, 503}, `{"error":{"message":"overloaded"}}`, nil, 3, 0, nil},
+		{"429 every time", []int{429, 429, 429, 429, 429}, `{"error":{"message":"Rate limit reached for gpt-test","type":"requests"}}`, provider.ErrRateLimit, 4, 429, []string{"Rate limit reached for gpt-test"}},
+		{"500 every time", []int{500, 500, 500, 500, 500}, `{"error":{"message":"The server had an error","type":"server_error"}}`, provider.ErrServer, 4, 500, []string{"The server had an error"}},
+		{"502 html every time", []int{502, 502, 502, 502, 502}, "<html>\n<h1>502 Bad Gateway</h1>\n</html>", provider.ErrServer, 4, 502, []string{"<html>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if n <= len(tt.statuses) {
+					errorAnswer(w, tt.statuses[n-1], tt.body)
+					return
+				}
+				happy(w, r, n)
+			})
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			if got := f.attempts.Load(); got != tt.wantAttempts {
+				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
+			}
+			if tt.want == nil {
+				if r.err != nil || r.done == nil || r.done.Content != "Hello, world" {
+					t.Fatalf("want success after retry, got %v / %+v", r.err, r.done)
+				}
+				return
+			}
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			}
+			var pe *provider.Error
+			if !errors.As(r.err, &pe) || pe.Status != tt.wantStatus || pe.Provider != "openai-test" {
+				t.Fatalf("err = %#v", r.err)
+			}
+			msg := r.err.Error()
+			for _, w := range tt.wantMsg {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q lacks %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, "sk-test-123") {
+				t.Errorf("message %q spans lines or shows the key", msg)
+			}
+		})
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String() + "/v1"
+	l.Close() // nothing listens there any more: connection refused
+
+	c := newClient(t, provider.Profile{Name: "ollama", BaseURL: base})
+	r := drain(t, context.Background(), c, conversation)
+	if !errors.Is(r.err, provider.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", r.err)
+	}
+	var pe *provider.Error
+	if errors.As(r.err, &pe); pe.URL != base || !strings.Contains(pe.Error(), "connection refused") {
+		t.Errorf("err = %q (URL %q)", pe.Error(), pe.URL)
+	}
+}
+
+func TestMissingKeyFailsAtNew(t *testing.T) {
+	f := newFakeAPI(t, happy)
+	p := f.profile()
+	p.Name, p.APIKeyEnv, p.APIKey = "openrouter", "OPENROUTER_API_KEY", ""
+	c, err := New(p)
+	if c != nil || !errors.Is(err, provider.ErrMissingKey) {
+		t.Fatalf("New = %v, %v; want ErrMissingKey", c, err)
+	}
+	if !strings.Contains(err.Error(), "OPENROUTER_API_KEY") || !strings.Contains(err.Error(), "openrouter") {
+		t.Errorf("message %q should name the profile and the variable", err)
+	}
+	if n := f.attempts.Load(); n != 0 {
+		t.Errorf("%d requests made", n)
+	}
+}
+
+// stallAfterFirst sends one delta and then holds the stream open until the
+// client goes away, reporting that on gone.
+func stallAfterFirst(gone chan<- struct{}) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, _ int) {
+		sse(w, chunk("first", ""))
+		select {
+		case <-r.Context().Done():
+			close(gone)
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, stallAfterFirst(gone))
+	c := newClient(t, f.profile())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var texts []string
+	var streamErr error
+	for d, err := range c.Stream(ctx, conversation) {
+		if err != nil {
+			streamErr = err
+			break
+		}
+		if d.Done != nil {
+			t.Fatal("Done after cancel")
+		}
+		texts = append(texts, d.Text)
+		cancel()
+	}
+	if !reflect.DeepEqual(texts, []string{"first"}) {
+		t.Errorf("texts = %q", texts)
+	}
+	if !errors.Is(streamErr, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", streamErr)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("the server never saw the request end")
+	}
+}
+
+func TestBreakReleasesRequest(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, stallAfterFirst(gone))
+	for range newClient(t, f.profile()).Stream(context.Background(), conversation) {
+		break
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Error("breaking out of the loop did not close the request")
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	t.Run("profile timeout", func(t *testing.T) {
+		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
+		p := f.profile()
+		p.Timeout = 100 * time.Millisecond
+		r := drain(t, context.Background(), newClient(t, p), conversation)
+		if !errors.Is(r.err, provider.ErrTimeout) {
+			t.Errorf("err = %v, want ErrTimeout", r.err)
+		}
+	})
+	t.Run("caller deadline", func(t *testing.T) {
+		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r := drain(t, ctx, newClient(t, f.profile()), conversation)
+		if !errors.Is(r.err, provider.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.err)
+		}
+	})
+}
+
+func TestBrokenStreams(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []string
+		want   error
+		texts  int
+	}{
+		{"error event mid-stream", []string{chunk("par", ""), `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`}, provider.ErrServer, 1},
+		{"openrouter error with a numeric code", []string{`{"error":{"code":429,"message":"Provider returned error"}}`}, provider.ErrRateLimit, 0},
+		{"connection ends without finish_reason", []string{chunk("par", ""), chunk("tial", "")}, provider.ErrProtocol, 2},
+		{"not JSON", []string{"{oops"}, provider.ErrProtocol, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			if !errors.Is(r.err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			}
+			if len(r.texts) != tt.texts || f.attempts.Load() != 1 {
+				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
+			}
+		})
+	}
+}
+
+func TestBadProfileAndRequest(t *testing.T) {
+	if _, err := New(provider.Profile{Name: "x", BaseURL: "localhost:11434"}); err == nil {
+		t.Error("a base URL without a scheme was accepted")
+	}
+	f := newFakeAPI(t, happy)
+	r := drain(t, context.Background(), newClient(t, f.profile()),
+		provider.Request{Messages: []provider.Message{{Role: "tool", Content: "x"}}})
+	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
+		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	}
+}

@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestCapture(t *testing.T) {
+	tests := []struct {
+		name      string
+		head      int
+		tail      int
+		writes    []string
+		want      string
+		truncated bool
+	}{
+		{"empty", 4, 4, nil, "", false},
+		{"fits in head", 4, 4, []string{"abc"}, "abc", false},
+		{"fits in head and tail", 4, 4, []string{"abcd", "efgh"}, "abcdefgh", false},
+		{"small writes wrap the ring", 2, 3, []string{"a", "b", "c", "d", "e", "f", "g"}, "ab\n…[2 bytes omitted]…\nefg", true},
+		{"one big write", 2, 3, []string{"abcdefghij"}, "ab\n…[5 bytes omitted]…\nhij", true},
+		{"no tail", 3, 0, []string{"abcdef"}, "abc\n…[3 bytes omitted]…\n", true},
+		// "é" is 2 bytes and "€" 3: cuts inside them drop the partial rune
+		// and count it as omitted instead of printing replacement marks.
+		{"rune split at both cuts", 2, 2, []string{"aé", "xxxx", "€"}, "a\n…[9 bytes omitted]…\n", true},
+		{"invalid bytes replaced", 8, 8, []string{"a\xffb"}, "a\uFFFDb", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCapture(tc.head, tc.tail, 0, nil)
+			var n int64
+			for _, w := range tc.writes {
+				if got, err := c.Write([]byte(w)); got != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", got, err)
+				}
+				n += int64(len(w))
+			}
+			got, total, truncated := c.result()
+			if got != tc.want || total != n || truncated != tc.truncated {
+				t.Errorf("result = %q, %d, %v; want %q, %d, %v", got, total, truncated, tc.want, n, tc.truncated)
+			}
+			if !utf8.ValidString(got) {
+				t.Errorf("result %q is not valid UTF-8", got)
+			}
+		})
+	}
+}
+
+func TestCaptureHardCapCallsOnce(t *testing.T) {
+	calls := 0
+	c := newCapture(4, 4, 10, func() { calls++ })
+	for range 5 {
+		c.Write([]byte("abcd"))
+	}
+	if calls != 1 {
+		t.Errorf("onCap called %d times, want 1", calls)
+	}
+	if _, total, _ := c.result(); total != 20 {
+		t.Errorf("total %d, want every byte counted", total)
+	}
+}
+
+func TestDescription(t *testing.T) {
+	lim := DefaultLimits()
+	long := strings.Repeat("é", 300)
+	tests := []struct {
+		res  Result
+		want string
+	}{
+		{Result{Status: StatusOK}, "ok"},
+		{Result{Status: StatusError, ExitCode: 1, Stderr: "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nValueError: boom\n\n"}, "exit 1: ValueError: boom"},
+		{Result{Status: StatusError, ExitCode: 2}, "exit 2"},
+		{Result{Status: StatusError, ExitCode: -1, Signal: "segmentation fault"}, "signal: segmentation fault"},
+		{Result{Status: StatusError, ExitCode: 1, Stderr: long}, "exit 1: " + strings.Repeat("é", 100) + "…"},
+		{Result{Status: StatusTimeout, Limits: lim}, "timed out after 30s"},
+		{Result{Status: StatusTimeout, Limits: Limits{Timeout: 1500 * time.Millisecond}}, "timed out after 1.5s"},
+		{Result{Status: StatusTimeout}, "timed out"},
+		{Result{Status: StatusTimeout, Signal: "CPU time limit exceeded", Limits: lim}, "CPU time limit exceeded (35s)"},
+		{Result{Status: StatusOutputLimit, Limits: lim}, "output limit (8 MiB) exceeded"},
+		{Result{Status: StatusOutputLimit, Limits: Limits{OutputHardCap: 1000}}, "output limit (1000 bytes) exceeded"},
+		{Result{Status: StatusMemory, Stderr: "Traceback...\nMemoryError\n"}, "memory limit exceeded: MemoryError"},
+		{Result{Status: StatusKilled}, "killed (cancelled)"},
+		{Result{Status: StatusSandboxError, Error: "sandbox shim failed: exec x\nmore"}, "sandbox error: sandbox shim failed: exec x"},
+	}
+	for _, tc := range tests {
+		if got := tc.res.Description(); got != tc.want {
+			t.Errorf("%s: Description() = %q, want %q", tc.res.Status, got, tc.want)
+		}
+	}
+}
+
+func TestDefaultLimits(t *testing.T) {
+	want := Limits{
+		Timeout: 30 * time.Second, MemoryBytes: 1 << 30, FileSizeBytes: 32 << 20, OpenFiles: 256,
+		CPUSeconds: 35, OutputHead: 1 << 20, OutputTail: 64 << 10, OutputHardCap: 8 << 20,
+	}
+	if got := DefaultLimits(); got != want {
+		t.Errorf("DefaultLimits() = %+v", got)
+	}
+	if got := (Limits{Timeout: 1200 * time.Millisecond}).withDefaults().CPUSeconds; got != 7 {
+		t.Errorf("CPUSeconds for a 1.2s timeout = %d, want 7 (rounded up + 5)", got)
+	}
+}
+
+func TestIsMemoryError(t *testing.T) {
+	for stderr, want := range map[string]bool{
+		"Traceback:\nMemoryError\n":             true,
+		"Traceback:\nMemoryError: too big\n":    true,
+		"print('MemoryError')\nValueError: x\n": false,
+		"":                                      false,
+	} {
+		if got := isMemoryError(stderr); got != want {
+			t.Errorf("isMemoryError(%q) = %v", stderr, got)
+		}
+	}
+}

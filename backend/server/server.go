@@ -1,0 +1,147 @@
+// Package server is the web face: the embedded frontend and a JSON API on
+// loopback, guarded by a random token (like Jupyter's).
+//
+// Every request must carry the token: as `Authorization: Bearer TOKEN`, as
+// the cookie set when the printed URL (…/?token=TOKEN) is first opened, or as
+// a `token` query parameter. Requests with a foreign Origin are refused, and
+// no CORS headers are ever sent.
+package server
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// CookieName holds the token after the first visit.
+const CookieName = "loopforge_token"
+
+// Options configure a Server.
+type Options struct {
+	Assets  fs.FS  // the built frontend (index.html at its root)
+	Token   string // required on every request; NewToken makes one
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server is an http.Handler.
+type Server struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// NewToken returns 32 random hex characters.
+func NewToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand never fails on Linux
+	return hex.EncodeToString(b)
+}
+
+// New builds the handler.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{opts: o, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /api/health", s.health)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	if o.Assets != nil {
+		s.mux.Handle("/", http.FileServerFS(o.Assets))
+	}
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer") // the token must not leak through Referer
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+
+	if !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "cross-origin request refused")
+		return
+	}
+	tok, fromQuery := s.token(r)
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 || s.opts.Token == "" {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeError(w, http.StatusUnauthorized, "missing or wrong token: open the URL printed by `loopforge serve`")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`<!doctype html><title>loopforge</title><p style="font:16px system-ui;margin:3em">` +
+			`This loopforge server needs its access token. Open the full URL that <code>loopforge serve</code> printed (it ends in <code>?token=…</code>).</p>`))
+		return
+	}
+	if fromQuery && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+		// First visit: keep the token in a cookie and drop it from the address bar.
+		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		u := *r.URL
+		q := u.Query()
+		q.Del("token")
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) token(r *http.Request) (tok string, fromQuery bool) {
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
+		return strings.TrimPrefix(a, "Bearer "), false
+	}
+	if q := r.URL.Query().Get("token"); q != "" {
+		return q, true
+	}
+	if c, err := r.Cookie(CookieName); err == nil {
+		return c.Value, false
+	}
+	return "", false
+}
+
+// sameOrigin accepts requests without an Origin (curl, same-origin GETs) and
+// those whose Origin is this server's own http://host:port.
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	return (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opts.Version})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// IsLoopback reports whether host (an IP or "localhost") is a loopback address.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

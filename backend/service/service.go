@@ -1,0 +1,377 @@
+// Package service wires config, providers, the loop, the sandbox and the
+// store into the operations every face (CLI, web server, desktop bindings)
+// uses.
+//
+// Runs: StartRun validates everything (provider, key, settings) before it
+// writes anything, then runs the loop in a goroutine owned by the Service.
+// Every event is stamped with the run's next seq, persisted, and only then
+// handed to subscribers. Cancel stops a run (the sandbox kills the code's
+// process group); Close cancels all runs and waits for them.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/anthropic"
+	"github.com/loopforge/loopforge/backend/provider/gemini"
+	"github.com/loopforge/loopforge/backend/provider/openai"
+	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// Version of loopforge.
+const Version = "0.1.0"
+
+// ErrRunNotFound: no active or stored run has that id.
+var ErrRunNotFound = errors.New("run not found")
+
+// ErrInvalidRequest wraps problems with a RunRequest (exit code 2 at the CLI).
+var ErrInvalidRequest = errors.New("invalid request")
+
+// DefaultRegistry builds every provider kind loopforge ships.
+func DefaultRegistry() provider.Registry {
+	return provider.Registry{
+		config.KindOpenAI:    openai.New,
+		config.KindAnthropic: anthropic.New,
+		config.KindGeminiAPI: gemini.New,
+	}
+}
+
+// Options for New. Only Config is required.
+type Options struct {
+	Config   *config.Config
+	Registry provider.Registry // default DefaultRegistry()
+	Executor loop.Executor     // default: a sandbox.Runner
+	Logger   *slog.Logger
+}
+
+// Service is the one backend the faces share.
+type Service struct {
+	cfg     *config.Config
+	reg     provider.Registry
+	store   *store.Store
+	exec    loop.Executor
+	execErr error // why no executor could be made (python missing)
+	log     *slog.Logger
+	wg      sync.WaitGroup
+	closing chan struct{} // closed by Close: subscriptions stop
+	mu      sync.Mutex
+	runs    map[string]*activeRun
+	// finished keeps the last few ended runs so Wait can still return their
+	// typed error (the store keeps only its text).
+	finished      map[string]*activeRun
+	finishedOrder []string
+	isolated      string
+}
+
+// New opens the history and prepares the executor. Runs left unfinished by a
+// crash are marked interrupted.
+func New(ctx context.Context, o Options) (*Service, error) {
+	if o.Config == nil {
+		return nil, errors.New("service: no config")
+	}
+	s := &Service{cfg: o.Config, reg: o.Registry, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{})}
+	if s.reg == nil {
+		s.reg = DefaultRegistry()
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.exec == nil {
+		r, err := sandbox.NewRunner(sandbox.Options{})
+		if err != nil {
+			s.execErr = err
+		} else {
+			s.exec, s.isolated = r, r.Isolation()
+		}
+	}
+	st, err := store.Open(ctx, o.Config.DBPath)
+	if err != nil {
+		return nil, fmt.Errorf("opening the history: %w", err)
+	}
+	s.store = st
+	if n, err := st.MarkInterrupted(ctx); err != nil {
+		st.Close()
+		return nil, err
+	} else if n > 0 {
+		s.log.Info("runs left unfinished by an earlier crash were marked interrupted", "count", n)
+	}
+	return s, nil
+}
+
+// Close cancels active runs, waits for them to record their end, and closes
+// the history.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	for _, r := range s.runs {
+		r.cancel(errShutdown)
+	}
+	s.mu.Unlock()
+	close(s.closing)
+	s.wg.Wait()
+	return s.store.Close()
+}
+
+var errShutdown = errors.New("loopforge is shutting down")
+
+// ErrCancelled is the cause recorded when a user cancels a run.
+var ErrCancelled = errors.New("cancelled by the user")
+
+// Config returns the configuration the service was built with.
+func (s *Service) Config() *config.Config { return s.cfg }
+
+// RunRequest asks for one loop. Zero values take the config's defaults.
+type RunRequest struct {
+	SessionID     string // continue this session (its latest run's thread)
+	Prompt        string
+	Provider      string // profile name; "" = the default
+	Model         string // override the profile's model
+	BaseURL       string // override the profile's endpoint
+	MaxIterations int
+	Reflect       *bool
+	Timeout       time.Duration // one execution of generated code
+	Language      string
+}
+
+// RunInfo identifies a started run.
+type RunInfo struct {
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+}
+
+// Profile resolves a profile name ("" = default) with overrides applied.
+func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error) {
+	if name == "" {
+		n, err := s.cfg.DefaultProvider()
+		if err != nil {
+			return provider.Profile{}, err
+		}
+		name = n
+	}
+	p, err := s.cfg.Profile(name)
+	if err != nil {
+		return provider.Profile{}, err
+	}
+	if model != "" {
+		p.Model = model
+	}
+	if baseURL != "" {
+		p.BaseURL = baseURL
+	}
+	return p, nil
+}
+
+// StartRun validates req, records a run and starts its loop.
+func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error) {
+	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: sandbox.DefaultLimits()}
+	if set.MaxIterations == 0 {
+		set.MaxIterations = s.cfg.MaxIterations
+	}
+	if set.MaxIterations < 1 {
+		return RunInfo{}, fmt.Errorf("%w: the iteration limit must be at least 1 (got %d)", ErrInvalidRequest, set.MaxIterations)
+	}
+	if req.Reflect != nil {
+		set.Reflect = *req.Reflect
+	}
+	if set.Language == "" {
+		set.Language = s.cfg.Language
+	}
+	lang, err := loop.LookupLanguage(set.Language)
+	if err != nil {
+		return RunInfo{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	set.Limits.Timeout = s.cfg.Timeout
+	if req.Timeout > 0 {
+		set.Limits.Timeout = req.Timeout
+	}
+	if strings.TrimSpace(req.Prompt) == "" {
+		return RunInfo{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
+	}
+	if s.execErr != nil {
+		return RunInfo{}, fmt.Errorf("cannot run generated code: %w", s.execErr)
+	}
+	prof, err := s.Profile(req.Provider, req.Model, req.BaseURL)
+	if err != nil {
+		return RunInfo{}, err
+	}
+	model, err := s.reg.New(prof)
+	if err != nil {
+		return RunInfo{}, err
+	}
+
+	var history []provider.Message
+	var sess *store.Session
+	if req.SessionID != "" {
+		sess, err = s.store.GetSession(ctx, req.SessionID)
+		if err != nil {
+			return RunInfo{}, err
+		}
+		if n := len(sess.Runs); n > 0 {
+			msgs, err := s.store.ListMessages(ctx, sess.Runs[n-1].ID)
+			if err != nil {
+				return RunInfo{}, err
+			}
+			for _, m := range msgs {
+				history = append(history, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
+			}
+		}
+	} else {
+		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script"}
+		if err := s.store.CreateSession(ctx, sess); err != nil {
+			return RunInfo{}, err
+		}
+	}
+	run := &store.Run{SessionID: sess.ID, Provider: prof.Name, Model: prof.Model, Status: store.RunRunning,
+		MaxIterations: set.MaxIterations, Reflect: set.Reflect, Language: lang.Fence}
+	if err := s.store.CreateRun(ctx, run); err != nil {
+		return RunInfo{}, err
+	}
+
+	runCtx, cancel := context.WithCancelCause(context.Background())
+	ar := newActiveRun(run.ID, cancel)
+	s.mu.Lock()
+	s.runs[run.ID] = ar
+	s.mu.Unlock()
+	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{
+		SessionID: sess.ID, Provider: prof.Name, Model: prof.Model, Prompt: req.Prompt,
+		MaxIterations: set.MaxIterations, Reflect: set.Reflect, Language: lang.Fence, Mode: "script",
+	})); err != nil {
+		cancel(err)
+		s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
+		return RunInfo{}, err
+	}
+
+	s.wg.Add(1)
+	go s.execute(runCtx, ar, run, model, set, loop.Input{Prompt: req.Prompt, History: history})
+	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: prof.Name, Model: prof.Model}, nil
+}
+
+// execute owns one run's goroutine: it runs the loop, then records the end.
+func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m loop.Model, set loop.Settings, in loop.Input) {
+	defer s.wg.Done()
+	start := time.Now()
+	var out loop.Outcome
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("run panicked", "run", run.ID, "panic", v)
+				out = loop.Outcome{Status: loop.StatusError, Err: fmt.Errorf("internal error: %v", v)}
+			}
+		}()
+		out = loop.Run(ctx, m, s.exec, func(e event.Event) error { return s.emit(ar, e) }, set, in)
+	}()
+	s.finish(ar, run, out, start)
+}
+
+// finish records the outcome (with a fresh context: a cancelled run must
+// still be saved), emits run_finished and releases the run.
+func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer func() {
+		s.mu.Lock()
+		delete(s.runs, ar.id)
+		s.finished[ar.id] = ar
+		s.finishedOrder = append(s.finishedOrder, ar.id)
+		if len(s.finishedOrder) > keepFinished {
+			delete(s.finished, s.finishedOrder[0])
+			s.finishedOrder = s.finishedOrder[1:]
+		}
+		s.mu.Unlock()
+		ar.cancel(nil)
+		ar.close()
+	}()
+
+	status := string(out.Status)
+	if out.Status == loop.StatusCancelled && errors.Is(out.Err, errShutdown) {
+		status = store.RunInterrupted
+	}
+	now := time.Now().UTC()
+	run.Status, run.Iterations, run.FinalCode = status, out.Iterations, out.FinalCode
+	run.InputTokens, run.OutputTokens, run.CostUSD = out.Usage.InputTokens, out.Usage.OutputTokens, out.Usage.CostUSD
+	run.FinishedAt, run.DurationMS = &now, time.Since(start).Milliseconds()
+	if out.Err != nil {
+		run.Error = out.Err.Error()
+	}
+	for _, m := range out.Messages {
+		if err := s.store.AppendMessage(ctx, store.Message{RunID: run.ID, Role: string(m.Role), Content: m.Content}); err != nil {
+			s.log.Error("saving the message thread", "run", run.ID, "err", err)
+			break
+		}
+	}
+	if err := s.store.UpdateRun(ctx, run); err != nil {
+		s.log.Error("saving the run's end", "run", run.ID, "err", err)
+	}
+	ar.setResult(run, out.Err)
+	if err := s.emit(ar, event.New(event.RunFinished, event.RunFinishedPayload{
+		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error,
+		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
+	})); err != nil {
+		s.log.Error("recording run_finished", "run", run.ID, "err", err)
+	}
+}
+
+// keepFinished bounds Service.finished.
+const keepFinished = 256
+
+// Cancel stops an active run. Cancelling a finished run is not an error.
+func (s *Service) Cancel(runID string) error {
+	s.mu.Lock()
+	ar := s.runs[runID]
+	s.mu.Unlock()
+	if ar != nil {
+		ar.cancel(ErrCancelled)
+		return nil
+	}
+	if _, err := s.store.GetRun(context.Background(), runID); err != nil {
+		return fmt.Errorf("cancel %s: %w", runID, ErrRunNotFound)
+	}
+	return nil
+}
+
+// Wait blocks until the run ends and returns its record and, for runs that
+// ended in error, the error with its type intact (for exit codes).
+func (s *Service) Wait(ctx context.Context, runID string) (*store.Run, error) {
+	s.mu.Lock()
+	ar := s.runs[runID]
+	if ar == nil {
+		ar = s.finished[runID]
+	}
+	s.mu.Unlock()
+	if ar != nil {
+		select {
+		case <-ar.done:
+			return ar.result()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	r, err := s.store.GetRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func title(prompt string) string {
+	line := strings.TrimSpace(prompt)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if r := []rune(line); len(r) > 80 {
+		line = string(r[:79]) + "…"
+	}
+	return line
+}

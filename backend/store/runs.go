@@ -1,0 +1,227 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Run is one provider's loop within a session.
+type Run struct {
+	ID            string     `json:"id"`
+	SessionID     string     `json:"session_id"`
+	Provider      string     `json:"provider"`
+	Model         string     `json:"model"`
+	Status        string     `json:"status"`
+	MaxIterations int        `json:"max_iterations"`
+	Reflect       bool       `json:"reflect"`
+	Language      string     `json:"language"`
+	Iterations    int        `json:"iterations"`
+	FinalCode     string     `json:"final_code"`
+	Error         string     `json:"error"`
+	InputTokens   int        `json:"input_tokens"`
+	OutputTokens  int        `json:"output_tokens"`
+	CostUSD       float64    `json:"cost_usd"`
+	StartedAt     time.Time  `json:"started_at"`
+	FinishedAt    *time.Time `json:"finished_at"` // nil while running
+	DurationMS    int64      `json:"duration_ms"`
+}
+
+// querier is what *sql.DB and *sql.Tx share, so read helpers work in and
+// out of a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// CreateRun inserts r under its session and marks the session updated. An
+// empty ID is filled with a new id, an empty Status with RunRunning (so a
+// crash before the first UpdateRun is still found by MarkInterrupted), and a
+// zero StartedAt with the current time; filled values are written back.
+func (s *Store) CreateRun(ctx context.Context, r *Run) error {
+	if r.ID == "" {
+		r.ID = newID()
+	}
+	if r.Status == "" {
+		r.Status = RunRunning
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = now()
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (
+				id, session_id, provider, model, status, max_iterations, reflect, language,
+				iterations, final_code, error, input_tokens, output_tokens, cost_usd,
+				started_at, finished_at, duration_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
+			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
+			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS); err != nil {
+			err = constraintErr(err)
+			if errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("session %q: %w", r.SessionID, err)
+			}
+			return err
+		}
+		return touchSession(ctx, tx, r.SessionID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: create run %q: %w", r.ID, err)
+	}
+	return nil
+}
+
+// UpdateRun saves the progress and outcome fields of r (status, iterations,
+// final code, error, tokens, cost, finished_at, duration) and marks its
+// session updated, so the history list shows recent activity first. The
+// fields fixed at creation (session, provider, model, settings, start time)
+// are left alone.
+func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var sessionID string
+		err := tx.QueryRowContext(ctx, `UPDATE runs SET
+				status = ?, iterations = ?, final_code = ?, error = ?,
+				input_tokens = ?, output_tokens = ?, cost_usd = ?,
+				finished_at = ?, duration_ms = ?
+			WHERE id = ?
+			RETURNING session_id`,
+			r.Status, r.Iterations, r.FinalCode, r.Error,
+			r.InputTokens, r.OutputTokens, r.CostUSD,
+			nullTime(r.FinishedAt), r.DurationMS, r.ID).Scan(&sessionID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return touchSession(ctx, tx, sessionID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: update run %q: %w", r.ID, err)
+	}
+	return nil
+}
+
+// touchSession moves the session's updated_at to now, never backwards (a
+// caller may have created the session with a later time).
+func touchSession(ctx context.Context, tx *sql.Tx, id string) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`, fmtTime(now()), id)
+	return err
+}
+
+// GetRun returns one run.
+func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
+	runs, err := queryRuns(ctx, s.r, `WHERE id = ?`, id)
+	if err == nil && len(runs) == 0 {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get run %q: %w", id, err)
+	}
+	return &runs[0], nil
+}
+
+// ListRuns returns the runs of a session by start time. A session without
+// runs gives an empty list; a missing session, ErrNotFound.
+func (s *Store) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
+	var runs []Run
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		runs, err = queryRuns(ctx, tx, `WHERE session_id = ? ORDER BY started_at, id`, sessionID)
+		if err == nil && len(runs) == 0 {
+			err = mustExist(ctx, tx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, sessionID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list runs of session %q: %w", sessionID, err)
+	}
+	return runs, nil
+}
+
+// MarkInterrupted finds the runs a crash left in RunRunning and marks them
+// RunInterrupted, finished now. It is meant for start-up, before any run
+// starts; it returns how many runs it marked.
+func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
+	res, err := s.w.ExecContext(ctx, `UPDATE runs
+		SET status = ?, finished_at = coalesce(finished_at, ?)
+		WHERE status = ?`, RunInterrupted, fmtTime(now()), RunRunning)
+	if err != nil {
+		return 0, fmt.Errorf("store: mark interrupted runs: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: mark interrupted runs: %w", err)
+	}
+	return int(n), nil
+}
+
+const runColumns = `id, session_id, provider, model, status, max_iterations, reflect, language,
+	iterations, final_code, error, input_tokens, output_tokens, cost_usd,
+	started_at, finished_at, duration_ms`
+
+func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var runs []Run
+	for rows.Next() {
+		var (
+			r        Run
+			started  string
+			finished sql.NullString
+		)
+		if err := rows.Scan(&r.ID, &r.SessionID, &r.Provider, &r.Model, &r.Status, &r.MaxIterations,
+			&r.Reflect, &r.Language, &r.Iterations, &r.FinalCode, &r.Error, &r.InputTokens,
+			&r.OutputTokens, &r.CostUSD, &started, &finished, &r.DurationMS); err != nil {
+			return nil, err
+		}
+		if r.StartedAt, err = parseTime(started); err != nil {
+			return nil, err
+		}
+		if finished.Valid {
+			t, err := parseTime(finished.String)
+			if err != nil {
+				return nil, err
+			}
+			r.FinishedAt = &t
+		}
+		runs = append(runs, r)
+	}
+	return runs, rows.Err()
+}
+
+// mustExist runs an EXISTS query and turns false into ErrNotFound. List
+// methods use it only when their result is empty, to tell "nothing yet" from
+// "no such parent" without a second query in the common case.
+func mustExist(ctx context.Context, q querier, query, id string) error {
+	rows, err := q.QueryContext(ctx, query, id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var ok bool
+	if rows.Next() {
+		if err := rows.Scan(&ok); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func nullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return fmtTime(*t)
+}

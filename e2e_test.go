@@ -1,0 +1,347 @@
+package main
+
+// End-to-end: build the real binary and drive `loopforge run` against a local
+// server that speaks the OpenAI chat-completions streaming format.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "loopforge-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "loopforge")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building loopforge: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fakeOpenAI answers chat completions: a generation request gets buggy code
+// until the conversation carries an error report, then working code; a
+// reflection request gets a short analysis. alwaysFail keeps the code buggy.
+type fakeOpenAI struct {
+	alwaysFail bool
+	status     int // non-zero: answer every request with this HTTP status
+	requests   atomic.Int32
+}
+
+type chatReq struct {
+	Model          string          `json:"model"`
+	Stream         bool            `json:"stream"`
+	ResponseFormat json.RawMessage `json:"response_format"`
+	Messages       []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.requests.Add(1)
+	if f.status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(f.status)
+		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	var req chatReq
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &req); err != nil || !req.Stream {
+		http.Error(w, "bad request", 400)
+		return
+	}
+	var answer string
+	system, last := req.Messages[0].Content, req.Messages[len(req.Messages)-1].Content
+	structured := len(req.ResponseFormat) > 0
+	switch {
+	case strings.Contains(system, "review"):
+		answer = "The program divides by zero on purpose. Remove the division."
+	case strings.Contains(last, "failed") && !f.alwaysFail:
+		answer = program(structured, "print('fixed: hello')")
+	default:
+		answer = program(structured, "print('about to fail')\nprint(1/0)")
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(v string) { fmt.Fprintf(w, "data: %s\n\n", v); w.(http.Flusher).Flush() }
+	for i := 0; i < len(answer); i += 5 {
+		delta, _ := json.Marshal(answer[i:min(i+5, len(answer))])
+		chunk(fmt.Sprintf(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{"content":%s},"finish_reason":null}]}`, delta))
+	}
+	chunk(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+	chunk(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-test","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}`)
+	chunk("[DONE]")
+}
+
+func program(structured bool, code string) string {
+	if structured {
+		b, _ := json.Marshal(map[string]string{"explanation": "A small program.", "code": code})
+		return string(b)
+	}
+	return "Here it is.\n```python\n" + code + "\n```\n"
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// loopforge runs the binary in an empty working directory with a private
+// LOOPFORGE_HOME and only the given environment.
+func loopforge(t *testing.T, home string, env []string, args ...string) result {
+	t.Helper()
+	wd := t.TempDir()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = wd
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(wd); len(entries) != 0 {
+		t.Errorf("loopforge %v created files in the current directory: %v", args, entries)
+	}
+	if strings.Contains(errb.String(), "goroutine ") || strings.Contains(errb.String(), "panic:") {
+		t.Errorf("stack trace on stderr:\n%s", errb.String())
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+func TestRunFixesCodeAndKeepsHistory(t *testing.T) {
+	fake := &fakeOpenAI{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	home := t.TempDir()
+	key := []string{"OPENAI_API_KEY=sk-test"}
+
+	r := loopforge(t, home, key, "run", "-p", "openai", "--base-url", srv.URL+"/v1", "print hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "print('fixed: hello')\n" {
+		t.Fatalf("stdout should be exactly the final code, got %q", r.stdout)
+	}
+	for _, want := range []string{"iteration 1: error: exit 1: ZeroDivisionError", "iteration 2: success", "success after 2 iterations"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := fake.requests.Load(); n != 3 {
+		t.Errorf("%d requests, want 3 (generate, reflect, generate)", n)
+	}
+
+	// The run is in the history.
+	r = loopforge(t, home, nil, "sessions", "--json")
+	var sessions []struct {
+		ID   string `json:"id"`
+		Runs []struct {
+			Status     string `json:"status"`
+			Iterations int    `json:"iterations"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sessions); err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions --json: %v\n%s", err, r.stdout)
+	}
+	if got := sessions[0].Runs; len(got) != 1 || got[0].Status != "success" || got[0].Iterations != 2 {
+		t.Fatalf("stored runs: %+v", got)
+	}
+	r = loopforge(t, home, nil, "sessions", "show", sessions[0].ID)
+	if r.code != 0 || !strings.Contains(r.stdout, "iteration 1: error") || !strings.Contains(r.stdout, "print('fixed: hello')") {
+		t.Fatalf("sessions show: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// A follow-up continues the thread.
+	r = loopforge(t, home, key, "run", "-p", "openai", "--base-url", srv.URL+"/v1", "--session", sessions[0].ID, "now say hi")
+	if r.code != 0 {
+		t.Fatalf("follow-up: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestRunJSONLines(t *testing.T) {
+	srv := httptest.NewServer(&fakeOpenAI{})
+	defer srv.Close()
+	r := loopforge(t, t.TempDir(), []string{"OPENAI_API_KEY=sk-test"}, "run", "--json", "--no-reflect", "-p", "openai", "--base-url", srv.URL+"/v1", "x")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var last int64
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var e struct {
+			Type string `json:"type"`
+			Seq  int64  `json:"seq"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if e.Seq != last+1 {
+			t.Fatalf("seq %d after %d", e.Seq, last)
+		}
+		last = e.Seq
+		if e.Type != "token" {
+			types = append(types, e.Type)
+		}
+	}
+	if types[0] != "run_started" || types[len(types)-1] != "run_finished" {
+		t.Fatalf("event order: %v", types)
+	}
+	for _, ty := range types {
+		if ty == "reflection" {
+			t.Fatal("--no-reflect still reflected")
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	ok := httptest.NewServer(&fakeOpenAI{})
+	defer ok.Close()
+	failing := httptest.NewServer(&fakeOpenAI{alwaysFail: true})
+	defer failing.Close()
+	unauthorized := &fakeOpenAI{status: 401}
+	bad := httptest.NewServer(unauthorized)
+	defer bad.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	key := []string{"OPENAI_API_KEY=sk-test"}
+	missing := filepath.Join(t.TempDir(), "nope.txt")
+
+	tests := []struct {
+		name   string
+		env    []string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"limit reached", key, []string{"run", "-n", "2", "-p", "openai", "--base-url", failing.URL + "/v1", "x"}, 1, "limit reached: no working code after 2 iterations"},
+		{"unknown provider", key, []string{"run", "-p", "skynet", "x"}, 2, `unknown provider "skynet"`},
+		{"missing key", nil, []string{"run", "-p", "openai", "--base-url", ok.URL + "/v1", "x"}, 3, "OPENAI_API_KEY"},
+		{"rejected key", key, []string{"run", "-p", "openai", "--base-url", bad.URL + "/v1", "x"}, 3, "OPENAI_API_KEY"},
+		{"unreachable", key, []string{"run", "-p", "openai", "--base-url", closedURL + "/v1", "x"}, 3, "cannot reach"},
+		{"prompt file missing", key, []string{"run", "-p", "openai", "--prompt-file", missing}, 2, "does not exist"},
+		{"zero iterations", key, []string{"run", "-n", "0", "-p", "openai", "x"}, 2, "at least 1"},
+		{"bad timeout", key, []string{"run", "--timeout", "soon", "-p", "openai", "x"}, 2, "not a duration"},
+		{"unknown flag", key, []string{"run", "--frobnicate"}, 2, "unknown flag"},
+		{"unknown command", key, []string{"frobnicate"}, 2, "unknown command"},
+		{"no provider configured", nil, []string{"run", "x"}, 2, "no provider is configured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := loopforge(t, t.TempDir(), tt.env, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Fatalf("exit %d, want %d; stderr should contain %q:\n%s", r.code, tt.code, tt.stderr, r.stderr)
+			}
+			if lines := strings.Count(strings.TrimSpace(r.stderr), "\n"); tt.code == 2 && lines > 0 {
+				t.Errorf("a usage error should be one line:\n%s", r.stderr)
+			}
+		})
+	}
+	if n := unauthorized.requests.Load(); n != 1 {
+		t.Errorf("a 401 must not be retried: %d requests", n)
+	}
+}
+
+func TestServePrintsTokenURLAndGuardsAPI(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = strings.TrimSpace(line)
+	const prefix = "loopforge is serving at "
+	if !strings.HasPrefix(line, prefix) || !strings.Contains(line, "/?token=") {
+		t.Fatalf("first line %q", line)
+	}
+	u := strings.TrimPrefix(line, prefix)
+	base, token, _ := strings.Cut(u, "/?token=")
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || len(token) < 32 {
+		t.Fatalf("URL %q", u)
+	}
+	resp, err := http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("health without token: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/health", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"version"`) {
+		t.Fatalf("health with token: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestServeRefusesNonLoopback(t *testing.T) {
+	r := loopforge(t, t.TempDir(), nil, "serve", "--addr", "0.0.0.0:0")
+	if r.code != 2 || !strings.Contains(r.stderr, "loopback only") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+func TestProvidersJSON(t *testing.T) {
+	r := loopforge(t, t.TempDir(), []string{"ANTHROPIC_API_KEY=sk-ant-test"}, "providers", "--json")
+	var list []struct {
+		Name      string `json:"name"`
+		Available bool   `json:"available"`
+		Default   bool   `json:"default"`
+		Reason    string `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != 0 {
+		t.Fatalf("exit %d %v: %s", r.code, err, r.stdout)
+	}
+	got := map[string]bool{}
+	for _, p := range list {
+		got[p.Name] = p.Available
+		if p.Name == "anthropic" && !p.Default {
+			t.Error("the only profile with a key should be the default")
+		}
+		if p.Name == "openai" && !strings.Contains(p.Reason, "OPENAI_API_KEY") {
+			t.Errorf("openai reason %q should name the key variable", p.Reason)
+		}
+	}
+	if !got["anthropic"] || got["openai"] {
+		t.Fatalf("availability %v", got)
+	}
+}

@@ -59,7 +59,7 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 
 	token := server.NewToken()
 	srv := &http.Server{
-		Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version}),
+		Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version, Backend: svc}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	fmt.Fprintf(e.stdout, "loopforge is serving at http://%s/?token=%s\n", ln.Addr(), token)

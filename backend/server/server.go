@@ -29,6 +29,8 @@ type Options struct {
 	Token   string // required on every request; NewToken makes one
 	Version string
 	Logger  *slog.Logger
+	// Backend serves the JSON API and the event websocket; nil = health only.
+	Backend Backend
 }
 
 // Server is an http.Handler.
@@ -51,6 +53,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{opts: o, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /api/health", s.health)
+	s.routeAPI()
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
 	})

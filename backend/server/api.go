@@ -1,0 +1,163 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// Backend is what the API needs from the service (consumer-side interface).
+type Backend interface {
+	Providers() []service.ProviderStatus
+	StartRun(ctx context.Context, req service.RunRequest) (service.RunInfo, error)
+	Cancel(runID string) error
+	Sessions(ctx context.Context, query string, limit int) ([]store.SessionSummary, error)
+	Session(ctx context.Context, id string) (*service.SessionDetail, error)
+	DeleteSession(ctx context.Context, id string) error
+	Subscribe(ctx context.Context, runID string, after int64) (*service.Subscription, error)
+}
+
+// RunRequest is the wire form of service.RunRequest: durations in seconds
+// so JavaScript needs no Go duration parsing.
+type RunRequest struct {
+	SessionID      string  `json:"session_id,omitempty"`
+	Prompt         string  `json:"prompt"`
+	Provider       string  `json:"provider,omitempty"`
+	Model          string  `json:"model,omitempty"`
+	BaseURL        string  `json:"base_url,omitempty"`
+	MaxIterations  int     `json:"max_iterations,omitempty"`
+	Reflect        *bool   `json:"reflect,omitempty"`
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
+	Language       string  `json:"language,omitempty"`
+}
+
+// ToService converts the wire request.
+func (r RunRequest) ToService() service.RunRequest {
+	return service.RunRequest{
+		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
+		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
+		Timeout: time.Duration(r.TimeoutSeconds * float64(time.Second)),
+	}
+}
+
+// Preset is a built-in prompt.
+type Preset struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Prompt string `json:"prompt"`
+}
+
+// Presets lists the built-in prompts in a stable order.
+func Presets() []Preset {
+	return []Preset{
+		{ID: "data-structures-pt", Title: "Estruturas de dados (pt)", Prompt: loop.Presets["data-structures-pt"]},
+		{ID: "data-structures-en", Title: "Data structures (en)", Prompt: loop.Presets["data-structures-en"]},
+	}
+}
+
+func (s *Server) routeAPI() {
+	b := s.opts.Backend
+	if b == nil {
+		return
+	}
+	s.mux.HandleFunc("GET /api/providers", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, b.Providers())
+	})
+	s.mux.HandleFunc("GET /api/presets", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, Presets())
+	})
+	s.mux.HandleFunc("POST /api/runs", func(w http.ResponseWriter, r *http.Request) {
+		var req RunRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		info, err := b.StartRun(r.Context(), req.ToService())
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusCreated, info)
+	})
+	s.mux.HandleFunc("POST /api/runs/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
+		if err := b.Cancel(r.PathValue("id")); err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	})
+	s.mux.HandleFunc("GET /api/sessions", func(w http.ResponseWriter, r *http.Request) {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		if limit <= 0 || limit > 500 {
+			limit = 100
+		}
+		list, err := b.Sessions(r.Context(), r.URL.Query().Get("q"), limit)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if list == nil {
+			list = []store.SessionSummary{}
+		}
+		writeJSON(w, http.StatusOK, list)
+	})
+	s.mux.HandleFunc("GET /api/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		d, err := b.Session(r.Context(), r.PathValue("id"))
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, d)
+	})
+	s.mux.HandleFunc("DELETE /api/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if err := b.DeleteSession(r.Context(), r.PathValue("id")); err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	})
+	s.mux.HandleFunc("GET /api/ws", s.websocket)
+}
+
+// decode reads a JSON body of at most 1 MiB, rejecting unknown fields.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// fail maps domain errors to HTTP statuses; only here do errors become codes.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	var ce *config.Error
+	var pe *provider.Error
+	switch {
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, service.ErrRunNotFound):
+		status = http.StatusNotFound
+	case errors.As(err, &ce), errors.Is(err, service.ErrInvalidRequest), errors.Is(err, provider.ErrUnknownProvider),
+		errors.Is(err, loop.ErrInvalidSettings), errors.Is(err, provider.ErrMissingKey):
+		status = http.StatusBadRequest
+	case errors.As(err, &pe):
+		status = http.StatusBadGateway
+	default:
+		s.opts.Logger.Error("api call failed", "err", err)
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	writeError(w, status, msg)
+}

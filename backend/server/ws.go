@@ -1,0 +1,184 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/service"
+)
+
+// Websocket protocol (one socket per client, any number of runs):
+//
+//	client → server  {"op":"subscribe","run_id":"…","after":N}   events with seq > N
+//	                 {"op":"unsubscribe","run_id":"…"}
+//	server → client  event envelopes {type, run_id, seq, ts, payload}, in seq order per run;
+//	                 {"type":"error","run_id":"…","payload":{"message":"…"}} for a bad subscription.
+//
+// A client that cannot keep up is disconnected (close code 1013); it
+// reconnects and resubscribes from the last seq it saw, losing nothing.
+
+const (
+	wsSendBuffer = 1024
+	wsWriteWait  = 10 * time.Second
+	wsPingEvery  = 30 * time.Second
+	wsReadLimit  = 64 << 10
+)
+
+type wsRequest struct {
+	Op    string `json:"op"`
+	RunID string `json:"run_id"`
+	After int64  `json:"after"`
+}
+
+type wsConn struct {
+	ws      *websocket.Conn
+	send    chan []byte
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	subs    map[string]context.CancelFunc
+	wg      sync.WaitGroup
+	overrun sync.Once
+}
+
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+	up := websocket.Upgrader{
+		ReadBufferSize:  4096,
+		WriteBufferSize: 16 << 10,
+		// ServeHTTP already refused foreign origins; check again so this
+		// handler is safe on its own.
+		CheckOrigin: sameOrigin,
+	}
+	ws, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered the client
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &wsConn{ws: ws, send: make(chan []byte, wsSendBuffer), ctx: ctx, cancel: cancel, subs: map[string]context.CancelFunc{}}
+	ws.SetReadLimit(wsReadLimit)
+	go c.writeLoop()
+	c.readLoop(s.opts.Backend)
+	cancel()
+	c.wg.Wait()
+}
+
+// readLoop handles client requests until the socket closes.
+func (c *wsConn) readLoop(b Backend) {
+	for {
+		var req wsRequest
+		if err := c.ws.ReadJSON(&req); err != nil {
+			return
+		}
+		switch req.Op {
+		case "subscribe":
+			c.subscribe(b, req.RunID, req.After)
+		case "unsubscribe":
+			c.mu.Lock()
+			if stop := c.subs[req.RunID]; stop != nil {
+				stop()
+				delete(c.subs, req.RunID)
+			}
+			c.mu.Unlock()
+		default:
+			c.errorf(req.RunID, "unknown op %q", req.Op)
+		}
+	}
+}
+
+func (c *wsConn) subscribe(b Backend, runID string, after int64) {
+	c.mu.Lock()
+	if stop := c.subs[runID]; stop != nil {
+		stop() // a resubscribe replaces the old one
+	}
+	ctx, stop := context.WithCancel(c.ctx)
+	c.subs[runID] = stop
+	c.mu.Unlock()
+
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer stop()
+		last := after
+		for {
+			sub, err := b.Subscribe(ctx, runID, last)
+			if err != nil {
+				c.errorf(runID, "%v", err)
+				return
+			}
+			for e := range sub.C {
+				last = e.Seq
+				if !c.push(e) {
+					return
+				}
+				if e.Terminal() {
+					return
+				}
+			}
+			// Fell behind the run: catch up from the store.
+			if !errors.Is(sub.Err(), service.ErrDropped) || ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+}
+
+// push queues one event; a full queue means the client is too slow, and it
+// is disconnected rather than allowed to hold the run back.
+func (c *wsConn) push(e event.Event) bool {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return false
+	}
+	select {
+	case c.send <- b:
+		return true
+	case <-c.ctx.Done():
+		return false
+	default:
+		c.overrun.Do(func() {
+			deadline := time.Now().Add(time.Second)
+			_ = c.ws.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "client too slow; resubscribe from the last seq"), deadline)
+			c.cancel()
+			_ = c.ws.Close()
+		})
+		return false
+	}
+}
+
+func (c *wsConn) errorf(runID, format string, a ...any) {
+	payload, _ := json.Marshal(map[string]string{"message": fmt.Sprintf(format, a...)})
+	c.push(event.Event{Type: "error", RunID: runID, Payload: payload})
+}
+
+// writeLoop is the only writer of the socket (gorilla allows one).
+func (c *wsConn) writeLoop() {
+	ping := time.NewTicker(wsPingEvery)
+	defer ping.Stop()
+	defer c.ws.Close()
+	for {
+		select {
+		case b := <-c.send:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+				c.cancel()
+				return
+			}
+		case <-ping.C:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if err := c.ws.WriteMessage(websocket.PingMessage, nil); err != nil {
+				c.cancel()
+				return
+			}
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/service"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.RunChildIfRequested()
+	os.Exit(m.Run())
+}
+
+// wordModel streams a fixed program one line at a time; each line waits on
+// gate when gate is set, so a test controls the run's pace.
+type wordModel struct {
+	lines int
+	width int // filler characters per line
+	gate  chan struct{}
+}
+
+func (wordModel) Name() string                        { return "fake" }
+func (wordModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+func (m wordModel) Stream(ctx context.Context, _ provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		var all strings.Builder
+		send := func(s string) bool {
+			if m.gate != nil {
+				select {
+				case <-m.gate:
+				case <-ctx.Done():
+					yield(provider.Delta{}, ctx.Err())
+					return false
+				}
+			}
+			all.WriteString(s)
+			return yield(provider.Delta{Text: s}, nil)
+		}
+		if !send("```python\n") {
+			return
+		}
+		for i := 0; i < m.lines; i++ {
+			if !send("# " + strings.Repeat("x", m.width) + "\n") {
+				return
+			}
+		}
+		if !send("print('ok')\n```\n") {
+			return
+		}
+		yield(provider.Delta{Done: &provider.Response{Content: all.String()}}, nil)
+	}
+}
+
+func newBackend(t *testing.T, m wordModel) *service.Service {
+	t.Helper()
+	home := t.TempDir()
+	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) {
+		if k == "LOOPFORGE_HOME" {
+			return home, true
+		}
+		return "", false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profiles["fake"] = provider.Profile{Name: "fake", Kind: "fake"}
+	cfg.Order = append([]string{"fake"}, cfg.Order...)
+	reg := service.DefaultRegistry()
+	reg["fake"] = func(provider.Profile) (provider.Provider, error) { return m, nil }
+	svc, err := service.New(context.Background(), service.Options{Config: cfg, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+func apiServer(t *testing.T, b Backend) (*httptest.Server, string) {
+	t.Helper()
+	tok := NewToken()
+	ts := httptest.NewServer(New(Options{Token: tok, Backend: b}))
+	t.Cleanup(ts.Close)
+	return ts, tok
+}
+
+func dial(t *testing.T, ts *httptest.Server, tok, origin string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	h := http.Header{}
+	if origin != "" {
+		h.Set("Origin", origin)
+	}
+	return websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/ws?token="+tok, h)
+}
+
+func startRun(t *testing.T, ts *httptest.Server, tok string) service.RunInfo {
+	t.Helper()
+	req, _ := http.NewRequest("POST", ts.URL+"/api/runs", strings.NewReader(`{"prompt":"p","provider":"fake","max_iterations":1}`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var info service.RunInfo
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("start run: %d %v", resp.StatusCode, err)
+	}
+	return info
+}
+
+func readUntilFinished(t *testing.T, c *websocket.Conn) []event.Event {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	var evs []event.Event
+	for {
+		var e event.Event
+		if err := c.ReadJSON(&e); err != nil {
+			t.Fatalf("after %d events: %v", len(evs), err)
+		}
+		evs = append(evs, e)
+		if e.Terminal() {
+			return evs
+		}
+	}
+}
+
+func TestWebsocketStreamsAndResumes(t *testing.T) {
+	svc := newBackend(t, wordModel{lines: 20})
+	ts, tok := apiServer(t, svc)
+	info := startRun(t, ts, tok)
+
+	c, _, err := dial(t, ts, tok, ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID})
+	all := readUntilFinished(t, c)
+	for i, e := range all {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, e.Seq)
+		}
+	}
+
+	// A reconnecting client asks for what it missed: no gap, no duplicate.
+	c2, _, err := dial(t, ts, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	_ = c2.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID, After: 10})
+	rest := readUntilFinished(t, c2)
+	if len(rest) != len(all)-10 || rest[0].Seq != 11 {
+		t.Fatalf("resume after 10: %d events from %d; want %d from 11", len(rest), rest[0].Seq, len(all)-10)
+	}
+}
+
+func TestWebsocketGuards(t *testing.T) {
+	svc := newBackend(t, wordModel{})
+	ts, tok := apiServer(t, svc)
+	if _, resp, err := dial(t, ts, "wrong", ""); err == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token: %v", err)
+	}
+	if _, resp, err := dial(t, ts, tok, "http://evil.example"); err == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign origin: %v", err)
+	}
+	c, _, err := dial(t, ts, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: "nope"})
+	var e event.Event
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if err := c.ReadJSON(&e); err != nil || e.Type != "error" || !strings.Contains(string(e.Payload), "not found") {
+		t.Fatalf("unknown run: %+v %v", e, err)
+	}
+}
+
+func TestSlowWebsocketClientIsDroppedWithoutBlockingTheRun(t *testing.T) {
+	gate := make(chan struct{})
+	svc := newBackend(t, wordModel{lines: 3 * wsSendBuffer, width: 100, gate: gate})
+	// Tiny socket buffers, so the client's silence reaches the server's send
+	// queue after a few kilobytes instead of megabytes.
+	tok := NewToken()
+	ts := httptest.NewUnstartedServer(New(Options{Token: tok, Backend: svc}))
+	ts.Listener = smallBufListener{ts.Listener}
+	ts.Start()
+	defer ts.Close()
+	info := startRun(t, ts, tok)
+
+	// Subscribe, then never read: the client's socket buffers fill up.
+	d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {
+		conn, err := net.Dial(network, addr)
+		if tc, ok := conn.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4096)
+		}
+		return conn, err
+	}}
+	c, _, err := d.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/ws?token="+tok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID})
+	close(gate)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := svc.Wait(ctx, info.RunID)
+	if err != nil || run.Status != "success" {
+		t.Fatalf("the run should finish although the client never reads: %+v %v", run, err)
+	}
+	// The server closed the connection (with 1013 when the close frame could
+	// still be written, else the socket just ends).
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseTryAgainLater, websocket.CloseAbnormalClosure) {
+				t.Fatalf("want the connection closed, got %v", err)
+			}
+			break
+		}
+	}
+}
+
+func TestRunAPIErrors(t *testing.T) {
+	svc := newBackend(t, wordModel{})
+	ts, tok := apiServer(t, svc)
+	for body, want := range map[string]int{
+		`{"prompt":"p","provider":"skynet"}`:                   http.StatusBadRequest,
+		`{"prompt":"","provider":"fake"}`:                      http.StatusBadRequest,
+		`{"prompt":"p","provider":"openai"}`:                   http.StatusBadRequest, // no key
+		`{"prompt":"p","bogus":1}`:                             http.StatusBadRequest,
+		`{"prompt":"p","provider":"fake","max_iterations":-1}`: http.StatusBadRequest,
+	} {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/runs", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e map[string]string
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != want || e["error"] == "" {
+			t.Errorf("%s: %d %v, want %d with a message", body, resp.StatusCode, e, want)
+		}
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/api/sessions/nope", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, _ := http.DefaultClient.Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("missing session: %d", resp.StatusCode)
+	}
+}
+
+type smallBufListener struct{ net.Listener }
+
+func (l smallBufListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopforge/loopforge/backend/config"
@@ -113,15 +114,38 @@ func oneLine(s string) string {
 	return s
 }
 
+// setupLogging sends warnings to stderr (LOOPFORGE_LOG=info|debug for more).
 func setupLogging(w io.Writer) {
-	level := slog.LevelWarn
+	slog.SetDefault(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: logLevel(slog.LevelWarn)})))
+}
+
+func logLevel(def slog.Level) slog.Level {
 	switch strings.ToLower(os.Getenv("LOOPFORGE_LOG")) {
 	case "debug":
-		level = slog.LevelDebug
+		return slog.LevelDebug
 	case "info":
-		level = slog.LevelInfo
+		return slog.LevelInfo
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
+	return def
+}
+
+// logToFile adds dir/loopforge.log (info and up) for the long-running faces,
+// where stderr is often not seen. It returns a func that closes the file.
+func logToFile(stderr io.Writer, dir string) func() {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		slog.Warn("cannot create the log directory", "dir", dir, "err", err)
+		return func() {}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "loopforge.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		slog.Warn("cannot open the log file", "err", err)
+		return func() {}
+	}
+	slog.SetDefault(slog.New(slog.NewMultiHandler(
+		slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(slog.LevelWarn)}),
+		slog.NewJSONHandler(f, &slog.HandlerOptions{Level: logLevel(slog.LevelInfo)}),
+	)))
+	return func() { f.Close() }
 }
 
 func defaultService(ctx context.Context, workdir string) (*service.Service, error) {
@@ -164,5 +188,6 @@ func (e *env) desktop(ctx context.Context) error {
 		return err
 	}
 	defer svc.Close()
+	defer logToFile(e.stderr, svc.Config().LogDir)()
 	return e.faces.Desktop(svc, e.faces.Assets)
 }

@@ -56,6 +56,7 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 		return err
 	}
 	defer svc.Close()
+	defer logToFile(e.stderr, svc.Config().LogDir)()
 
 	token := server.NewToken()
 	srv := &http.Server{

@@ -1,0 +1,7 @@
+.PHONY: setup run dev build test ci
+setup: ; bash scripts/setup.sh
+run:   ; bash scripts/run.sh
+build: ; bash scripts/setup.sh && . scripts/env.sh && wails build -m -nosyncgomod $${WAILS_TAGS:+-tags $$WAILS_TAGS}
+dev:   ; bash scripts/setup.sh && . scripts/env.sh && wails dev -m -nosyncgomod $${WAILS_TAGS:+-tags $$WAILS_TAGS}
+test:  ; bash scripts/test.sh
+ci:    ; bash .ci/run

@@ -1,0 +1,25 @@
+import type { Api } from './api'
+import { httpApi } from './http'
+import { wailsApi } from './wails'
+
+export type { Api } from './api'
+
+/** The part of window that Wails injects in the desktop app. */
+export interface WailsGlobals {
+  go?: { main?: { App?: unknown } }
+}
+
+declare global {
+  // Only this module looks at window.go; components receive an Api instead.
+  interface Window extends WailsGlobals {}
+}
+
+/** inDesktop reports whether the page runs inside the Wails window. */
+export function inDesktop(win: WailsGlobals | undefined = globalThis.window): boolean {
+  return win?.go?.main?.App != null
+}
+
+/** createApi picks the Wails bindings in the desktop app and HTTP otherwise. */
+export function createApi(win: WailsGlobals | undefined = globalThis.window): Api {
+  return inDesktop(win) ? wailsApi : httpApi()
+}

@@ -1,0 +1,11 @@
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { createApi } from './api'
+import { App } from './App'
+import './style.css'
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App api={createApi()} />
+  </StrictMode>,
+)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs whatever is missing for building and testing loopforge on Debian/Ubuntu.
+# Idempotent: every step checks first. Uses sudo when not root.
+# WITH_BROWSER=1 also installs Xvfb and Chromium (headless UI checks, CI).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WAILS_VERSION=v2.15.0      # keep equal to the wails version in go.mod; never @latest
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+need=""
+command -v gcc >/dev/null        || need+=" build-essential"
+command -v pkg-config >/dev/null || need+=" pkg-config"
+command -v git >/dev/null        || need+=" git"
+command -v curl >/dev/null       || need+=" curl ca-certificates"
+[ -x /usr/bin/python3 ]          || need+=" python3"           # generated code runs under /usr/bin/python3
+command -v node >/dev/null       || need+=" nodejs npm"
+pkg-config --exists gtk+-3.0 2>/dev/null || need+=" libgtk-3-dev"
+pkg-config --exists webkit2gtk-4.0 2>/dev/null || pkg-config --exists webkit2gtk-4.1 2>/dev/null || need+=" WEBKIT"
+if [ "${WITH_BROWSER:-0}" = 1 ]; then
+  command -v Xvfb >/dev/null     || need+=" xvfb xauth"
+  command -v chromium >/dev/null || need+=" chromium"
+fi
+if [ -n "$need" ]; then
+  echo "setup: installing Debian packages:$need"
+  $SUDO apt-get update -qq
+  # Debian 12 / Ubuntu 22.04 ship webkit2gtk-4.0; newer releases only 4.1 (build tag webkit2_41).
+  webkit=libwebkit2gtk-4.1-dev
+  apt-cache show libwebkit2gtk-4.0-dev >/dev/null 2>&1 && webkit=libwebkit2gtk-4.0-dev
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ${need/WEBKIT/$webkit} >/dev/null
+fi
+
+command -v go >/dev/null || { echo "setup: Go 1.26 or newer is required (https://go.dev/dl/)" >&2; exit 1; }
+if [ "$("$(go env GOPATH)/bin/wails" version 2>/dev/null | head -1)" != "$WAILS_VERSION" ]; then
+  echo "setup: installing the Wails CLI $WAILS_VERSION"
+  go install "github.com/wailsapp/wails/v2/cmd/wails@$WAILS_VERSION"
+fi
+go mod download
+if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then
+  echo "setup: installing frontend packages"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+fi

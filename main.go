@@ -29,5 +29,5 @@ func main() {
 	if err != nil {
 		panic(err) // the embed pattern above guarantees the directory
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Faces{Assets: dist, Desktop: runDesktop}))
+	os.Exit(cli.Main(os.Args[1:], cli.Faces{Assets: dist, Desktop: runDesktop, BindingsOnly: bindingsBuild}))
 }

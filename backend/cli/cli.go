@@ -39,6 +39,9 @@ const (
 type Faces struct {
 	Assets  fs.FS
 	Desktop func(*service.Service, fs.FS) error
+	// BindingsOnly: this build only generates the Wails bindings; the
+	// desktop face runs with no service and needs no display.
+	BindingsOnly bool
 }
 
 // env is what commands share: streams and the faces. Tests build their own.
@@ -178,6 +181,9 @@ func (e *env) rootCmd() *cobra.Command {
 func (e *env) desktop(ctx context.Context) error {
 	if e.faces.Desktop == nil {
 		return usagef("this build has no desktop window; use `loopforge serve` for the web UI")
+	}
+	if e.faces.BindingsOnly {
+		return e.faces.Desktop(nil, e.faces.Assets)
 	}
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return usagef("no display found for the desktop window; run `loopforge serve` for the web UI, or `loopforge --help`")

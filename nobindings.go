@@ -1,0 +1,5 @@
+//go:build !bindings
+
+package main
+
+const bindingsBuild = false

@@ -5,3 +5,6 @@ build: ; bash scripts/setup.sh && . scripts/env.sh && wails build -m -nosyncgomo
 dev:   ; bash scripts/setup.sh && . scripts/env.sh && wails dev -m -nosyncgomod $${WAILS_TAGS:+-tags $$WAILS_TAGS}
 test:  ; bash scripts/test.sh
 ci:    ; bash .ci/run
+# Real codex/claude/gemini CLIs from npm against a fake model server (not part of `make test`).
+.PHONY: test-clis
+test-clis: ; bash scripts/test-clis.sh

@@ -96,6 +96,8 @@ func exitCode(err error) int {
 	var ue *usageError
 	var ce *config.Error
 	var pe *provider.Error
+	var xe *provider.ExecutionError
+	var parse *provider.ParseError
 	switch {
 	case strings.HasPrefix(err.Error(), "unknown command"): // cobra's own usage error
 		return ExitUsage
@@ -103,7 +105,7 @@ func exitCode(err error) int {
 		errors.Is(err, provider.ErrUnknownProvider), errors.Is(err, service.ErrInvalidRequest),
 		errors.Is(err, loop.ErrInvalidSettings), errors.Is(err, store.ErrNotFound):
 		return ExitUsage
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.As(err, &xe), errors.As(err, &parse), errors.Is(err, provider.ErrCLINotFound):
 		return ExitProvider
 	}
 	return ExitFailed

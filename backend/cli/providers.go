@@ -26,7 +26,7 @@ func (e *env) providersCmd() *cobra.Command {
 				return writeJSON(e.stdout, list)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tKIND\tMODEL\tSTATUS")
+			fmt.Fprintln(tw, "NAME\tKIND\tMODEL\tVERSION\tSTATUS")
 			for _, p := range list {
 				name := p.Name
 				if p.Default {
@@ -36,7 +36,11 @@ func (e *env) providersCmd() *cobra.Command {
 				if !p.Available {
 					status = "unavailable: " + p.Reason
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, p.Kind, p.Model, status)
+				version := p.Version
+				if version == "" {
+					version = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, p.Kind, p.Model, version, status)
 			}
 			if err := tw.Flush(); err != nil {
 				return err

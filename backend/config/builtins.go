@@ -12,10 +12,13 @@ const (
 	KindOpenAI    = "openai"     // any OpenAI-compatible chat completions API
 	KindAnthropic = "anthropic"  // Anthropic Messages API
 	KindGeminiAPI = "gemini-api" // Google Gemini API
+	KindCodex     = "codex"      // OpenAI Codex CLI, run as a subprocess
+	KindClaude    = "claude"     // Claude Code CLI, run as a subprocess
+	KindGemini    = "gemini"     // Gemini CLI, run as a subprocess
 )
 
 // Kinds lists every kind a profile may name.
-var Kinds = []string{KindOpenAI, KindAnthropic, KindGeminiAPI}
+var Kinds = []string{KindOpenAI, KindAnthropic, KindGeminiAPI, KindCodex, KindClaude, KindGemini}
 
 func knownKind(k string) bool {
 	for _, x := range Kinds {
@@ -29,6 +32,11 @@ func knownKind(k string) bool {
 // builtinProfiles are the profiles that exist without any config file. The
 // order decides which one is picked when no default is configured: the first
 // whose key is present.
+//
+// The coding CLI profiles name no key variable: each CLI finds its own key
+// or login, so they are never picked implicitly; they are chosen by name
+// (provider:, LOOPFORGE_PROVIDER, --provider). codex has no model so the
+// CLI's default (which depends on the account) applies.
 func builtinProfiles() (map[string]provider.Profile, []string) {
 	list := []provider.Profile{
 		{Name: "gemini-api", Kind: KindGeminiAPI, Model: "gemini-2.5-flash", APIKeyEnv: "GEMINI_API_KEY"},
@@ -36,6 +44,9 @@ func builtinProfiles() (map[string]provider.Profile, []string) {
 		{Name: "openai", Kind: KindOpenAI, Model: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY"},
 		{Name: "openrouter", Kind: KindOpenAI, Model: "openai/gpt-4o-mini", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
 		{Name: "ollama", Kind: KindOpenAI, Model: "qwen2.5-coder:7b", BaseURL: "http://localhost:11434/v1"},
+		{Name: "codex", Kind: KindCodex},
+		{Name: "claude", Kind: KindClaude, Model: "sonnet"},
+		{Name: "gemini", Kind: KindGemini, Model: "gemini-2.5-flash"},
 	}
 	m := make(map[string]provider.Profile, len(list))
 	order := make([]string, 0, len(list))
@@ -76,5 +87,5 @@ func (c *Config) DefaultProvider() (string, error) {
 		}
 	}
 	return "", &Error{Msg: "no provider is configured: set an API key (GEMINI_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY), " +
-		"or pick one with --provider (e.g. --provider ollama), or set provider: in " + FileName}
+		"or pick one with --provider (e.g. --provider ollama, or a coding CLI: codex, claude, gemini), or set provider: in " + FileName}
 }

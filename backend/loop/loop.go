@@ -52,6 +52,10 @@ type Settings struct {
 	Reflect       bool
 	Language      string // "python" when empty
 	Limits        sandbox.Limits
+	// Workdir and Mode are passed to coding CLIs: "" and script mode give
+	// each call a private empty directory and no write access.
+	Workdir string
+	Mode    provider.Mode
 }
 
 // Input is the task: a prompt, and for a follow-up the earlier thread.
@@ -123,6 +127,11 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 	var (
 		code       string
 		reflection string // for the next generation only
+		// session is the coding CLI's own conversation, resumed by each
+		// generation after the first so the CLI keeps its context; only
+		// the newest message is then sent.
+		session  string
+		sessions = r.model.Capabilities().Sessions
 	)
 	for it := 1; ; it++ {
 		out := Outcome{Iterations: it, FinalCode: code, Messages: msgs}
@@ -131,7 +140,11 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		}
 
 		// generate
-		req := provider.Request{System: render("generate_system.tmpl", r.promptData()), Messages: msgs}
+		req := provider.Request{System: render("generate_system.tmpl", r.promptData()), Messages: msgs,
+			Workdir: r.set.Workdir, Mode: r.set.Mode}
+		if sessions {
+			req.SessionID = session
+		}
 		if reflection != "" {
 			req.Messages = withReflection(msgs, reflection)
 		}
@@ -145,6 +158,9 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		}
 		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content})
 		out.Messages = msgs
+		if sessions && resp.SessionID != "" {
+			session = resp.SessionID
+		}
 		newCode, formatErr := extractCode(resp.Content, r.lang, r.structured)
 		gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, Code: newCode, Language: r.lang.Fence,
 			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, DurationMS: time.Since(start).Milliseconds()}
@@ -242,6 +258,11 @@ func (r *runner) call(ctx context.Context, it int, phase event.Phase, req provid
 		}
 		return nil, &provider.Error{Kind: provider.KindProtocol, Message: "the answer stream ended without a final message"}
 	}
+	for _, w := range final.Warnings {
+		if err := r.send(event.Log, event.LogPayload{Level: "warn", Message: w}); err != nil {
+			return nil, err
+		}
+	}
 	r.usage.InputTokens += final.Usage.InputTokens
 	r.usage.OutputTokens += final.Usage.OutputTokens
 	r.usage.CostUSD += final.Usage.CostUSD
@@ -253,6 +274,7 @@ func (r *runner) call(ctx context.Context, it int, phase event.Phase, req provid
 func (r *runner) reflect(ctx context.Context, it int, code string, res sandbox.Result) (string, error) {
 	d := feedbackData(res)
 	req := provider.Request{
+		Workdir: r.set.Workdir, Mode: provider.ModeScript, // reflecting never needs to edit anything
 		System: render("reflect_system.tmpl", r.promptData()),
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: render("reflect_user.tmpl", map[string]any{
 			"Prompt": r.prompt, "Fence": r.lang.Fence, "Code": strings.TrimRight(code, "\n"),

@@ -366,3 +366,53 @@ func equalKinds(a, b []event.Kind) bool {
 	}
 	return true
 }
+
+// sessionModel is a scripted model that keeps its own conversation, like a
+// coding CLI: every answer carries a session id.
+type sessionModel struct{ scripted }
+
+func (s *sessionModel) Capabilities() provider.Capabilities {
+	return provider.Capabilities{Sessions: true}
+}
+
+func (s *sessionModel) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	inner := s.scripted.Stream(ctx, req)
+	return func(yield func(provider.Delta, error) bool) {
+		for d, err := range inner {
+			if d.Done != nil {
+				d.Done.SessionID = "cli-session-1"
+				d.Done.Warnings = []string{"permission denied: Write"}
+			}
+			if !yield(d, err) {
+				return
+			}
+		}
+	}
+}
+
+func TestSessionsAreResumedByLaterGenerations(t *testing.T) {
+	m := &sessionModel{scripted{replies: []reply{{text: fenced("raise ValueError('boom')")}, {text: "reflect"}, {text: fenced("print(1)")}}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
+	rec := &recorder{}
+	out := Run(context.Background(), m, x, rec.emit, Settings{MaxIterations: 3, Reflect: true}, Input{Prompt: "p"})
+	if out.Status != StatusSuccess {
+		t.Fatal(out.Err)
+	}
+	reqs := m.requests
+	if reqs[0].SessionID != "" || reqs[1].SessionID != "" || reqs[2].SessionID != "cli-session-1" {
+		t.Fatalf("session ids: first %q, reflection %q, second generation %q", reqs[0].SessionID, reqs[1].SessionID, reqs[2].SessionID)
+	}
+	if reqs[1].Mode != provider.ModeScript {
+		t.Fatalf("reflection mode %q", reqs[1].Mode)
+	}
+	var warned int
+	for _, e := range rec.events {
+		var l event.LogPayload
+		if e.Type == event.Log && e.Decode(&l) == nil && strings.Contains(l.Message, "permission denied") {
+			warned++
+		}
+	}
+	if warned != 3 {
+		t.Fatalf("%d warnings surfaced, want one per call (3)", warned)
+	}
+}

@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrUnknownProvider: a profile or kind name that does not exist. Raised
@@ -98,4 +99,138 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is lets errors.Is(err, ErrAuth) match an *Error of kind auth.
 func (e *Error) Is(target error) bool {
 	return kindSentinel[e.Kind] == target && target != nil
+}
+
+// Errors of the coding CLI providers. Each is a distinct type (or sentinel)
+// so callers can branch with errors.As / errors.Is.
+
+// ErrCLINotFound is matched by a *NotFoundError.
+var ErrCLINotFound = errors.New("coding CLI not found")
+
+// ErrIncomplete is matched by an *ExecutionError for a CLI that ended (or
+// was stopped) without its final event, whatever its exit code.
+var ErrIncomplete = errors.New("the CLI ended without its final event")
+
+// NotFoundError: the CLI's executable is nowhere it was looked for. No
+// process was started.
+type NotFoundError struct {
+	Provider string   // profile name
+	Binary   string   // what was looked for: a name or the profile's path
+	Looked   []string // every place looked, in order, each with what was found there
+	Hint     string   // how to install it, e.g. "npm install -g @openai/codex"
+}
+
+func (e *NotFoundError) Error() string {
+	s := fmt.Sprintf("%s: CLI %q not found (looked in: %s)", e.Provider, e.Binary, strings.Join(e.Looked, "; "))
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+// Is lets errors.Is(err, ErrCLINotFound) match.
+func (e *NotFoundError) Is(target error) bool { return target == ErrCLINotFound }
+
+// ExecutionError: the CLI ran and failed — it reported an error in its final
+// event (Message), exited non-zero without one, or ended without it (Err is
+// ErrIncomplete).
+type ExecutionError struct {
+	Provider string
+	Cmd      []string // argv, as in Response.Command
+	ExitCode int      // 128+n when killed by signal n; -1 when it never started
+	Message  string   // the failure the CLI reported in its final event, if any
+	Stderr   string   // the tail of its stderr, trimmed (secrets redacted)
+	Err      error    // ErrIncomplete, or why it could not start
+}
+
+func (e *ExecutionError) Error() string {
+	var s string
+	switch {
+	case e.ExitCode == -1:
+		s = fmt.Sprintf("%s: cannot start the CLI", e.Provider)
+	case e.Message != "":
+		s = fmt.Sprintf("%s: the CLI reported an error", e.Provider)
+	case errors.Is(e.Err, ErrIncomplete):
+		s = fmt.Sprintf("%s: the CLI stopped before its final result (exit code %d)", e.Provider, e.ExitCode)
+	default:
+		s = fmt.Sprintf("%s: the CLI failed with exit code %d", e.Provider, e.ExitCode)
+	}
+	switch {
+	case e.Message != "":
+		s += ": " + e.Message
+	case e.ExitCode == -1 && e.Err != nil:
+		s += ": " + e.Err.Error()
+	default:
+		if line := stderrSummary(e.Stderr); line != "" {
+			s += ": " + line
+		}
+	}
+	return s
+}
+
+func (e *ExecutionError) Unwrap() error { return e.Err }
+
+// stderrSummary picks the most telling line of a stderr tail: the first one
+// that reads like a complaint, else the last non-empty one. Stack frames are
+// skipped.
+func stderrSummary(tail string) string {
+	var pick string
+	for line := range strings.SplitSeq(tail, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "at ") {
+			continue
+		}
+		l := strings.ToLower(line)
+		if strings.Contains(l, "error") || strings.Contains(l, "unknown") || strings.Contains(l, "invalid") ||
+			strings.Contains(l, "cannot") || strings.Contains(l, "not found") || strings.Contains(l, "denied") {
+			pick = line
+			break
+		}
+		pick = line
+	}
+	if r := []rune(pick); len(r) > maxMessage {
+		pick = string(r[:maxMessage]) + "…"
+	}
+	return pick
+}
+
+// ParseError: a line of the CLI's output was not a JSON event. Events before
+// it were delivered; the call ends with status error (or partial, when the
+// output was also cut before the final event).
+type ParseError struct {
+	Provider string
+	Line     int    // 1-based line number in the CLI's stdout
+	Raw      string // the start of the line
+	Err      error  // the decoder's complaint
+}
+
+func (e *ParseError) Error() string {
+	s := fmt.Sprintf("%s: malformed JSON on output line %d", e.Provider, e.Line)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s + fmt.Sprintf(" (line: %q)", e.Raw)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// PartialError ends a coding CLI call that did not succeed once its process
+// had started. Err says why (any of the errors above, an *Error, or a
+// context.Canceled wrapper); Partial holds everything that arrived, with
+// Status StatusError or StatusPartial.
+type PartialError struct {
+	Partial *Response
+	Err     error
+}
+
+func (e *PartialError) Error() string { return e.Err.Error() }
+func (e *PartialError) Unwrap() error { return e.Err }
+
+// PartialOf returns what arrived before err ended a call, or nil.
+func PartialOf(err error) *Response {
+	var pe *PartialError
+	if errors.As(err, &pe) {
+		return pe.Partial
+	}
+	return nil
 }

@@ -6,10 +6,19 @@
 // non-nil error and stops. The concatenation of every Text equals
 // Done.Content. Breaking out of the loop early (or cancelling ctx) releases
 // the request or process.
+//
+// Coding CLIs (codexcli, claudecli, geminicli) also honour Request.Workdir,
+// Mode, SessionID and Timeout, and fill the Response's Status, ToolCalls,
+// Warnings, RawEvents and Command. Once their process has started, a call that
+// does not succeed ends with a *PartialError whose Partial is what arrived
+// (see PartialOf); the typed cause (*ExecutionError, *ParseError, *Error of
+// KindAuth or KindTimeout, context.Canceled) is reachable with errors.As and
+// errors.Is.
 package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"sort"
@@ -29,7 +38,22 @@ type Capabilities struct {
 	// StructuredOutput: the provider honours Request.Schema and answers with
 	// JSON matching it.
 	StructuredOutput bool `json:"structured_output"`
+	// Sessions: the provider keeps the conversation itself and can resume it
+	// by Response.SessionID (Request.SessionID).
+	Sessions bool `json:"sessions"`
 }
+
+// Mode says what a coding CLI may do besides answering.
+type Mode string
+
+const (
+	// ModeScript (the default; "" means the same) asks only for code: the CLI
+	// gets no write access and no command approval.
+	ModeScript Mode = "script"
+	// ModeWorkspace lets the CLI edit files inside Request.Workdir, and
+	// nowhere else. No provider ever uses a bypass-everything flag by itself.
+	ModeWorkspace Mode = "workspace"
+)
 
 // Role of a message in the conversation.
 type Role string
@@ -61,6 +85,58 @@ type Request struct {
 	Schema *Schema
 	// MaxTokens caps the answer; 0 means the provider's default.
 	MaxTokens int
+
+	// The fields below matter to coding CLIs only; HTTP providers ignore them.
+	// A CLI takes a single prompt: System and Messages are flattened into one
+	// transcript ending with the last user message (see cliproc.Prompt).
+
+	// Workdir is the CLI's working directory. "" means a private temporary
+	// directory that is removed when the call ends (for CLIs that file
+	// sessions by directory, its path is derived from the session id, so a
+	// resumed call runs from the same path).
+	Workdir string
+	// Mode is ModeScript ("" too) or ModeWorkspace.
+	Mode Mode
+	// SessionID resumes that CLI session (a Response.SessionID). Only the last
+	// user message is then sent: the CLI already holds the rest.
+	SessionID string
+	// Timeout bounds this call; 0 means the profile's timeout, else
+	// DefaultCallTimeout.
+	Timeout time.Duration
+}
+
+// DefaultCallTimeout bounds a coding CLI call when neither the request nor
+// the profile sets a timeout.
+const DefaultCallTimeout = 10 * time.Minute
+
+// Status is how a call ended.
+type Status string
+
+const (
+	StatusSuccess Status = "success" // the CLI's (or API's) final event reported success
+	StatusError   Status = "error"   // it reported a failure, or its output was unusable
+	StatusPartial Status = "partial" // it was cut off (cancel, timeout, crash) before its final event
+)
+
+// ToolStatus is how one tool call of a coding CLI ended.
+type ToolStatus string
+
+const (
+	ToolPending ToolStatus = "pending" // started, no result seen
+	ToolSuccess ToolStatus = "success"
+	ToolError   ToolStatus = "error"
+	ToolDenied  ToolStatus = "denied" // the CLI's permission mode refused it
+)
+
+// ToolCall is one tool a coding CLI used while answering (a shell command, a
+// file edit, ...), as reported in its event stream.
+type ToolCall struct {
+	ID     string          `json:"id,omitempty"`
+	Name   string          `json:"name"`
+	Input  json.RawMessage `json:"input,omitempty"`
+	Output string          `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Status ToolStatus      `json:"status"`
 }
 
 // Usage counts tokens and, when the provider reports it, cost.
@@ -72,12 +148,29 @@ type Usage struct {
 
 // Response is the complete answer, delivered once at the end of a stream.
 type Response struct {
+	// Status is StatusSuccess in a Done delta; a *PartialError carries a
+	// Response with StatusError or StatusPartial. "" (HTTP providers) means
+	// success.
+	Status       Status        `json:"status,omitempty"`
+	Provider     string        `json:"provider,omitempty"` // profile name
 	Content      string        `json:"content"`
 	Model        string        `json:"model,omitempty"`
 	Usage        Usage         `json:"usage"`
 	FinishReason string        `json:"finish_reason,omitempty"`
 	SessionID    string        `json:"session_id,omitempty"` // coding CLIs: resumable session
 	Duration     time.Duration `json:"duration"`
+
+	// Coding CLIs only.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Warnings are things the user should know that did not fail the call
+	// (permission denials, retries, stray output).
+	Warnings []string `json:"warnings,omitempty"`
+	// RawEvents are the CLI's JSON lines, in order. A line that was not
+	// valid JSON is kept as a JSON string.
+	RawEvents []json.RawMessage `json:"raw_events,omitempty"`
+	// Command is the argv that ran (argv[0] is the resolved binary). Keys
+	// travel in the environment, never here.
+	Command []string `json:"command,omitempty"`
 }
 
 // Delta is one item of a stream: a text fragment, or the final Response.

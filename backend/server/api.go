@@ -25,6 +25,13 @@ type Backend interface {
 	Session(ctx context.Context, id string) (*service.SessionDetail, error)
 	DeleteSession(ctx context.Context, id string) error
 	Subscribe(ctx context.Context, runID string, after int64) (*service.Subscription, error)
+	Workdir() string
+	SetWorkdir(path string) (string, error)
+}
+
+// Workdir is the wire form of the working directory.
+type Workdir struct {
+	Path string `json:"path"`
 }
 
 // RunRequest is the wire form of service.RunRequest: durations in seconds
@@ -124,6 +131,21 @@ func (s *Server) routeAPI() {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	})
+	s.mux.HandleFunc("GET /api/workdir", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, Workdir{Path: b.Workdir()})
+	})
+	s.mux.HandleFunc("PUT /api/workdir", func(w http.ResponseWriter, r *http.Request) {
+		var req Workdir
+		if !decode(w, r, &req) {
+			return
+		}
+		p, err := b.SetWorkdir(req.Path)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, Workdir{Path: p})
 	})
 	s.mux.HandleFunc("GET /api/ws", s.websocket)
 }

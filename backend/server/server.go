@@ -31,6 +31,9 @@ type Options struct {
 	Logger  *slog.Logger
 	// Backend serves the JSON API and the event websocket; nil = health only.
 	Backend Backend
+	// ExtraOrigins are accepted besides the server's own, e.g. the desktop
+	// webview's "wails://wails" when it opens the event websocket.
+	ExtraOrigins []string
 }
 
 // Server is an http.Handler.
@@ -70,7 +73,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
 
-	if !sameOrigin(r) {
+	if !s.originAllowed(r) {
 		writeError(w, http.StatusForbidden, "cross-origin request refused")
 		return
 	}
@@ -112,12 +115,17 @@ func (s *Server) token(r *http.Request) (tok string, fromQuery bool) {
 	return "", false
 }
 
-// sameOrigin accepts requests without an Origin (curl, same-origin GETs) and
-// those whose Origin is this server's own http://host:port.
-func sameOrigin(r *http.Request) bool {
+// originAllowed accepts requests without an Origin (curl, same-origin GETs),
+// those whose Origin is this server's own http://host:port, and ExtraOrigins.
+func (s *Server) originAllowed(r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
+	}
+	for _, x := range s.opts.ExtraOrigins {
+		if strings.EqualFold(o, x) {
+			return true
+		}
 	}
 	u, err := url.Parse(o)
 	if err != nil {
@@ -147,4 +155,11 @@ func IsLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// Endpoint tells a desktop frontend where the event websocket is and which
+// token it needs (the `token` query parameter).
+type Endpoint struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
 }

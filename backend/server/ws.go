@@ -54,7 +54,7 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		WriteBufferSize: 16 << 10,
 		// ServeHTTP already refused foreign origins; check again so this
 		// handler is safe on its own.
-		CheckOrigin: sameOrigin,
+		CheckOrigin: s.originAllowed,
 	}
 	ws, err := up.Upgrade(w, r, nil)
 	if err != nil {

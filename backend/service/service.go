@@ -23,7 +23,10 @@ import (
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/anthropic"
+	"github.com/loopforge/loopforge/backend/provider/claudecli"
+	"github.com/loopforge/loopforge/backend/provider/codexcli"
 	"github.com/loopforge/loopforge/backend/provider/gemini"
+	"github.com/loopforge/loopforge/backend/provider/geminicli"
 	"github.com/loopforge/loopforge/backend/provider/openai"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/store"
@@ -44,6 +47,9 @@ func DefaultRegistry() provider.Registry {
 		config.KindOpenAI:    openai.New,
 		config.KindAnthropic: anthropic.New,
 		config.KindGeminiAPI: gemini.New,
+		config.KindCodex:     codexcli.New,
+		config.KindClaude:    claudecli.New,
+		config.KindGemini:    geminicli.New,
 	}
 }
 
@@ -72,6 +78,7 @@ type Service struct {
 	finished      map[string]*activeRun
 	finishedOrder []string
 	isolated      string
+	workdir       workdir
 }
 
 // New opens the history and prepares the executor. Runs left unfinished by a
@@ -209,6 +216,16 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 	model, err := s.reg.New(prof)
 	if err != nil {
 		return RunInfo{}, err
+	}
+	// A coding CLI that is not installed fails here, before anything is
+	// recorded; other check failures (an odd --version) are left to the run.
+	if c, ok := model.(checker); ok {
+		cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		_, err := c.Check(cctx)
+		cancel()
+		if errors.Is(err, provider.ErrCLINotFound) {
+			return RunInfo{}, err
+		}
 	}
 
 	var history []provider.Message

@@ -2,7 +2,10 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -13,8 +16,17 @@ func (s *Service) Sessions(ctx context.Context, query string, limit int) ([]stor
 }
 
 // SessionDetail is a session with every run's iterations.
+// Fields are spelled out (not embedded) so the Wails binding generator
+// emits every nested type.
 type SessionDetail struct {
-	store.Session
+	ID         string                       `json:"id"`
+	Title      string                       `json:"title"`
+	Prompt     string                       `json:"prompt"`
+	Mode       string                       `json:"mode"`
+	Workdir    string                       `json:"workdir"`
+	CreatedAt  time.Time                    `json:"created_at"`
+	UpdatedAt  time.Time                    `json:"updated_at"`
+	Runs       []store.Run                  `json:"runs"`
 	Iterations map[string][]store.Iteration `json:"iterations"` // by run id
 }
 
@@ -24,7 +36,11 @@ func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error
 	if err != nil {
 		return nil, err
 	}
-	d := &SessionDetail{Session: *sess, Iterations: map[string][]store.Iteration{}}
+	d := &SessionDetail{ID: sess.ID, Title: sess.Title, Prompt: sess.Prompt, Mode: sess.Mode, Workdir: sess.Workdir,
+		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Runs: sess.Runs, Iterations: map[string][]store.Iteration{}}
+	if d.Runs == nil {
+		d.Runs = []store.Run{}
+	}
 	for _, r := range sess.Runs {
 		its, err := s.store.ListIterations(ctx, r.ID)
 		if err != nil {
@@ -47,25 +63,60 @@ type ProviderStatus struct {
 	Model     string `json:"model"`
 	BaseURL   string `json:"base_url,omitempty"`
 	KeyEnv    string `json:"api_key_env,omitempty"`
+	Version   string `json:"version,omitempty"` // coding CLIs: what `--version` printed
 	Default   bool   `json:"default"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason,omitempty"`
 }
 
+// checker is implemented by providers that can tell whether they are
+// usable before a call: the coding CLIs find their executable and ask its
+// version.
+type checker interface {
+	Check(ctx context.Context) (version string, err error)
+}
+
+// checkTimeout bounds all the checks of one Providers call (they run in
+// parallel; a node-based CLI answers --version in about a second).
+const checkTimeout = 5 * time.Second
+
 // Providers reports every configured profile. Building a provider makes no
-// request, so this is instant and offline.
+// request; coding CLIs are looked for and asked their version, in parallel,
+// within checkTimeout.
 func (s *Service) Providers() []ProviderStatus {
 	def, _ := s.cfg.DefaultProvider()
-	var out []ProviderStatus
-	for _, name := range s.cfg.Order {
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+	defer cancel()
+	out := make([]ProviderStatus, len(s.cfg.Order))
+	var wg sync.WaitGroup
+	for i, name := range s.cfg.Order {
 		p := s.cfg.Profiles[name]
 		st := ProviderStatus{Name: name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.APIKeyEnv, Default: name == def}
-		if _, err := s.reg.New(p); err != nil {
+		prov, err := s.reg.New(p)
+		if err != nil {
 			st.Reason = strings.TrimPrefix(err.Error(), name+": ")
-		} else {
-			st.Available = true
+			out[i] = st
+			continue
 		}
-		out = append(out, st)
+		st.Available = true
+		out[i] = st
+		if c, ok := prov.(checker); ok {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if v := recover(); v != nil {
+						out[i].Available, out[i].Reason = false, fmt.Sprintf("check failed: %v", v)
+					}
+				}()
+				v, err := c.Check(ctx)
+				out[i].Version = v
+				if err != nil {
+					out[i].Available, out[i].Reason = false, strings.TrimPrefix(err.Error(), name+": ")
+				}
+			}()
+		}
 	}
+	wg.Wait()
 	return out
 }

@@ -1,0 +1,351 @@
+// Package codexcli runs OpenAI Codex CLI (`codex exec`) as a provider.
+//
+// Each range over Stream runs
+//
+//	codex exec --json --skip-git-repo-check -C DIR -s read-only|workspace-write
+//	      [-m M] [profile args...] PROMPT                          </dev/null
+//	codex exec --json --skip-git-repo-check -C DIR -s ... [-m M] [profile args...]
+//	      resume ID PROMPT                                         (Request.SessionID)
+//
+// stdin is /dev/null: codex appends piped stdin to the prompt. codex --json
+// prints whole messages, not token deltas, so each agent_message is yielded
+// as one fragment (messages separated by a blank line). command_execution,
+// file_change and other tool items become Response.ToolCalls, `error` items
+// and non-fatal `error` events warnings; turn.completed decides success and
+// gives the usage, turn.failed the failure. A 401/403 ("unexpected status
+// 401 Unauthorized"), which codex would retry five times, stops it at once as
+// a *provider.Error of KindAuth. See cliproc for process handling and the
+// other errors.
+//
+// Script mode passes `-s read-only` explicitly (a user's config.toml may say
+// otherwise); workspace mode `-s workspace-write` with /tmp and $TMPDIR
+// excluded (-c sandbox_workspace_write.exclude_*): edits inside DIR only.
+// Never --dangerously-bypass-approvals-and-sandbox by itself: a profile's
+// args may add it deliberately.
+//
+// A profile with base_url points codex at that Responses API endpoint
+// through a custom model provider given with -c (codex ignores
+// OPENAI_BASE_URL, and its built-in provider tries WebSockets first); the
+// key goes in the variable the profile's api_key_env names.
+//
+// Environment (see cliproc.Env): the common variables plus CODEX_* and
+// OPENAI_* (CODEX_HOME, its keys); the profile's key, if it names
+// api_key_env, as CODEX_API_KEY (or, with base_url, under that name); then
+// the profile's env. CODEX_HOME must not be under /tmp: codex then refuses
+// to set up its sandbox helper and every command fails.
+package codexcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/cliproc"
+)
+
+const (
+	// DefaultBinary is the executable looked up when the profile names none.
+	DefaultBinary = "codex"
+	// KeyEnv is the variable `codex exec` reads an API key from.
+	KeyEnv = "CODEX_API_KEY"
+
+	installHint = "install it with `npm install -g @openai/codex` (with its optional native package), or set binary: in the profile"
+	authHint    = "set CODEX_API_KEY, or run `codex login` in a terminal"
+	// customProvider names the model provider defined for a base_url.
+	customProvider = "loopforge"
+)
+
+var ownEnv = []string{"CODEX_*", "OPENAI_*"}
+
+// Client runs codex for one profile. It is safe for concurrent use.
+type Client struct {
+	name     string
+	model    string
+	bin      cliproc.Binary
+	provArgs []string // -c overrides for base_url
+	args     []string
+	env      map[string]string
+	set      map[string]string
+	keyEnv   string
+	secret   string
+	timeout  time.Duration
+}
+
+var _ provider.Provider = (*Client)(nil)
+
+// New builds a client for p. It starts no process and does not look for the
+// executable yet (see Check). A profile that names api_key_env fails with
+// provider.ErrMissingKey when that variable is empty; without api_key_env the
+// CLI finds its own key or login.
+func New(p provider.Profile) (provider.Provider, error) {
+	name := p.Name
+	if name == "" {
+		name = "codex"
+	}
+	if p.APIKeyEnv != "" && p.APIKey == "" {
+		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: p.APIKeyEnv}
+	}
+	c := &Client{
+		name:    name,
+		model:   p.Model,
+		bin:     cliproc.Binary{Provider: name, Name: DefaultBinary, Profile: p.Binary, Hint: installHint},
+		args:    p.Args,
+		env:     p.Env,
+		set:     map[string]string{},
+		keyEnv:  KeyEnv,
+		secret:  p.APIKey,
+		timeout: p.Timeout,
+	}
+	if p.BaseURL != "" {
+		def := fmt.Sprintf("{name=%s, base_url=%s, wire_api=%s", tomlString(customProvider),
+			tomlString(strings.TrimRight(p.BaseURL, "/")), tomlString("responses"))
+		if p.APIKeyEnv != "" {
+			def += ", env_key=" + tomlString(p.APIKeyEnv)
+			c.keyEnv = p.APIKeyEnv
+			if p.APIKey != "" {
+				c.set[p.APIKeyEnv] = p.APIKey
+			}
+		}
+		c.provArgs = []string{"-c", "model_provider=" + tomlString(customProvider),
+			"-c", "model_providers." + customProvider + "=" + def + "}"}
+	} else if p.APIKeyEnv != "" && p.APIKey != "" {
+		c.set[KeyEnv] = p.APIKey
+	}
+	return c, nil
+}
+
+// Name is the profile name.
+func (c *Client) Name() string { return c.name }
+
+// Capabilities: sessions; no structured output.
+func (c *Client) Capabilities() provider.Capabilities {
+	return provider.Capabilities{Sessions: true}
+}
+
+// Check finds the executable and reports its version.
+func (c *Client) Check(ctx context.Context) (string, error) {
+	bin, err := c.bin.Find(ctx)
+	if err != nil {
+		return "", err
+	}
+	return cliproc.Version(ctx, c.name, bin, cliproc.Env(ownEnv, c.set, c.env))
+}
+
+// Stream runs codex once; see the package doc.
+func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		prompt, err := cliproc.Prompt(c.name, req)
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		bin, err := c.bin.Find(ctx)
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		// codex finds a session by id wherever it runs: no named directory.
+		wd, err := cliproc.PrepareWorkdir(req.Workdir, "codex", "")
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		defer wd.Close()
+
+		args := []string{"exec", "--json", "--skip-git-repo-check", "-C", wd.Path, "-s", sandboxMode(req.Mode)}
+		if req.Mode == provider.ModeWorkspace {
+			// workspace-write also opens /tmp and $TMPDIR by default: the
+			// workdir only.
+			args = append(args, "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
+				"-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
+		}
+		if c.model != "" {
+			args = append(args, "-m", c.model)
+		}
+		args = append(args, c.provArgs...)
+		args = append(args, c.args...)
+		if req.SessionID != "" {
+			args = append(args, "resume", req.SessionID)
+		}
+		stdin := ""
+		if len(prompt) > cliproc.MaxArgPrompt {
+			stdin, prompt = prompt, "-" // "-": read the prompt from stdin
+		} else {
+			prompt = cliproc.PromptArg(prompt)
+		}
+		args = append(args, prompt)
+		timeout := req.Timeout
+		if timeout <= 0 {
+			timeout = c.timeout
+		}
+		env := cliproc.Env(ownEnv, c.set, c.env)
+		spec := cliproc.Spec{
+			Provider: c.name, Binary: bin, Args: args, Dir: wd.Path, Env: env, Stdin: stdin,
+			Timeout: timeout, Model: c.model, KeyEnv: c.keyEnv, AuthHint: authHint,
+			Secrets: cliproc.Secrets(env, c.secret),
+		}
+		for d, err := range cliproc.Run(ctx, spec, &parser{mode: req.Mode}) {
+			if !yield(d, err) {
+				return
+			}
+		}
+	}
+}
+
+func sandboxMode(m provider.Mode) string {
+	if m == provider.ModeWorkspace {
+		return "workspace-write"
+	}
+	return "read-only"
+}
+
+func tomlString(s string) string {
+	b, _ := json.Marshal(s) // JSON string escapes are valid in a TOML basic string
+	return string(b)
+}
+
+// --- events ---------------------------------------------------------------
+
+type event struct {
+	Type     string          `json:"type"`
+	ThreadID string          `json:"thread_id"`
+	Item     json.RawMessage `json:"item"`
+	Usage    *struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"usage"`
+	Error   json.RawMessage `json:"error"` // turn.failed: {message}
+	Message string          `json:"message"`
+}
+
+// item holds the fields of the item types handled; others are kept raw.
+type item struct {
+	ID               string          `json:"id"`
+	Type             string          `json:"type"`
+	Status           string          `json:"status"`
+	Text             string          `json:"text"`    // agent_message, reasoning
+	Message          string          `json:"message"` // error
+	Command          string          `json:"command"` // command_execution
+	AggregatedOutput string          `json:"aggregated_output"`
+	ExitCode         *int            `json:"exit_code"`
+	Changes          json.RawMessage `json:"changes"` // file_change
+}
+
+type parser struct {
+	mode provider.Mode
+}
+
+func (p *parser) Event(line []byte, r *cliproc.Result) error {
+	var e event
+	if err := json.Unmarshal(line, &e); err != nil {
+		return err
+	}
+	switch e.Type {
+	case "thread.started":
+		r.SetSession(e.ThreadID)
+	case "item.started", "item.updated", "item.completed":
+		if len(e.Item) == 0 {
+			return nil
+		}
+		var it item
+		if err := json.Unmarshal(e.Item, &it); err != nil {
+			return err
+		}
+		p.item(r, e.Type == "item.completed", it, e.Item)
+	case "turn.completed":
+		if e.Usage != nil {
+			r.AddUsage(provider.Usage{InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens})
+		}
+		r.Succeed("")
+	case "turn.failed":
+		msg := messageOf(e.Error)
+		r.Fail(cliproc.HTTPStatus(msg), msg)
+	case "error":
+		if st := cliproc.HTTPStatus(e.Message); st == 401 || st == 403 {
+			// "Reconnecting... 1/5 (unexpected status 401 ...)": retrying
+			// will not make the key valid.
+			r.Abort(st, e.Message)
+			return nil
+		}
+		r.Warn(e.Message)
+	}
+	return nil
+}
+
+func (p *parser) item(r *cliproc.Result, done bool, it item, raw json.RawMessage) {
+	switch it.Type {
+	case "agent_message":
+		if done {
+			r.Break()
+			r.Text(it.Text)
+			r.Break()
+		}
+	case "reasoning", "todo_list":
+		// Not part of the answer, not a tool.
+	case "error":
+		if done {
+			r.Warn(it.Message)
+		}
+	case "command_execution":
+		r.ToolUse(it.ID, "command_execution", cliproc.Obj("command", it.Command))
+		if !done {
+			return
+		}
+		switch {
+		case it.Status == "completed" && (it.ExitCode == nil || *it.ExitCode == 0):
+			r.ToolResult(it.ID, provider.ToolSuccess, it.AggregatedOutput, "")
+		default:
+			why := it.Status
+			if it.ExitCode != nil {
+				why = fmt.Sprintf("exit code %d", *it.ExitCode)
+			}
+			r.ToolResult(it.ID, provider.ToolError, it.AggregatedOutput, why)
+			if p.mode != provider.ModeWorkspace && sandboxRefusal(it.AggregatedOutput) {
+				r.Warn(fmt.Sprintf("codex's command %q hit its read-only sandbox: script mode grants no write access; use workspace mode to let it edit files in the workdir", it.Command))
+			}
+		}
+	case "file_change":
+		r.ToolUse(it.ID, "file_change", cliproc.Obj("changes", it.Changes))
+		if !done {
+			return
+		}
+		if it.Status == "completed" {
+			r.ToolResult(it.ID, provider.ToolSuccess, "", "")
+			return
+		}
+		r.ToolResult(it.ID, provider.ToolError, "", "status "+it.Status)
+		if p.mode != provider.ModeWorkspace {
+			r.Warn("codex could not change files: script mode grants no write access; use workspace mode to let it edit files in the workdir")
+		}
+	default:
+		// mcp_tool_call, web_search, collab_tool_call, ...: recorded as is.
+		r.ToolUse(it.ID, it.Type, raw)
+		if done {
+			if it.Status == "failed" {
+				r.ToolResult(it.ID, provider.ToolError, "", "status failed")
+			} else {
+				r.ToolResult(it.ID, provider.ToolSuccess, "", "")
+			}
+		}
+	}
+}
+
+func messageOf(raw json.RawMessage) string {
+	var m struct {
+		Message string `json:"message"`
+	}
+	if len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &m) == nil {
+		return m.Message
+	}
+	return cliproc.Text(raw)
+}
+
+func sandboxRefusal(out string) bool {
+	o := strings.ToLower(out)
+	return strings.Contains(o, "read-only file system") || strings.Contains(o, "permission denied") ||
+		strings.Contains(o, "operation not permitted")
+}

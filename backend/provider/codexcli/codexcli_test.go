@@ -1,0 +1,235 @@
+package codexcli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
+)
+
+const helloAnswer = "Here is a tiny Python program:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n\nprint(greet(\"world\"))\n```\n\nRun it with `python3 hello.py`."
+
+func ask(prompt string) provider.Request {
+	return provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: prompt}}}
+}
+
+func newClient(t *testing.T, p provider.Profile) provider.Provider {
+	t.Helper()
+	p.Name, p.Kind = "codex", "codex"
+	c, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestStreamText(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, map[string]string{
+		"CODEX_HOME":        "/home/u/.codex",
+		"OPENAI_API_KEY":    "sk-openai-parent-0123456789",
+		"ANTHROPIC_API_KEY": "sk-ant-must-not-leak",
+		"GEMINI_API_KEY":    "gm-must-not-leak",
+		"TMPDIR":            "/tmp",
+	})
+	wd := t.TempDir()
+	env := f.Env("testdata/codex-text.jsonl", nil)
+	c := newClient(t, provider.Profile{Model: "gpt-5.5", Env: env})
+	req := ask("Write a hello world python program")
+	req.Workdir = wd
+	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := clitest.ReadRecord(t, f.Record)
+	want := []string{"exec", "--json", "--skip-git-repo-check", "-C", wd, "-s", "read-only", "-m", "gpt-5.5",
+		"Write a hello world python program"}
+	if !reflect.DeepEqual(rec.Args, want) {
+		t.Errorf("argv\n got %q\nwant %q", rec.Args, want)
+	}
+	if rec.StdinSrc != "/dev/null" {
+		t.Errorf("stdin is %s: codex would append it to the prompt", rec.StdinSrc)
+	}
+	wantEnv := []string{
+		"CODEX_HOME=/home/u/.codex", "FAKE_RECORD=" + env["FAKE_RECORD"], "FAKE_REPLAY=" + env["FAKE_REPLAY"],
+		"HOME=" + f.Home, "LANG=C.UTF-8", "OPENAI_API_KEY=sk-openai-parent-0123456789",
+		"PATH=" + f.Dir + ":/usr/bin:/bin", "TMPDIR=/tmp",
+	}
+	if !reflect.DeepEqual(rec.Env, wantEnv) {
+		t.Errorf("env\n got %q\nwant %q", rec.Env, wantEnv)
+	}
+	// codex prints whole messages: one delta.
+	if !reflect.DeepEqual(deltas, []string{helloAnswer}) || done.Content != helloAnswer {
+		t.Errorf("deltas %q content %q", deltas, done.Content)
+	}
+	if done.Status != provider.StatusSuccess || done.SessionID != "01a1fc61-dca6-7711-b749-854169dbafbb" ||
+		done.Model != "gpt-5.5" || done.Usage != (provider.Usage{InputTokens: 9716, OutputTokens: 42}) || len(done.RawEvents) != 5 {
+		t.Errorf("done %+v", done)
+	}
+}
+
+func TestCommandExecution(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-tool.jsonl", nil)})
+	req := ask("Create hello.py")
+	req.Mode = provider.ModeWorkspace
+	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := clitest.ReadRecord(t, f.Record); rec.Args[6] != "workspace-write" {
+		t.Errorf("sandbox: argv %q", rec.Args)
+	}
+	if len(done.ToolCalls) != 1 {
+		t.Fatalf("tools %+v", done.ToolCalls)
+	}
+	tc := done.ToolCalls[0]
+	if tc.ID != "item_0" || tc.Name != "command_execution" || tc.Status != provider.ToolSuccess || tc.Output != "wrote hello.py\n" ||
+		!strings.Contains(string(tc.Input), "hello.py") {
+		t.Errorf("tool %+v", tc)
+	}
+}
+
+func TestFileChange(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-patch.jsonl", nil)})
+	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("Create hello.py")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done.ToolCalls) != 1 || done.ToolCalls[0].Name != "file_change" || done.ToolCalls[0].Status != provider.ToolSuccess ||
+		!strings.Contains(string(done.ToolCalls[0].Input), `"kind":"add"`) {
+		t.Errorf("tools %+v", done.ToolCalls)
+	}
+}
+
+// Non-fatal error events and error items are warnings.
+func TestWarnings(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-openai-base-url.jsonl", nil)})
+	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Content != helloAnswer || len(done.Warnings) != 5 || !strings.Contains(done.Warnings[4], "Falling back from WebSockets") {
+		t.Errorf("content %q warnings %q", done.Content, done.Warnings)
+	}
+}
+
+// codex retries a 401 five times: the first retry notice stops it.
+func TestAuthError(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-error401.jsonl", map[string]string{"FAKE_HANG_AT": "4"})})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	var pe *provider.Error
+	if !errors.Is(err, provider.ErrAuth) || !errors.As(err, &pe) || pe.Status != 401 {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "Incorrect API key provided") || !strings.Contains(err.Error(), "CODEX_API_KEY") {
+		t.Errorf("message %q", err)
+	}
+	if part := provider.PartialOf(err); part.Status != provider.StatusError || part.SessionID == "" {
+		t.Errorf("partial %+v", part)
+	}
+	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+		t.Errorf("codex (pid %d) still runs", pid)
+	}
+}
+
+// turn.failed (synthetic capture: the shape of the 401 one, another cause).
+func TestTurnFailed(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-turnfailed.jsonl", map[string]string{"FAKE_EXIT": "1"})})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	var ee *provider.ExecutionError
+	if !errors.As(err, &ee) || ee.ExitCode != 1 || ee.Message != "stream disconnected before completion: connection reset" {
+		t.Fatalf("err = %#v", err)
+	}
+	part := provider.PartialOf(err)
+	if part.Status != provider.StatusError || len(part.Warnings) != 1 {
+		t.Errorf("partial %+v", part)
+	}
+}
+
+// Killed by a signal before anything useful: status error, the exit code
+// says how it ended.
+func TestSignalled(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-sigterm.jsonl", map[string]string{"FAKE_DIE": "1"})})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi slowly")))
+	var ee *provider.ExecutionError
+	if !errors.As(err, &ee) || ee.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Fatalf("err = %v", err)
+	}
+	if part := provider.PartialOf(err); part.Status != provider.StatusError || part.SessionID != "01a1fc62-2999-7832-94c6-f544fa206a71" {
+		t.Errorf("partial %+v", part)
+	}
+}
+
+func TestBadFlag(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Args: []string{"--no-such-flag"}, Env: f.Env("", map[string]string{"FAKE_EXIT": "2",
+		"FAKE_STDERR": "error: unexpected argument '--no-such-flag' found\n\n  tip: to pass '--no-such-flag' as a value, use '-- --no-such-flag'\n\nUsage: codex exec [OPTIONS] [PROMPT]"})})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	var ee *provider.ExecutionError
+	if !errors.As(err, &ee) || ee.ExitCode != 2 || !strings.HasSuffix(err.Error(), "error: unexpected argument '--no-such-flag' found") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Resume; a profile with base_url gets its own model provider.
+func TestResumeBaseURL(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	c := newClient(t, provider.Profile{Model: "gpt-5.5", BaseURL: "http://127.0.0.1:9/v1/", APIKeyEnv: "FAKE_API_KEY",
+		APIKey: "fake-key-0123456789", Args: []string{"--ephemeral"}, Env: f.Env("testdata/codex-resume.jsonl", nil)})
+	req := provider.Request{SessionID: "01a1fc61-dca6-7711-b749-854169dbafbb", Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "Write hello"}, {Role: provider.RoleAssistant, Content: "done"},
+		{Role: provider.RoleUser, Content: "And now in one line?"}}}
+	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := clitest.ReadRecord(t, f.Record)
+	want := []string{"exec", "--json", "--skip-git-repo-check", "-C", rec.Args[4], "-s", "read-only", "-m", "gpt-5.5",
+		"-c", `model_provider="loopforge"`,
+		"-c", `model_providers.loopforge={name="loopforge", base_url="http://127.0.0.1:9/v1", wire_api="responses", env_key="FAKE_API_KEY"}`,
+		"--ephemeral", "resume", "01a1fc61-dca6-7711-b749-854169dbafbb", "And now in one line?"}
+	if !reflect.DeepEqual(rec.Args, want) {
+		t.Errorf("argv\n got %q\nwant %q", rec.Args, want)
+	}
+	if filepath.Dir(rec.Args[4]) != filepath.Dir(rec.Cwd) || rec.Cwd != rec.Args[4] {
+		t.Errorf("-C %s, cwd %s", rec.Args[4], rec.Cwd)
+	}
+	found := false
+	for _, kv := range rec.Env {
+		found = found || kv == "FAKE_API_KEY=fake-key-0123456789"
+	}
+	if !found {
+		t.Errorf("env %q", rec.Env)
+	}
+	if done.SessionID != req.SessionID {
+		t.Errorf("session %q", done.SessionID)
+	}
+}
+
+// A helper left running outside the group holds stdout open: the call still
+// ends once codex has exited.
+func TestEscapedHelperDoesNotBlock(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, nil)
+	escaped := f.Path("escaped")
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-text.jsonl", map[string]string{"FAKE_ESCAPE": escaped})})
+	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	pid := clitest.ReadPID(t, escaped)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Content != helloAnswer {
+		t.Errorf("content %q", done.Content)
+	}
+}

@@ -1,0 +1,247 @@
+package geminicli
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/cliproc"
+	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
+)
+
+const helloAnswer = "Here is a tiny Python program:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n\nprint(greet(\"world\"))\n```\n\nRun it with `python3 hello.py`."
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func ask(prompt string) provider.Request {
+	return provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: prompt}}}
+}
+
+func newClient(t *testing.T, p provider.Profile) provider.Provider {
+	t.Helper()
+	p.Name, p.Kind = "gemini", "gemini"
+	c, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestStreamText(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, map[string]string{
+		"GEMINI_API_KEY":    "gm-parent-0123456789",
+		"ANTHROPIC_API_KEY": "sk-ant-must-not-leak",
+		"CODEX_HOME":        "/must/not/leak",
+	})
+	wd := t.TempDir()
+	env := f.Env("testdata/gemini-text.jsonl", nil)
+	c := newClient(t, provider.Profile{Model: "gemini-2.5-flash", Env: env})
+	req := ask("Write a hello world python program")
+	req.Workdir = wd
+	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := clitest.ReadRecord(t, f.Record)
+	if len(rec.Args) != 11 || !uuidRE.MatchString(rec.Args[8]) {
+		t.Fatalf("argv %q", rec.Args)
+	}
+	want := []string{"-o", "stream-json", "--skip-trust", "--approval-mode", "default", "-m", "gemini-2.5-flash",
+		"--session-id", rec.Args[8], "-p", "Write a hello world python program"}
+	if !reflect.DeepEqual(rec.Args, want) {
+		t.Errorf("argv\n got %q\nwant %q", rec.Args, want)
+	}
+	if rec.StdinSrc != "/dev/null" {
+		t.Errorf("stdin %s", rec.StdinSrc)
+	}
+	wantEnv := []string{
+		"FAKE_RECORD=" + env["FAKE_RECORD"], "FAKE_REPLAY=" + env["FAKE_REPLAY"],
+		"GEMINI_API_KEY=gm-parent-0123456789", "GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true",
+		"HOME=" + f.Home, "LANG=C.UTF-8", "PATH=" + f.Dir + ":/usr/bin:/bin",
+	}
+	if !reflect.DeepEqual(rec.Env, wantEnv) {
+		t.Errorf("env\n got %q\nwant %q", rec.Env, wantEnv)
+	}
+	wantDeltas := []string{"Here is a tiny Python program", ":\n\n```python\ndef greet(name):",
+		"\n    return f\"Hello, {name}!\"", "\n\nprint(greet(\"world\"))\n```\n\n", "Run it with `python3 hello.py", "`."}
+	if !reflect.DeepEqual(deltas, wantDeltas) || done.Content != helloAnswer {
+		t.Errorf("deltas %q content %q", deltas, done.Content)
+	}
+	if done.Status != provider.StatusSuccess || done.SessionID != "80b95797-ef23-46e0-8597-d5dadc3411c8" ||
+		done.Model != "gemini-2.5-flash" || done.Usage != (provider.Usage{InputTokens: 7801, OutputTokens: 42}) {
+		t.Errorf("done %+v", done)
+	}
+	if len(done.RawEvents) != 9 {
+		t.Errorf("%d raw events", len(done.RawEvents))
+	}
+}
+
+// Tool events are recorded; the text after a tool call is a new message.
+func TestToolCalls(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-tool.jsonl", nil)})
+	req := ask("Create hello.py")
+	req.Mode = provider.ModeWorkspace
+	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := clitest.ReadRecord(t, f.Record); rec.Args[4] != "auto_edit" {
+		t.Errorf("approval mode: argv %q", rec.Args)
+	}
+	want := "I'll create hello.py.\n\nI created hello.py. It prints a greeting:\n\n```python\nprint(\"hello from fake model\")\n```"
+	if done.Content != want || strings.Join(deltas, "") != want {
+		t.Errorf("content %q", done.Content)
+	}
+	if len(done.ToolCalls) != 1 {
+		t.Fatalf("tools %+v", done.ToolCalls)
+	}
+	tc := done.ToolCalls[0]
+	if tc.Name != "write_file" || tc.ID != "write_file__write_file_1795235745451_0" || tc.Status != provider.ToolSuccess ||
+		!strings.Contains(string(tc.Input), `"file_path":"hello.py"`) {
+		t.Errorf("tool %+v", tc)
+	}
+	if done.Model != "" {
+		t.Errorf("model %q: init said auto and two models answered", done.Model)
+	}
+}
+
+// gemini exits 145 (401 & 0xFF) with a result event reporting the 401.
+func TestAuthError(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-error401.jsonl", map[string]string{"FAKE_EXIT": "145"})})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	var pe *provider.Error
+	if !errors.Is(err, provider.ErrAuth) || !errors.As(err, &pe) || pe.Status != 401 {
+		t.Fatalf("err = %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "API key not valid") || !strings.Contains(msg, "GEMINI_API_KEY") {
+		t.Errorf("message %q", msg)
+	}
+	if part := provider.PartialOf(err); part.Status != provider.StatusError || part.SessionID != "8ea76d8b-5860-46e1-bb26-a4d612b3f989" {
+		t.Errorf("partial %+v", part)
+	}
+}
+
+// The json output mode's form (and a crash before any event): no result,
+// exit 145, the API error on stderr.
+func TestAuthErrorFromExitCode(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("", map[string]string{"FAKE_EXIT": "145",
+		"FAKE_STDERR": `Error when talking to Gemini API _ApiError: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}`})})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	if !errors.Is(err, provider.ErrAuth) || !strings.Contains(err.Error(), "API key not valid. Please pass a valid API key.") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// SIGTERM (from outside) makes gemini exit 0 without a result: partial,
+// whatever the exit code says.
+func TestExitZeroWithoutResult(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-sigterm.jsonl", nil)})
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi slowly")))
+	var ee *provider.ExecutionError
+	if !errors.Is(err, provider.ErrIncomplete) || !errors.As(err, &ee) || ee.ExitCode != 0 {
+		t.Fatalf("err = %v", err)
+	}
+	part := provider.PartialOf(err)
+	if part.Status != provider.StatusPartial || part.Content != "Here is a tiny Python progr" || strings.Join(deltas, "") != part.Content {
+		t.Errorf("partial %q %q", part.Status, part.Content)
+	}
+	if !strings.Contains(err.Error(), "before its final result") {
+		t.Errorf("message %q", err)
+	}
+}
+
+// gemini's launcher ignores SIGTERM (and so do children that inherit that):
+// cancel still leaves nothing behind (SIGKILL after the grace period).
+func TestCancelIgnoringSIGTERM(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	child := f.Path("child")
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-sigterm.jsonl", map[string]string{
+		"FAKE_IGNORE_TERM": "1", "FAKE_CHILD": child, "FAKE_HANG": "1"})})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got strings.Builder
+	var err error
+	for d, e := range c.Stream(ctx, ask("Say hi slowly")) {
+		if e != nil {
+			err = e
+			break
+		}
+		got.WriteString(d.Text)
+		if got.Len() >= 3 {
+			cancel()
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if part := provider.PartialOf(err); part.Status != provider.StatusPartial || part.Content != got.String() {
+		t.Errorf("partial %q %q vs %q", part.Status, part.Content, got.String())
+	}
+	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+		t.Errorf("gemini (pid %d) survived", pid)
+	}
+	if pid := clitest.ReadPID(t, child); clitest.Alive(pid) {
+		t.Errorf("its child (pid %d) survived", pid)
+	}
+}
+
+// Output cut in the middle of a line: a parse error, partial.
+func TestTruncatedLine(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-sigterm.jsonl", map[string]string{
+		"FAKE_TAIL": `{"type":"message","role":"assi`})})
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	var pe *provider.ParseError
+	if !errors.As(err, &pe) || pe.Line != 12 {
+		t.Fatalf("err = %v", err)
+	}
+	if part := provider.PartialOf(err); part.Status != provider.StatusPartial || part.Content != strings.Join(deltas, "") ||
+		part.Content != "Here is a tiny Python progr" {
+		t.Errorf("partial %q %q", part.Status, part.Content)
+	}
+}
+
+func TestResumeAndLongPrompt(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Args: []string{"--debug"}, Env: f.Env("testdata/gemini-resume.jsonl", nil)})
+	long := "-" + strings.Repeat("y", cliproc.MaxArgPrompt)
+	req := provider.Request{SessionID: "80b95797-ef23-46e0-8597-d5dadc3411c8", Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "first"}, {Role: provider.RoleAssistant, Content: "answer"},
+		{Role: provider.RoleUser, Content: long}}}
+	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := clitest.ReadRecord(t, f.Record)
+	want := []string{"-o", "stream-json", "--skip-trust", "--approval-mode", "default",
+		"--resume", "80b95797-ef23-46e0-8597-d5dadc3411c8", "--debug", "-p", stdinPrompt}
+	if !reflect.DeepEqual(rec.Args, want) {
+		t.Errorf("argv\n got %q\nwant %q", rec.Args, want)
+	}
+	if rec.Stdin != long {
+		t.Errorf("stdin has %d bytes, want the last message only (%d)", len(rec.Stdin), len(long))
+	}
+	if done.SessionID != req.SessionID {
+		t.Errorf("session %q", done.SessionID)
+	}
+}
+
+// A prompt that starts with "-" must not be read as an option.
+func TestDashPrompt(t *testing.T) {
+	f := clitest.NewFake(t, []string{"gemini"}, nil)
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-text.jsonl", nil)})
+	if _, _, err := clitest.Collect(c.Stream(context.Background(), ask("--help me"))); err != nil {
+		t.Fatal(err)
+	}
+	if rec := clitest.ReadRecord(t, f.Record); rec.Args[len(rec.Args)-1] != " --help me" {
+		t.Errorf("argv %q", rec.Args)
+	}
+}

@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
+)
+
+func loadConfig(t *testing.T, wd, home string) *config.Config {
+	t.Helper()
+	env := map[string]string{"LOOPFORGE_HOME": home}
+	cfg, err := config.Load(config.Options{Workdir: wd, LookupEnv: func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Switching loopforge.yml from codex to claude changes the CLI that runs;
+// nothing else changes.
+func TestSwitchCLIProviderByConfig(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex", "claude"}, nil)
+	wd, home := t.TempDir(), t.TempDir()
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	yml := func(def string) string {
+		return "provider: " + def + `
+providers:
+  codex:
+    env: {FAKE_RECORD: "` + f.Record + `", FAKE_REPLAY: "` + abs("../provider/codexcli/testdata/codex-text.jsonl") + `"}
+  claude:
+    env: {FAKE_RECORD: "` + f.Record + `", FAKE_REPLAY: "` + abs("../provider/claudecli/testdata/claude-text-partial.jsonl") + `"}
+`
+	}
+	for _, def := range []string{"codex", "claude"} {
+		if err := os.WriteFile(filepath.Join(wd, config.FileName), []byte(yml(def)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := loadConfig(t, wd, home)
+		name, err := cfg.DefaultProvider()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof, err := cfg.Profile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := DefaultRegistry().New(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write hello"}}}
+		req.Workdir = wd
+		resp, err := provider.Collect(p.Stream(context.Background(), req), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", def, err)
+		}
+		if rec := clitest.ReadRecord(t, f.Record); rec.Name != def || resp.Provider != def || !strings.Contains(resp.Content, "tiny Python program") {
+			t.Errorf("provider: %s; ran %s, response from %q: %q", def, rec.Name, resp.Provider, resp.Content)
+		}
+	}
+}
+
+// `loopforge providers` reports, for each CLI profile, whether its binary
+// was found and which version it is.
+func TestProvidersChecksCLIs(t *testing.T) {
+	clitest.NewFake(t, []string{"claude"}, map[string]string{"NPM_CONFIG_PREFIX": t.TempDir()})
+	wd, home := t.TempDir(), t.TempDir()
+	yml := "providers:\n  claude:\n    env: {FAKE_VERSION: \"2.1.197 (Claude Code)\"}\n"
+	if err := os.WriteFile(filepath.Join(wd, config.FileName), []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{cfg: loadConfig(t, wd, home), reg: DefaultRegistry()}
+	got := map[string]ProviderStatus{}
+	for _, st := range s.Providers() {
+		got[st.Name] = st
+	}
+	if c := got["claude"]; !c.Available || c.Version != "2.1.197 (Claude Code)" || c.Kind != config.KindClaude || c.Model != "sonnet" {
+		t.Errorf("claude: %+v", c)
+	}
+	for _, n := range []string{"codex", "gemini"} {
+		if st := got[n]; st.Available || !strings.Contains(st.Reason, "not found") || !strings.Contains(st.Reason, "npm install -g") {
+			t.Errorf("%s: %+v", n, st)
+		}
+	}
+	if st := got["openai"]; st.Available || st.Version != "" {
+		t.Errorf("openai without a key: %+v", st)
+	}
+}

@@ -3,21 +3,89 @@ package main
 import (
 	"context"
 
+	"github.com/loopforge/loopforge/backend/server"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 // App is the Wails-bound facade: every exported method is callable from the
-// frontend as window.go.main.App.<Name>. Methods stay thin and delegate to
-// backend/service; they return (T, error) so errors keep their text.
+// frontend as window.go.main.App.<Name>, with the same names and wire types
+// as the HTTP API of `loopforge serve` (backend/server). Methods stay thin and
+// delegate to backend/service; they return (T, error) so errors keep their text.
 type App struct {
-	ctx context.Context
-	svc *service.Service
+	ctx    context.Context
+	svc    *service.Service
+	events server.Endpoint
 }
 
-// NewApp wraps a service for binding.
-func NewApp(svc *service.Service) *App { return &App{svc: svc} }
+// NewApp wraps a service for binding; events is where the frontend opens the
+// event websocket.
+func NewApp(svc *service.Service, events server.Endpoint) *App {
+	return &App{svc: svc, events: events}
+}
 
-func (a *App) startup(ctx context.Context) { a.ctx = ctx }
+func (a *App) startup(ctx context.Context) {
+	a.ctx = ctx
+	// A folder dropped anywhere on the window becomes the working directory.
+	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) {
+		if len(paths) == 0 {
+			return
+		}
+		if p, err := a.svc.SetWorkdir(paths[0]); err != nil {
+			runtime.EventsEmit(ctx, "workdir:error", err.Error())
+		} else {
+			runtime.EventsEmit(ctx, "workdir:changed", p)
+		}
+	})
+}
 
 // Version reports the application version.
 func (a *App) Version() string { return service.Version }
+
+// EventsEndpoint tells the frontend where the event websocket is.
+func (a *App) EventsEndpoint() server.Endpoint { return a.events }
+
+// Providers lists every profile and whether it is ready.
+func (a *App) Providers() []service.ProviderStatus { return a.svc.Providers() }
+
+// Presets lists the built-in prompts.
+func (a *App) Presets() []server.Preset { return server.Presets() }
+
+// StartRun starts a loop; its events arrive on the websocket.
+func (a *App) StartRun(req server.RunRequest) (service.RunInfo, error) {
+	return a.svc.StartRun(a.ctx, req.ToService())
+}
+
+// CancelRun stops a run (its generated code's process group is killed).
+func (a *App) CancelRun(runID string) error { return a.svc.Cancel(runID) }
+
+// Sessions lists stored sessions, most recent first.
+func (a *App) Sessions(query string, limit int) ([]store.SessionSummary, error) {
+	return a.svc.Sessions(a.ctx, query, limit)
+}
+
+// Session returns one session with its runs and iterations.
+func (a *App) Session(id string) (*service.SessionDetail, error) { return a.svc.Session(a.ctx, id) }
+
+// DeleteSession removes a session.
+func (a *App) DeleteSession(id string) error { return a.svc.DeleteSession(a.ctx, id) }
+
+// Workdir returns the working directory ("" = none chosen).
+func (a *App) Workdir() server.Workdir { return server.Workdir{Path: a.svc.Workdir()} }
+
+// SetWorkdir validates and sets the working directory.
+func (a *App) SetWorkdir(path string) (server.Workdir, error) {
+	p, err := a.svc.SetWorkdir(path)
+	return server.Workdir{Path: p}, err
+}
+
+// ChooseWorkdir opens the native folder dialog; an empty path means the user
+// cancelled and nothing changed.
+func (a *App) ChooseWorkdir() (server.Workdir, error) {
+	dir, err := runtime.OpenDirectoryDialog(a.ctx, runtime.OpenDialogOptions{Title: "Choose a working folder"})
+	if err != nil || dir == "" {
+		return server.Workdir{Path: a.svc.Workdir()}, err
+	}
+	return a.SetWorkdir(dir)
+}

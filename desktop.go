@@ -1,17 +1,54 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
 
+	"github.com/loopforge/loopforge/backend/server"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 )
 
-// runDesktop opens the Wails window over the embedded frontend.
+// wailsOrigins are the Origins the desktop webview sends (they differ by
+// platform and WebKit version).
+var wailsOrigins = []string{"wails://wails", "wails://wails.localhost", "http://wails.localhost"}
+
+// runDesktop opens the Wails window over the embedded frontend. Commands go
+// through the bindings; live events come from the same websocket server as
+// `loopforge serve`, on a random loopback port with its own token.
 func runDesktop(svc *service.Service, dist fs.FS) error {
-	app := NewApp(svc)
+	var events server.Endpoint
+	if svc != nil { // nil only while wails generates bindings
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("starting the event server: %w", err)
+		}
+		token := server.NewToken()
+		srv := &http.Server{
+			Handler:           server.New(server.Options{Token: token, Version: service.Version, Backend: svc, ExtraOrigins: wailsOrigins}),
+			ReadHeaderTimeout: 10 * time.Second,
+		}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				slog.Error("event server stopped", "err", err)
+			}
+		}()
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(ctx)
+		}()
+		events = server.Endpoint{URL: "ws://" + ln.Addr().String() + "/api/ws", Token: token}
+	}
+	app := NewApp(svc, events)
 	return wails.Run(&options.App{
 		Title:            "loopforge",
 		Width:            1280,
@@ -21,6 +58,7 @@ func runDesktop(svc *service.Service, dist fs.FS) error {
 		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 252, A: 1},
 		OnStartup:        app.startup,
+		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
 		Bind:             []any{app},
 	})
 }

@@ -1,0 +1,345 @@
+export namespace server {
+	
+	export class Endpoint {
+	    url: string;
+	    token: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Endpoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.token = source["token"];
+	    }
+	}
+	export class Preset {
+	    id: string;
+	    title: string;
+	    prompt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Preset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.prompt = source["prompt"];
+	    }
+	}
+	export class RunRequest {
+	    session_id?: string;
+	    prompt: string;
+	    provider?: string;
+	    model?: string;
+	    base_url?: string;
+	    max_iterations?: number;
+	    reflect?: boolean;
+	    timeout_seconds?: number;
+	    language?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.prompt = source["prompt"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.max_iterations = source["max_iterations"];
+	        this.reflect = source["reflect"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.language = source["language"];
+	    }
+	}
+	export class Workdir {
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Workdir(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	    }
+	}
+
+}
+
+export namespace service {
+	
+	export class ProviderStatus {
+	    name: string;
+	    kind: string;
+	    model: string;
+	    base_url?: string;
+	    api_key_env?: string;
+	    version?: string;
+	    default: boolean;
+	    available: boolean;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.api_key_env = source["api_key_env"];
+	        this.version = source["version"];
+	        this.default = source["default"];
+	        this.available = source["available"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class RunInfo {
+	    run_id: string;
+	    session_id: string;
+	    provider: string;
+	    model: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.session_id = source["session_id"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	    }
+	}
+	export class SessionDetail {
+	    id: string;
+	    title: string;
+	    prompt: string;
+	    mode: string;
+	    workdir: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    runs: store.Run[];
+	    iterations: Record<string, Array<store.Iteration>>;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.prompt = source["prompt"];
+	        this.mode = source["mode"];
+	        this.workdir = source["workdir"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.runs = this.convertValues(source["runs"], store.Run);
+	        this.iterations = this.convertValues(source["iterations"], Array<store.Iteration>, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace store {
+	
+	export class Iteration {
+	    run_id: string;
+	    n: number;
+	    code: string;
+	    content: string;
+	    exec_status: string;
+	    exit_code: number;
+	    stdout: string;
+	    stderr: string;
+	    truncated: boolean;
+	    exec_ms: number;
+	    isolation: string;
+	    reflection: string;
+	    status: string;
+	    summary: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Iteration(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.n = source["n"];
+	        this.code = source["code"];
+	        this.content = source["content"];
+	        this.exec_status = source["exec_status"];
+	        this.exit_code = source["exit_code"];
+	        this.stdout = source["stdout"];
+	        this.stderr = source["stderr"];
+	        this.truncated = source["truncated"];
+	        this.exec_ms = source["exec_ms"];
+	        this.isolation = source["isolation"];
+	        this.reflection = source["reflection"];
+	        this.status = source["status"];
+	        this.summary = source["summary"];
+	    }
+	}
+	export class Run {
+	    id: string;
+	    session_id: string;
+	    provider: string;
+	    model: string;
+	    status: string;
+	    max_iterations: number;
+	    reflect: boolean;
+	    language: string;
+	    iterations: number;
+	    final_code: string;
+	    error: string;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost_usd: number;
+	    // Go type: time
+	    started_at: any;
+	    // Go type: time
+	    finished_at?: any;
+	    duration_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session_id = source["session_id"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.status = source["status"];
+	        this.max_iterations = source["max_iterations"];
+	        this.reflect = source["reflect"];
+	        this.language = source["language"];
+	        this.iterations = source["iterations"];
+	        this.final_code = source["final_code"];
+	        this.error = source["error"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost_usd = source["cost_usd"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.finished_at = this.convertValues(source["finished_at"], null);
+	        this.duration_ms = source["duration_ms"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunBrief {
+	    id: string;
+	    provider: string;
+	    status: string;
+	    iterations: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunBrief(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.provider = source["provider"];
+	        this.status = source["status"];
+	        this.iterations = source["iterations"];
+	    }
+	}
+	export class SessionSummary {
+	    id: string;
+	    title: string;
+	    prompt: string;
+	    mode: string;
+	    workdir: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    runs: RunBrief[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.prompt = source["prompt"];
+	        this.mode = source["mode"];
+	        this.workdir = source["workdir"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.runs = this.convertValues(source["runs"], RunBrief);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+

@@ -30,6 +30,8 @@ if [ -n "$need" ]; then
 fi
 
 command -v go >/dev/null || { echo "setup: Go 1.26 or newer is required (https://go.dev/dl/)" >&2; exit 1; }
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a==20&&b>=19)?0:1)' ||
+  { echo "setup: Node.js 20.19 or newer is required for the frontend build (found $(node --version))" >&2; exit 1; }
 if [ "$("$(go env GOPATH)/bin/wails" version 2>/dev/null | head -1)" != "$WAILS_VERSION" ]; then
   echo "setup: installing the Wails CLI $WAILS_VERSION"
   go install "github.com/wailsapp/wails/v2/cmd/wails@$WAILS_VERSION"

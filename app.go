@@ -57,6 +57,16 @@ func (a *App) StartRun(req server.RunRequest) (service.RunInfo, error) {
 	return a.svc.StartRun(a.ctx, req.ToService())
 }
 
+// StartCompare runs one prompt on several providers at once.
+func (a *App) StartCompare(req server.CompareRequest) (service.CompareInfo, error) {
+	return a.svc.StartCompare(a.ctx, service.CompareRequest{RunRequest: req.ToService(), Providers: req.Providers})
+}
+
+// Comparison returns the side-by-side table of a session's runs.
+func (a *App) Comparison(sessionID string) ([]service.ComparisonRow, error) {
+	return a.svc.Comparison(a.ctx, sessionID)
+}
+
 // CancelRun stops a run (its generated code's process group is killed).
 func (a *App) CancelRun(runID string) error { return a.svc.Cancel(runID) }
 

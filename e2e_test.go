@@ -345,3 +345,50 @@ func TestProvidersJSON(t *testing.T) {
 		t.Fatalf("availability %v", got)
 	}
 }
+
+func TestCompareTable(t *testing.T) {
+	good := httptest.NewServer(&fakeOpenAI{})
+	defer good.Close()
+	bad := httptest.NewServer(&fakeOpenAI{alwaysFail: true})
+	defer bad.Close()
+	home := t.TempDir()
+	yml := fmt.Sprintf("providers:\n  good:\n    kind: openai\n    model: m-good\n    base_url: %s/v1\n    api_key_env: \"\"\n  bad:\n    kind: openai\n    model: m-bad\n    base_url: %s/v1\n    api_key_env: \"\"\n", good.URL, bad.URL)
+	if err := os.WriteFile(filepath.Join(home, "loopforge.yml"), []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := loopforge(t, home, nil, "compare", "-p", "good", "-p", "bad", "-n", "2", "print hello")
+	if r.code != 1 {
+		t.Fatalf("exit %d (want 1: one provider failed)\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "PROVIDER") {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
+	if f := strings.Fields(lines[1]); f[0] != "good" || f[2] != "success" || f[3] != "2" {
+		t.Errorf("good row: %q", lines[1])
+	}
+	if f := strings.Fields(lines[2]); f[0] != "bad" || f[2] != "limit_reached" || f[3] != "2" || f[len(f)-1] != "1" {
+		t.Errorf("bad row: %q", lines[2])
+	}
+	for _, want := range []string{"[good] finished: success", "[bad] finished: limit_reached"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+
+	r = loopforge(t, home, nil, "compare", "--json", "-p", "good", "-p", "bad", "-n", "1", "x")
+	out := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var last struct {
+		Type    string `json:"type"`
+		Payload []struct {
+			Provider string `json:"provider"`
+			Status   string `json:"status"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal([]byte(out[len(out)-1]), &last); err != nil || last.Type != "comparison" || len(last.Payload) != 2 {
+		t.Fatalf("last JSON line: %s (%v)", out[len(out)-1], err)
+	}
+	if r := loopforge(t, home, nil, "compare", "-p", "good", "x"); r.code != 2 {
+		t.Fatalf("one provider: exit %d", r.code)
+	}
+}

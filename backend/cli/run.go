@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,14 +78,9 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 		no := false
 		req.Reflect = &no
 	}
-	if f.provider == "" {
-		f.provider = os.Getenv("LOOPFORGE_PROVIDER") // config also reads it; kept for clarity in errors
-	}
-	workdir := f.workdir
-	if workdir == "" {
-		workdir, _ = os.Getwd()
-	} else if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
-		return usagef("--workdir %s is not a directory", workdir)
+	workdir, err := resolveWorkdir(f.workdir)
+	if err != nil {
+		return err
 	}
 
 	svc, err := e.newService(ctx, workdir)
@@ -178,14 +172,7 @@ type printer interface{ event(event.Event) error }
 
 type jsonPrinter struct{ w io.Writer }
 
-func (p *jsonPrinter) event(e event.Event) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(p.w, "%s\n", b)
-	return err
-}
+func (p *jsonPrinter) event(e event.Event) error { return writeLine(p.w, e) }
 
 // humanPrinter writes one line per iteration to stderr and the final code to
 // stdout. On a terminal it also keeps a live status line.

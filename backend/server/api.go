@@ -27,6 +27,14 @@ type Backend interface {
 	Subscribe(ctx context.Context, runID string, after int64) (*service.Subscription, error)
 	Workdir() string
 	SetWorkdir(path string) (string, error)
+	StartCompare(ctx context.Context, req service.CompareRequest) (service.CompareInfo, error)
+	Comparison(ctx context.Context, sessionID string) ([]service.ComparisonRow, error)
+}
+
+// CompareRequest is the wire form of service.CompareRequest.
+type CompareRequest struct {
+	RunRequest
+	Providers []string `json:"providers"`
 }
 
 // Workdir is the wire form of the working directory.
@@ -46,13 +54,14 @@ type RunRequest struct {
 	Reflect        *bool   `json:"reflect,omitempty"`
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
 	Language       string  `json:"language,omitempty"`
+	Fresh          bool    `json:"fresh,omitempty"` // a new thread in session_id (re-run one provider of a comparison)
 }
 
 // ToService converts the wire request.
 func (r RunRequest) ToService() service.RunRequest {
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
-		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
+		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh,
 		Timeout: time.Duration(r.TimeoutSeconds * float64(time.Second)),
 	}
 }
@@ -94,6 +103,26 @@ func (s *Server) routeAPI() {
 			return
 		}
 		writeJSON(w, http.StatusCreated, info)
+	})
+	s.mux.HandleFunc("POST /api/compare", func(w http.ResponseWriter, r *http.Request) {
+		var req CompareRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		info, err := b.StartCompare(r.Context(), service.CompareRequest{RunRequest: req.ToService(), Providers: req.Providers})
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusCreated, info)
+	})
+	s.mux.HandleFunc("GET /api/sessions/{id}/comparison", func(w http.ResponseWriter, r *http.Request) {
+		rows, err := b.Comparison(r.Context(), r.PathValue("id"))
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, rows)
 	})
 	s.mux.HandleFunc("POST /api/runs/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
 		if err := b.Cancel(r.PathValue("id")); err != nil {

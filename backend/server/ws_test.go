@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"iter"
 	"net"
 	"net/http"
@@ -277,4 +278,41 @@ func (l smallBufListener) Accept() (net.Conn, error) {
 		_ = tc.SetWriteBuffer(4096)
 	}
 	return c, err
+}
+
+func TestCompareAPI(t *testing.T) {
+	svc := newBackend(t, wordModel{})
+	ts, tok := apiServer(t, svc)
+	do := func(method, path, body string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		_, _ = io.Copy(&b, resp.Body)
+		return resp, []byte(b.String())
+	}
+	resp, body := do("POST", "/api/compare", `{"prompt":"p","providers":["fake"]}`)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("one provider: %d %s", resp.StatusCode, body)
+	}
+	svc.Config().Profiles["fake2"] = provider.Profile{Name: "fake2", Kind: "fake"}
+	resp, body = do("POST", "/api/compare", `{"prompt":"p","providers":["fake","fake2"],"max_iterations":1}`)
+	var info service.CompareInfo
+	if err := json.Unmarshal(body, &info); err != nil || resp.StatusCode != http.StatusCreated || len(info.Runs) != 2 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	for _, r := range info.Runs {
+		if _, err := svc.Wait(context.Background(), r.RunID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, body = do("GET", "/api/sessions/"+info.SessionID+"/comparison", "")
+	var rows []service.ComparisonRow
+	if err := json.Unmarshal(body, &rows); err != nil || resp.StatusCode != 200 || len(rows) != 2 || rows[1].Provider != "fake2" {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
 }

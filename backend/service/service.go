@@ -148,6 +148,9 @@ type RunRequest struct {
 	Reflect       *bool
 	Timeout       time.Duration // one execution of generated code
 	Language      string
+	// Fresh starts a new thread in SessionID (no earlier messages), as when
+	// re-running one provider of a comparison.
+	Fresh bool
 }
 
 // RunInfo identifies a started run.
@@ -182,52 +185,10 @@ func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error)
 
 // StartRun validates req, records a run and starts its loop.
 func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error) {
-	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: sandbox.DefaultLimits()}
-	if set.MaxIterations == 0 {
-		set.MaxIterations = s.cfg.MaxIterations
-	}
-	if set.MaxIterations < 1 {
-		return RunInfo{}, fmt.Errorf("%w: the iteration limit must be at least 1 (got %d)", ErrInvalidRequest, set.MaxIterations)
-	}
-	if req.Reflect != nil {
-		set.Reflect = *req.Reflect
-	}
-	if set.Language == "" {
-		set.Language = s.cfg.Language
-	}
-	lang, err := loop.LookupLanguage(set.Language)
-	if err != nil {
-		return RunInfo{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
-	}
-	set.Limits.Timeout = s.cfg.Timeout
-	if req.Timeout > 0 {
-		set.Limits.Timeout = req.Timeout
-	}
-	if strings.TrimSpace(req.Prompt) == "" {
-		return RunInfo{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
-	}
-	if s.execErr != nil {
-		return RunInfo{}, fmt.Errorf("cannot run generated code: %w", s.execErr)
-	}
-	prof, err := s.Profile(req.Provider, req.Model, req.BaseURL)
+	p, err := s.prepare(ctx, req, req.Provider)
 	if err != nil {
 		return RunInfo{}, err
 	}
-	model, err := s.reg.New(prof)
-	if err != nil {
-		return RunInfo{}, err
-	}
-	// A coding CLI that is not installed fails here, before anything is
-	// recorded; other check failures (an odd --version) are left to the run.
-	if c, ok := model.(checker); ok {
-		cctx, cancel := context.WithTimeout(ctx, checkTimeout)
-		_, err := c.Check(cctx)
-		cancel()
-		if errors.Is(err, provider.ErrCLINotFound) {
-			return RunInfo{}, err
-		}
-	}
-
 	var history []provider.Message
 	var sess *store.Session
 	if req.SessionID != "" {
@@ -235,7 +196,7 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		if err != nil {
 			return RunInfo{}, err
 		}
-		if n := len(sess.Runs); n > 0 {
+		if n := len(sess.Runs); n > 0 && !req.Fresh {
 			msgs, err := s.store.ListMessages(ctx, sess.Runs[n-1].ID)
 			if err != nil {
 				return RunInfo{}, err
@@ -245,34 +206,147 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 			}
 		}
 	} else {
-		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script"}
+		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script", Workdir: s.Workdir()}
 		if err := s.store.CreateSession(ctx, sess); err != nil {
 			return RunInfo{}, err
 		}
 	}
-	run := &store.Run{SessionID: sess.ID, Provider: prof.Name, Model: prof.Model, Status: store.RunRunning,
-		MaxIterations: set.MaxIterations, Reflect: set.Reflect, Language: lang.Fence}
+	return s.launch(ctx, sess, p, req.Prompt, history)
+}
+
+// CompareRequest runs one prompt on several providers at once; the other
+// fields apply to every run.
+type CompareRequest struct {
+	RunRequest
+	Providers []string
+}
+
+// CompareInfo identifies a started comparison: one session, one run per
+// provider, in the order asked.
+type CompareInfo struct {
+	SessionID string    `json:"session_id"`
+	Runs      []RunInfo `json:"runs"`
+}
+
+// StartCompare validates every provider first (nothing starts if one is
+// unusable), then starts one loop per provider, each in its own goroutine so
+// a slow or failing provider never holds the others back.
+func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (CompareInfo, error) {
+	if len(req.Providers) < 2 {
+		return CompareInfo{}, fmt.Errorf("%w: a comparison needs at least two providers (got %d)", ErrInvalidRequest, len(req.Providers))
+	}
+	seen := map[string]bool{}
+	var preps []prepared
+	for _, name := range req.Providers {
+		if seen[name] {
+			return CompareInfo{}, fmt.Errorf("%w: provider %q is listed twice", ErrInvalidRequest, name)
+		}
+		seen[name] = true
+		p, err := s.prepare(ctx, req.RunRequest, name)
+		if err != nil {
+			return CompareInfo{}, err
+		}
+		preps = append(preps, p)
+	}
+	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "compare", Workdir: s.Workdir()}
+	if err := s.store.CreateSession(ctx, sess); err != nil {
+		return CompareInfo{}, err
+	}
+	info := CompareInfo{SessionID: sess.ID}
+	for _, p := range preps {
+		ri, err := s.launch(ctx, sess, p, req.Prompt, nil)
+		if err != nil {
+			for _, started := range info.Runs {
+				_ = s.Cancel(started.RunID)
+			}
+			return CompareInfo{}, err
+		}
+		info.Runs = append(info.Runs, ri)
+	}
+	return info, nil
+}
+
+// prepared is a validated request for one provider, ready to launch.
+type prepared struct {
+	prof  provider.Profile
+	model provider.Provider
+	set   loop.Settings
+	lang  loop.Language
+}
+
+// prepare checks everything that can be checked before a run is recorded.
+func (s *Service) prepare(ctx context.Context, req RunRequest, providerName string) (prepared, error) {
+	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: sandbox.DefaultLimits()}
+	if set.MaxIterations == 0 {
+		set.MaxIterations = s.cfg.MaxIterations
+	}
+	if set.MaxIterations < 1 {
+		return prepared{}, fmt.Errorf("%w: the iteration limit must be at least 1 (got %d)", ErrInvalidRequest, set.MaxIterations)
+	}
+	if req.Reflect != nil {
+		set.Reflect = *req.Reflect
+	}
+	if set.Language == "" {
+		set.Language = s.cfg.Language
+	}
+	lang, err := loop.LookupLanguage(set.Language)
+	if err != nil {
+		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	set.Limits.Timeout = s.cfg.Timeout
+	if req.Timeout > 0 {
+		set.Limits.Timeout = req.Timeout
+	}
+	if strings.TrimSpace(req.Prompt) == "" {
+		return prepared{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
+	}
+	if s.execErr != nil {
+		return prepared{}, fmt.Errorf("cannot run generated code: %w", s.execErr)
+	}
+	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
+	if err != nil {
+		return prepared{}, err
+	}
+	model, err := s.reg.New(prof)
+	if err != nil {
+		return prepared{}, err
+	}
+	// A coding CLI that is not installed fails here, before anything is
+	// recorded; other check failures (an odd --version) are left to the run.
+	if c, ok := model.(checker); ok {
+		cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		_, err := c.Check(cctx)
+		cancel()
+		if errors.Is(err, provider.ErrCLINotFound) {
+			return prepared{}, err
+		}
+	}
+	return prepared{prof: prof, model: model, set: set, lang: lang}, nil
+}
+
+// launch records a run in sess and starts its goroutine.
+func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
+	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Status: store.RunRunning,
+		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
 	if err := s.store.CreateRun(ctx, run); err != nil {
 		return RunInfo{}, err
 	}
-
 	runCtx, cancel := context.WithCancelCause(context.Background())
 	ar := newActiveRun(run.ID, cancel)
 	s.mu.Lock()
 	s.runs[run.ID] = ar
 	s.mu.Unlock()
 	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{
-		SessionID: sess.ID, Provider: prof.Name, Model: prof.Model, Prompt: req.Prompt,
-		MaxIterations: set.MaxIterations, Reflect: set.Reflect, Language: lang.Fence, Mode: "script",
+		SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt,
+		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: "script",
 	})); err != nil {
 		cancel(err)
 		s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
 		return RunInfo{}, err
 	}
-
 	s.wg.Add(1)
-	go s.execute(runCtx, ar, run, model, set, loop.Input{Prompt: req.Prompt, History: history})
-	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: prof.Name, Model: prof.Model}, nil
+	go s.execute(runCtx, ar, run, p.model, p.set, loop.Input{Prompt: prompt, History: history})
+	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }
 
 // execute owns one run's goroutine: it runs the loop, then records the end.

@@ -1,5 +1,37 @@
 export namespace server {
 	
+	export class CompareRequest {
+	    session_id?: string;
+	    prompt: string;
+	    provider?: string;
+	    model?: string;
+	    base_url?: string;
+	    max_iterations?: number;
+	    reflect?: boolean;
+	    timeout_seconds?: number;
+	    language?: string;
+	    fresh?: boolean;
+	    providers: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.prompt = source["prompt"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.max_iterations = source["max_iterations"];
+	        this.reflect = source["reflect"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.language = source["language"];
+	        this.fresh = source["fresh"];
+	        this.providers = source["providers"];
+	    }
+	}
 	export class Endpoint {
 	    url: string;
 	    token: string;
@@ -40,6 +72,7 @@ export namespace server {
 	    reflect?: boolean;
 	    timeout_seconds?: number;
 	    language?: string;
+	    fresh?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunRequest(source);
@@ -56,6 +89,7 @@ export namespace server {
 	        this.reflect = source["reflect"];
 	        this.timeout_seconds = source["timeout_seconds"];
 	        this.language = source["language"];
+	        this.fresh = source["fresh"];
 	    }
 	}
 	export class Workdir {
@@ -75,6 +109,92 @@ export namespace server {
 
 export namespace service {
 	
+	export class RunInfo {
+	    run_id: string;
+	    session_id: string;
+	    provider: string;
+	    model: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.session_id = source["session_id"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	    }
+	}
+	export class CompareInfo {
+	    session_id: string;
+	    runs: RunInfo[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CompareInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.runs = this.convertValues(source["runs"], RunInfo);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ComparisonRow {
+	    run_id: string;
+	    provider: string;
+	    model: string;
+	    status: string;
+	    iterations: number;
+	    iterations_to_success?: number;
+	    wall_ms: number;
+	    first_token_ms?: number;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost_usd: number;
+	    lines_of_code: number;
+	    final_exit_code?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ComparisonRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.status = source["status"];
+	        this.iterations = source["iterations"];
+	        this.iterations_to_success = source["iterations_to_success"];
+	        this.wall_ms = source["wall_ms"];
+	        this.first_token_ms = source["first_token_ms"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost_usd = source["cost_usd"];
+	        this.lines_of_code = source["lines_of_code"];
+	        this.final_exit_code = source["final_exit_code"];
+	    }
+	}
 	export class ProviderStatus {
 	    name: string;
 	    kind: string;
@@ -103,24 +223,7 @@ export namespace service {
 	        this.reason = source["reason"];
 	    }
 	}
-	export class RunInfo {
-	    run_id: string;
-	    session_id: string;
-	    provider: string;
-	    model: string;
 	
-	    static createFrom(source: any = {}) {
-	        return new RunInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.run_id = source["run_id"];
-	        this.session_id = source["session_id"];
-	        this.provider = source["provider"];
-	        this.model = source["model"];
-	    }
-	}
 	export class SessionDetail {
 	    id: string;
 	    title: string;

@@ -8,6 +8,8 @@ export function CancelRun(arg1:string):Promise<void>;
 
 export function ChooseWorkdir():Promise<server.Workdir>;
 
+export function Comparison(arg1:string):Promise<Array<service.ComparisonRow>>;
+
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function EventsEndpoint():Promise<server.Endpoint>;
@@ -21,6 +23,8 @@ export function Session(arg1:string):Promise<service.SessionDetail>;
 export function Sessions(arg1:string,arg2:number):Promise<Array<store.SessionSummary>>;
 
 export function SetWorkdir(arg1:string):Promise<server.Workdir>;
+
+export function StartCompare(arg1:server.CompareRequest):Promise<service.CompareInfo>;
 
 export function StartRun(arg1:server.RunRequest):Promise<service.RunInfo>;
 

@@ -10,6 +10,10 @@ export function ChooseWorkdir() {
   return window['go']['main']['App']['ChooseWorkdir']();
 }
 
+export function Comparison(arg1) {
+  return window['go']['main']['App']['Comparison'](arg1);
+}
+
 export function DeleteSession(arg1) {
   return window['go']['main']['App']['DeleteSession'](arg1);
 }
@@ -36,6 +40,10 @@ export function Sessions(arg1, arg2) {
 
 export function SetWorkdir(arg1) {
   return window['go']['main']['App']['SetWorkdir'](arg1);
+}
+
+export function StartCompare(arg1) {
+  return window['go']['main']['App']['StartCompare'](arg1);
 }
 
 export function StartRun(arg1) {

@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/spf13/cobra"
+)
+
+func (e *env) compareCmd() *cobra.Command {
+	var f runFlags
+	var providers []string
+	cmd := &cobra.Command{
+		Use:   "compare -p NAME -p NAME [flags] [PROMPT]",
+		Short: "Run one prompt on several providers at once and compare them",
+		Long: "Run the loop on every provider given with -p, concurrently (a slow or failing provider never\n" +
+			"holds the others back), then print a comparison table: status, iterations to success, wall\n" +
+			"time, time to first token, tokens, cost, lines of code, final exit code. Ctrl-C cancels all.\n" +
+			"Exit code 0 when every provider succeeded, 1 otherwise.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.compare(cmd, f, providers, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&providers, "provider", "p", nil, "provider profile (repeat: at least two)")
+	fl.StringVarP(&f.model, "model", "m", "", "model for every provider (default: each profile's)")
+	fl.IntVarP(&f.maxIter, "max-iterations", "n", 0, "iteration limit (default 5)")
+	fl.StringVar(&f.timeout, "timeout", "", "time limit for one execution of the generated code (default 30s)")
+	fl.BoolVar(&f.noReflect, "no-reflect", false, "send errors straight back instead of a reflection step")
+	fl.BoolVar(&f.json, "json", false, "JSON Lines: every event, then a final {\"type\":\"comparison\"} line")
+	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
+	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default) or sh")
+	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply (default: the current one)")
+	return cmd
+}
+
+func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) error {
+	ctx := cmd.Context()
+	if len(providers) < 2 {
+		return usagef("compare needs at least two providers: -p NAME -p NAME")
+	}
+	prompt, err := e.prompt(f, args)
+	if err != nil {
+		return err
+	}
+	req := service.CompareRequest{Providers: providers, RunRequest: service.RunRequest{
+		Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language}}
+	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
+		return usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
+	}
+	if f.timeout != "" {
+		d, err := config.ParseDuration(f.timeout)
+		if err != nil {
+			return usagef("--timeout: %v", err)
+		}
+		req.Timeout = d
+	}
+	if f.noReflect {
+		no := false
+		req.Reflect = &no
+	}
+	workdir, err := resolveWorkdir(f.workdir)
+	if err != nil {
+		return err
+	}
+	svc, err := e.newService(ctx, workdir)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	info, err := svc.StartCompare(ctx, req)
+	if err != nil {
+		return err
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stopSig := make(chan struct{})
+	defer close(stopSig)
+	go func() {
+		select {
+		case <-sigs:
+			signal.Stop(sigs)
+			for _, r := range info.Runs {
+				_ = svc.Cancel(r.RunID)
+			}
+		case <-stopSig:
+		}
+	}()
+
+	if !f.json {
+		fmt.Fprintf(e.stderr, "loopforge: comparing %d providers, session %s\n", len(info.Runs), info.SessionID)
+	}
+	// One follower per run; output lines are serialised so columns never mix
+	// within a line.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, len(info.Runs))
+	for i, r := range info.Runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = svc.Follow(ctx, r.RunID, 0, func(ev event.Event) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if f.json {
+					return writeLine(e.stdout, ev)
+				}
+				compareLine(e.stderr, r.Provider, ev)
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	rows, err := svc.Comparison(ctx, info.SessionID)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if err := writeLine(e.stdout, map[string]any{"type": "comparison", "session_id": info.SessionID, "payload": rows}); err != nil {
+			return err
+		}
+	} else {
+		printComparison(e.stdout, rows)
+	}
+	for _, r := range rows {
+		if r.Status != "success" {
+			return &exitError{code: ExitFailed}
+		}
+	}
+	return nil
+}
+
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// compareLine prints the few events worth a line in a comparison.
+func compareLine(w io.Writer, name string, ev event.Event) {
+	switch ev.Type {
+	case event.IterationDone:
+		var d event.IterationDonePayload
+		_ = ev.Decode(&d)
+		if d.Status == "success" {
+			fmt.Fprintf(w, "[%s] iteration %d: success\n", name, d.Iteration)
+		} else {
+			fmt.Fprintf(w, "[%s] iteration %d: error: %s\n", name, d.Iteration, oneLine(d.Summary))
+		}
+	case event.RunFinished:
+		var p event.RunFinishedPayload
+		_ = ev.Decode(&p)
+		msg := p.Status
+		if p.Error != "" {
+			msg += ": " + oneLine(p.Error)
+		}
+		fmt.Fprintf(w, "[%s] finished: %s\n", name, msg)
+	}
+}
+
+func printComparison(w io.Writer, rows []service.ComparisonRow) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tMODEL\tSTATUS\tITER\tTO SUCCESS\tWALL\tFIRST TOKEN\tTOKENS IN/OUT\tCOST\tLINES\tEXIT")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%d\t%s\n",
+			r.Provider, dash(r.Model), r.Status, r.Iterations, optInt(r.IterationsToSuccess),
+			ms(r.WallMS), optMS(r.FirstTokenMS), r.InputTokens, r.OutputTokens, cost(r.CostUSD), r.LinesOfCode, optInt(r.FinalExitCode))
+	}
+	_ = tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func optInt(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(*p)
+}
+
+func ms(v int64) string {
+	return (time.Duration(v) * time.Millisecond).Round(100 * time.Millisecond).String()
+}
+
+func optMS(p *int64) string {
+	if p == nil {
+		return "-"
+	}
+	return ms(*p)
+}
+
+func cost(c float64) string {
+	if c == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("$%.4f", c)
+}
+
+// resolveWorkdir returns dir, or the current directory when dir is "".
+func resolveWorkdir(dir string) (string, error) {
+	if dir == "" {
+		wd, _ := os.Getwd()
+		return wd, nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", usagef("--workdir %s is not a directory", dir)
+	}
+	return dir, nil
+}

@@ -67,6 +67,9 @@ func (a *App) Comparison(sessionID string) ([]service.ComparisonRow, error) {
 	return a.svc.Comparison(a.ctx, sessionID)
 }
 
+// Stats summarises the history per provider and model.
+func (a *App) Stats() (service.Stats, error) { return a.svc.Stats(a.ctx) }
+
 // CancelRun stops a run (its generated code's process group is killed).
 func (a *App) CancelRun(runID string) error { return a.svc.Cancel(runID) }
 

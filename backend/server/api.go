@@ -29,6 +29,7 @@ type Backend interface {
 	SetWorkdir(path string) (string, error)
 	StartCompare(ctx context.Context, req service.CompareRequest) (service.CompareInfo, error)
 	Comparison(ctx context.Context, sessionID string) ([]service.ComparisonRow, error)
+	Stats(ctx context.Context) (service.Stats, error)
 }
 
 // CompareRequest is the wire form of service.CompareRequest.
@@ -175,6 +176,14 @@ func (s *Server) routeAPI() {
 			return
 		}
 		writeJSON(w, http.StatusOK, Workdir{Path: p})
+	})
+	s.mux.HandleFunc("GET /api/stats", func(w http.ResponseWriter, r *http.Request) {
+		st, err := b.Stats(r.Context())
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, st)
 	})
 	s.mux.HandleFunc("GET /api/ws", s.websocket)
 }

@@ -272,6 +272,76 @@ export namespace service {
 		    return a;
 		}
 	}
+	export class StatsGroup {
+	    provider?: string;
+	    model?: string;
+	    runs: number;
+	    successes: number;
+	    failures: number;
+	    cancelled: number;
+	    exec_timeouts: number;
+	    success_rate: number;
+	    avg_duration_ms: number;
+	    median_duration_ms: number;
+	    avg_iterations_to_success: number;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost_usd: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StatsGroup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.runs = source["runs"];
+	        this.successes = source["successes"];
+	        this.failures = source["failures"];
+	        this.cancelled = source["cancelled"];
+	        this.exec_timeouts = source["exec_timeouts"];
+	        this.success_rate = source["success_rate"];
+	        this.avg_duration_ms = source["avg_duration_ms"];
+	        this.median_duration_ms = source["median_duration_ms"];
+	        this.avg_iterations_to_success = source["avg_iterations_to_success"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost_usd = source["cost_usd"];
+	    }
+	}
+	export class Stats {
+	    total: StatsGroup;
+	    groups: StatsGroup[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Stats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = this.convertValues(source["total"], StatsGroup);
+	        this.groups = this.convertValues(source["groups"], StatsGroup);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

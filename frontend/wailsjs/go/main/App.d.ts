@@ -28,6 +28,8 @@ export function StartCompare(arg1:server.CompareRequest):Promise<service.Compare
 
 export function StartRun(arg1:server.RunRequest):Promise<service.RunInfo>;
 
+export function Stats():Promise<service.Stats>;
+
 export function Version():Promise<string>;
 
 export function Workdir():Promise<server.Workdir>;

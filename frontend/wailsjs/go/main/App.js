@@ -50,6 +50,10 @@ export function StartRun(arg1) {
   return window['go']['main']['App']['StartRun'](arg1);
 }
 
+export function Stats() {
+  return window['go']['main']['App']['Stats']();
+}
+
 export function Version() {
   return window['go']['main']['App']['Version']();
 }

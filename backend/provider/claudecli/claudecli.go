@@ -37,12 +37,9 @@
 package claudecli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"strings"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc"
@@ -53,139 +50,63 @@ const (
 	DefaultBinary = "claude"
 	// KeyEnv is the variable claude reads its API key from.
 	KeyEnv = "ANTHROPIC_API_KEY"
-
-	installHint = "install it with `npm install -g @anthropic-ai/claude-code`, or set binary: in the profile"
-	authHint    = "set ANTHROPIC_API_KEY, or run `claude` once in a terminal and log in"
 )
 
-// ownEnv are claude's variables a call inherits.
-var ownEnv = []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_*"}
+var cli = cliproc.CLI{
+	Name:        DefaultBinary,
+	KeyEnv:      KeyEnv,
+	OwnEnv:      []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_*"},
+	InstallHint: "install it with `npm install -g @anthropic-ai/claude-code`, or set binary: in the profile",
+	AuthHint:    "set ANTHROPIC_API_KEY, or run `claude` once in a terminal and log in",
+	NewSessions: true,
+}
 
 // Client runs claude for one profile. It is safe for concurrent use.
 type Client struct {
-	name    string
-	model   string
-	bin     cliproc.Binary
-	args    []string
-	env     map[string]string
-	set     map[string]string
-	secret  string
-	timeout time.Duration
+	*cliproc.Base
 }
 
 var _ provider.Provider = (*Client)(nil)
 
 // New builds a client for p. It starts no process and does not look for the
 // executable yet (see Check). A profile that names api_key_env fails with
-// provider.ErrMissingKey when that variable is empty; without api_key_env the
-// CLI finds its own key or login.
+// provider.ErrMissingKey when that variable is empty (see cliproc.NewBase).
 func New(p provider.Profile) (provider.Provider, error) {
-	name := p.Name
-	if name == "" {
-		name = "claude"
-	}
-	if p.APIKeyEnv != "" && p.APIKey == "" {
-		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: p.APIKeyEnv}
-	}
 	set := map[string]string{
 		"DISABLE_AUTOUPDATER":                      "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-	}
-	if p.APIKeyEnv != "" && p.APIKey != "" {
-		set[KeyEnv] = p.APIKey
 	}
 	if p.BaseURL != "" {
 		// claude appends /v1/messages itself.
 		set["ANTHROPIC_BASE_URL"] = strings.TrimSuffix(strings.TrimRight(p.BaseURL, "/"), "/v1")
 	}
-	return &Client{
-		name:    name,
-		model:   p.Model,
-		bin:     cliproc.Binary{Provider: name, Name: DefaultBinary, Profile: p.Binary, Hint: installHint},
-		args:    p.Args,
-		env:     p.Env,
-		set:     set,
-		secret:  p.APIKey,
-		timeout: p.Timeout,
-	}, nil
-}
-
-// Name is the profile name.
-func (c *Client) Name() string { return c.name }
-
-// Capabilities: sessions; no structured output (the loop asks for a fenced
-// block).
-func (c *Client) Capabilities() provider.Capabilities {
-	return provider.Capabilities{Sessions: true}
-}
-
-// Check finds the executable and reports its version.
-func (c *Client) Check(ctx context.Context) (string, error) {
-	bin, err := c.bin.Find(ctx)
+	b, err := cliproc.NewBase(p, cli, set, command)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return cliproc.Version(ctx, c.name, bin, cliproc.Env(ownEnv, c.set, c.env))
+	return &Client{b}, nil
 }
 
-// Stream runs claude once; see the package doc.
-func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
-	return func(yield func(provider.Delta, error) bool) {
-		prompt, err := cliproc.Prompt(c.name, req)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		bin, err := c.bin.Find(ctx)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		session, newSession := req.SessionID, false
-		if session == "" {
-			session, newSession = cliproc.NewSessionID(), true
-		}
-		wd, err := cliproc.PrepareWorkdir(req.Workdir, "claude", session)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		defer wd.Close()
-
-		args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
-			"--permission-mode", permissionMode(req.Mode)}
-		if c.model != "" {
-			args = append(args, "--model", c.model)
-		}
-		if newSession {
-			args = append(args, "--session-id", session)
-		} else {
-			args = append(args, "--resume", session)
-		}
-		args = append(args, c.args...)
-		stdin := ""
-		if len(prompt) > cliproc.MaxArgPrompt {
-			stdin = prompt // with -p and no prompt argument, claude reads stdin
-		} else {
-			args = append(args, cliproc.PromptArg(prompt))
-		}
-		timeout := req.Timeout
-		if timeout <= 0 {
-			timeout = c.timeout
-		}
-		env := cliproc.Env(ownEnv, c.set, c.env)
-		spec := cliproc.Spec{
-			Provider: c.name, Binary: bin, Args: args, Dir: wd.Path, Env: env, Stdin: stdin,
-			Timeout: timeout, Model: c.model, KeyEnv: KeyEnv, AuthHint: authHint,
-			Secrets: cliproc.Secrets(env, c.secret),
-		}
-		p := &parser{mode: req.Mode, streamed: map[string]bool{}}
-		for d, err := range cliproc.Run(ctx, spec, p) {
-			if !yield(d, err) {
-				return
-			}
-		}
+// command is claude's command line for one call; see the package doc.
+func command(call cliproc.Call) cliproc.Command {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+		"--permission-mode", permissionMode(call.Req.Mode)}
+	if call.Model != "" {
+		args = append(args, "--model", call.Model)
 	}
+	if call.NewSession {
+		args = append(args, "--session-id", call.Session)
+	} else {
+		args = append(args, "--resume", call.Session)
+	}
+	args = append(args, call.Args...)
+	stdin := ""
+	if len(call.Prompt) > cliproc.MaxArgPrompt {
+		stdin = call.Prompt // with -p and no prompt argument, claude reads stdin
+	} else {
+		args = append(args, cliproc.PromptArg(call.Prompt))
+	}
+	return cliproc.Command{Args: args, Stdin: stdin, Parser: &parser{mode: call.Req.Mode, streamed: map[string]bool{}}}
 }
 
 func permissionMode(m provider.Mode) string {

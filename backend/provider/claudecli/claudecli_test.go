@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,26 +17,7 @@ import (
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
 )
 
-const helloAnswer = "Here is a tiny Python program:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n\nprint(greet(\"world\"))\n```\n\nRun it with `python3 hello.py`."
-
-var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-
-func ask(prompt string) provider.Request {
-	return provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: prompt}}}
-}
-
-func newClient(t *testing.T, p provider.Profile) provider.Provider {
-	t.Helper()
-	if p.Name == "" {
-		p.Name = "claude"
-	}
-	p.Kind = "claude"
-	c, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+var newClient = clitest.ClientMaker("claude", New)
 
 func lines(t *testing.T, file string) int {
 	t.Helper()
@@ -62,15 +42,12 @@ func TestStreamPartialMessages(t *testing.T) {
 	wd := t.TempDir()
 	env := f.Env("testdata/claude-text-partial.jsonl", map[string]string{"EXTRA": "1"})
 	c := newClient(t, provider.Profile{Model: "sonnet", Args: []string{"--max-turns", "3"}, Env: env})
-	req := ask("Write a hello world python program")
+	req := clitest.Ask("Write a hello world python program")
 	req.Workdir = wd
-	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	deltas, done := clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
 
-	if len(rec.Args) != 14 || !uuidRE.MatchString(rec.Args[10]) {
+	if len(rec.Args) != 14 || !clitest.UUID.MatchString(rec.Args[10]) {
 		t.Fatalf("argv = %q", rec.Args)
 	}
 	want := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
@@ -107,7 +84,7 @@ func TestStreamPartialMessages(t *testing.T) {
 	if !reflect.DeepEqual(deltas, wantDeltas) {
 		t.Errorf("deltas\n got %q\nwant %q", deltas, wantDeltas)
 	}
-	if strings.Join(deltas, "") != done.Content || done.Content != helloAnswer {
+	if strings.Join(deltas, "") != done.Content || done.Content != clitest.HelloAnswer {
 		t.Errorf("content %q", done.Content)
 	}
 	if done.Status != provider.StatusSuccess || done.Provider != "claude" {
@@ -135,11 +112,8 @@ func TestStreamPartialMessages(t *testing.T) {
 func TestStreamWholeMessages(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-text.jsonl", nil)})
-	deltas, done, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(deltas) != 1 || deltas[0] != helloAnswer || done.Content != helloAnswer {
+	deltas, done := clitest.MustStream(t, c, clitest.Ask("hi"))
+	if len(deltas) != 1 || deltas[0] != clitest.HelloAnswer || done.Content != clitest.HelloAnswer {
 		t.Fatalf("deltas %q content %q", deltas, done.Content)
 	}
 	if rec := clitest.ReadRecord(t, f.Record); slices.Contains(rec.Args, "--model") {
@@ -152,10 +126,7 @@ func TestStreamWholeMessages(t *testing.T) {
 func TestPermissionDenied(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-tool-default.jsonl", nil)})
-	deltas, done, err := clitest.Collect(c.Stream(context.Background(), ask("Create hello.py")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	deltas, done := clitest.MustStream(t, c, clitest.Ask("Create hello.py"))
 	want := "I'll create hello.py.\n\nI created hello.py. It prints a greeting:\n\n```python\nprint(\"hello from fake model\")\n```"
 	if done.Content != want || strings.Join(deltas, "") != want {
 		t.Errorf("content %q deltas %q", done.Content, deltas)
@@ -184,10 +155,7 @@ func TestWorkspaceResume(t *testing.T) {
 	req := provider.Request{System: "be brief", Mode: provider.ModeWorkspace, SessionID: sid, Messages: []provider.Message{
 		{Role: provider.RoleUser, Content: "Remember banana"}, {Role: provider.RoleAssistant, Content: "ok"},
 		{Role: provider.RoleUser, Content: "Create hello.py"}}}
-	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
 	want := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
 		"--permission-mode", "acceptEdits", "--resume", sid, "Create hello.py"}
@@ -217,9 +185,7 @@ func TestTranscriptPrompt(t *testing.T) {
 	req := provider.Request{System: "Answer with code.", Messages: []provider.Message{
 		{Role: provider.RoleUser, Content: "Write hello"}, {Role: provider.RoleAssistant, Content: "print('hi')"},
 		{Role: provider.RoleUser, Content: "-It failed"}}}
-	if _, _, err := clitest.Collect(c.Stream(context.Background(), req)); err != nil {
-		t.Fatal(err)
-	}
+	clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
 	want := "Answer with code.\n\nConversation so far (oldest first):\n\n[user]\nWrite hello\n\n[assistant]\nprint('hi')\n\nReply to this latest user message:\n\n[user]\n-It failed"
 	if got := rec.Args[len(rec.Args)-1]; got != want {
@@ -232,7 +198,7 @@ func TestTranscriptPrompt(t *testing.T) {
 func TestAuthError(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-error401.jsonl", map[string]string{"FAKE_EXIT": "1"})})
-	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi")))
 	var pe *provider.Error
 	if !errors.Is(err, provider.ErrAuth) || !errors.As(err, &pe) || pe.Status != 401 {
 		t.Fatalf("err = %v", err)
@@ -255,7 +221,7 @@ func TestAuthErrorStopsRetries(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	env := f.Env("testdata/claude-error401-retries.jsonl", map[string]string{"FAKE_HANG": "1"})
 	c := newClient(t, provider.Profile{Env: env})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi")))
 	if !errors.Is(err, provider.ErrAuth) {
 		t.Fatalf("err = %v", err)
 	}
@@ -272,7 +238,7 @@ func TestCLIFailed(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Args: []string{"--no-such-flag"}, Env: f.Env("", map[string]string{
 		"FAKE_STDERR": "error: unknown option '--no-such-flag'", "FAKE_EXIT": "1"})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	var ee *provider.ExecutionError
 	if !errors.As(err, &ee) || ee.ExitCode != 1 || errors.Is(err, provider.ErrIncomplete) {
 		t.Fatalf("err = %#v", err)
@@ -297,7 +263,7 @@ func TestCancelKillsGroup(t *testing.T) {
 	defer cancel()
 	var deltas []string
 	var err error
-	for d, e := range c.Stream(ctx, ask("Say hi slowly")) {
+	for d, e := range c.Stream(ctx, clitest.Ask("Say hi slowly")) {
 		if e != nil {
 			err = e
 			break
@@ -326,7 +292,7 @@ func TestCancelKillsGroup(t *testing.T) {
 func TestBreakStopsCLI(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-sigterm.jsonl", map[string]string{"FAKE_HANG": "1"})})
-	for range c.Stream(context.Background(), ask("Say hi slowly")) {
+	for range c.Stream(context.Background(), clitest.Ask("Say hi slowly")) {
 		break
 	}
 	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
@@ -337,7 +303,7 @@ func TestBreakStopsCLI(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-sigterm.jsonl", map[string]string{"FAKE_HANG": "1"})})
-	req := ask("Say hi slowly")
+	req := clitest.Ask("Say hi slowly")
 	req.Timeout = 300e6 // 300ms; nothing below depends on how long it took
 	deltas, _, err := clitest.Collect(c.Stream(context.Background(), req))
 	var pe *provider.Error
@@ -355,13 +321,13 @@ func TestMalformedLine(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-text-partial.jsonl", map[string]string{
 		"FAKE_INSERT_AT": "12", "FAKE_INSERT": `{"type":"stream_event","event":{"type":"content_blo`})})
-	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	var pe *provider.ParseError
 	if !errors.As(err, &pe) || pe.Line != 12 || !strings.HasPrefix(pe.Raw, `{"type":"stream_event"`) {
 		t.Fatalf("err = %v", err)
 	}
 	part := provider.PartialOf(err)
-	if part.Status != provider.StatusError || part.Content != helloAnswer || strings.Join(deltas, "") != helloAnswer {
+	if part.Status != provider.StatusError || part.Content != clitest.HelloAnswer || strings.Join(deltas, "") != clitest.HelloAnswer {
 		t.Errorf("status %q content %q deltas %q", part.Status, part.Content, deltas)
 	}
 	var s string
@@ -375,10 +341,7 @@ func TestNonJSONLineIsAWarning(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-text.jsonl", map[string]string{
 		"FAKE_INSERT_AT": "2", "FAKE_INSERT": "Update available: 9.9.9"})})
-	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, clitest.Ask("hi"))
 	if len(done.Warnings) != 1 || !strings.Contains(done.Warnings[0], "Update available") {
 		t.Errorf("warnings %q", done.Warnings)
 	}
@@ -388,7 +351,7 @@ func TestNonJSONLineIsAWarning(t *testing.T) {
 func TestDiesMidStream(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-text-partial.jsonl", map[string]string{"FAKE_DIE_AT": "13"})})
-	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	var ee *provider.ExecutionError
 	if !errors.As(err, &ee) || ee.ExitCode != 137 || !errors.Is(err, provider.ErrIncomplete) {
 		t.Fatalf("err = %v", err)
@@ -405,14 +368,12 @@ func TestLongPromptOnStdin(t *testing.T) {
 	f := clitest.NewFake(t, []string{"claude"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-text.jsonl", nil)})
 	long := strings.Repeat("x", cliproc.MaxArgPrompt+1)
-	if _, _, err := clitest.Collect(c.Stream(context.Background(), ask(long))); err != nil {
-		t.Fatal(err)
-	}
+	clitest.MustStream(t, c, clitest.Ask(long))
 	rec := clitest.ReadRecord(t, f.Record)
 	if rec.Stdin != long || !strings.HasPrefix(rec.StdinSrc, "pipe:") || slices.Contains(rec.Args, long) {
 		t.Errorf("stdin %s (%d bytes), argv has the prompt: %v", rec.StdinSrc, len(rec.Stdin), slices.Contains(rec.Args, long))
 	}
-	if last := rec.Args[len(rec.Args)-1]; !uuidRE.MatchString(last) {
+	if last := rec.Args[len(rec.Args)-1]; !clitest.UUID.MatchString(last) {
 		t.Errorf("argv ends with %q", last)
 	}
 }
@@ -423,10 +384,7 @@ func TestProfileKeyBaseURLBinary(t *testing.T) {
 	bin := clitest.InstallFake(t, t.TempDir(), "claude-beta")
 	c := newClient(t, provider.Profile{Binary: bin, APIKeyEnv: "MY_CLAUDE_KEY", APIKey: "sk-ant-profile-0123456789",
 		BaseURL: "http://127.0.0.1:9/v1", Env: f.Env("testdata/claude-text.jsonl", nil)})
-	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, clitest.Ask("hi"))
 	rec := clitest.ReadRecord(t, f.Record)
 	if rec.Name != "claude-beta" || done.Command[0] != bin {
 		t.Errorf("ran %s (%s)", rec.Name, done.Command[0])
@@ -443,7 +401,7 @@ func TestNotFound(t *testing.T) {
 	npm := t.TempDir()
 	clitest.NewFake(t, nil, map[string]string{"NPM_CONFIG_PREFIX": npm})
 	c := newClient(t, provider.Profile{}) // New looks for nothing
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	var nf *provider.NotFoundError
 	if !errors.Is(err, provider.ErrCLINotFound) || !errors.As(err, &nf) || nf.Binary != "claude" || len(nf.Looked) != 2 {
 		t.Fatalf("err = %v", err)
@@ -483,7 +441,7 @@ func TestPanicStopsCLI(t *testing.T) {
 				t.Errorf("recovered %v", v)
 			}
 		}()
-		for range c.Stream(context.Background(), ask("Say hi slowly")) {
+		for range c.Stream(context.Background(), clitest.Ask("Say hi slowly")) {
 			panic("boom")
 		}
 	}()

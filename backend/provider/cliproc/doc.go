@@ -1,9 +1,9 @@
 // Package cliproc runs a coding CLI (codex, claude, gemini) as a subprocess
 // and turns its JSON Lines output into a provider stream. The adapters in
-// codexcli, claudecli and geminicli build the command line and parse their
-// CLI's events; everything else is here: finding the executable, the
-// environment, the working directory, the prompt, the process group, the
-// result and its errors.
+// codexcli, claudecli and geminicli embed a Base, build the command line and
+// parse their CLI's events; everything else is here: the profile's settings,
+// finding the executable, the environment, the working directory, the
+// prompt, the process group (see procgroup), the result and its errors.
 //
 // Contract of Run (it implements provider.Provider's stream contract):
 //

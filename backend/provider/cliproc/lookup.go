@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 )
 
@@ -87,7 +88,7 @@ func npmPrefix(ctx context.Context) (string, string) {
 	cmd := exec.CommandContext(ctx, npm, "prefix", "-g")
 	cmd.Env = Env(nil, nil, nil)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { signalGroup(cmd.Process.Pid, syscall.SIGKILL); return nil }
+	cmd.Cancel = func() error { _ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL); return nil }
 	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
 	cmd.Stdout = &limitWriter{w: &out, n: 4096}

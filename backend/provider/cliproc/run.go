@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 )
 
@@ -145,8 +146,8 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
-		waitExit(pid)
-		sweepGroup(pid, sweepWithin)
+		_ = procgroup.WaitExit(pid)
+		_ = procgroup.Sweep(pid, sweepWithin)
 	}()
 	stopReq := make(chan struct{})
 	var stopOnce sync.Once
@@ -160,14 +161,14 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 		case <-gone:
 			return
 		}
-		signalGroup(pid, syscall.SIGTERM)
+		_ = procgroup.Signal(pid, syscall.SIGTERM)
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
 		case <-gone:
 		case <-t.C:
 			// gemini's launcher, for one, ignores SIGTERM.
-			signalGroup(pid, syscall.SIGKILL)
+			_ = procgroup.Signal(pid, syscall.SIGKILL)
 		}
 	}()
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 )
 
@@ -18,14 +19,14 @@ func Version(ctx context.Context, provName, bin string, env []string) (string, e
 	cmd := exec.CommandContext(ctx, bin, "--version")
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { signalGroup(cmd.Process.Pid, syscall.SIGKILL); return nil }
+	cmd.Cancel = func() error { _ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL); return nil }
 	cmd.WaitDelay = time.Second
 	var out, errOut bytes.Buffer
 	cmd.Stdout = &limitWriter{w: &out, n: 4096}
 	cmd.Stderr = &limitWriter{w: &errOut, n: 4096}
 	err := cmd.Run()
 	if cmd.Process != nil {
-		sweepGroup(cmd.Process.Pid, sweepWithin)
+		_ = procgroup.Sweep(cmd.Process.Pid, sweepWithin)
 	}
 	if ctx.Err() != nil {
 		return "", &provider.Error{Provider: provName, Kind: provider.KindTimeout,

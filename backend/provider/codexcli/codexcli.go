@@ -36,12 +36,9 @@
 package codexcli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"strings"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc"
@@ -53,147 +50,77 @@ const (
 	// KeyEnv is the variable `codex exec` reads an API key from.
 	KeyEnv = "CODEX_API_KEY"
 
-	installHint = "install it with `npm install -g @openai/codex` (with its optional native package), or set binary: in the profile"
-	authHint    = "set CODEX_API_KEY, or run `codex login` in a terminal"
 	// customProvider names the model provider defined for a base_url.
 	customProvider = "loopforge"
 )
 
-var ownEnv = []string{"CODEX_*", "OPENAI_*"}
+var cli = cliproc.CLI{
+	Name:        DefaultBinary,
+	KeyEnv:      KeyEnv,
+	OwnEnv:      []string{"CODEX_*", "OPENAI_*"},
+	InstallHint: "install it with `npm install -g @openai/codex` (with its optional native package), or set binary: in the profile",
+	AuthHint:    "set CODEX_API_KEY, or run `codex login` in a terminal",
+	// codex finds a session by id wherever it runs: no named directory.
+	NewSessions: false,
+}
 
 // Client runs codex for one profile. It is safe for concurrent use.
 type Client struct {
-	name     string
-	model    string
-	bin      cliproc.Binary
+	*cliproc.Base
 	provArgs []string // -c overrides for base_url
-	args     []string
-	env      map[string]string
-	set      map[string]string
-	keyEnv   string
-	secret   string
-	timeout  time.Duration
 }
 
 var _ provider.Provider = (*Client)(nil)
 
 // New builds a client for p. It starts no process and does not look for the
 // executable yet (see Check). A profile that names api_key_env fails with
-// provider.ErrMissingKey when that variable is empty; without api_key_env the
-// CLI finds its own key or login.
+// provider.ErrMissingKey when that variable is empty (see cliproc.NewBase).
 func New(p provider.Profile) (provider.Provider, error) {
-	name := p.Name
-	if name == "" {
-		name = "codex"
-	}
-	if p.APIKeyEnv != "" && p.APIKey == "" {
-		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: p.APIKeyEnv}
-	}
-	c := &Client{
-		name:    name,
-		model:   p.Model,
-		bin:     cliproc.Binary{Provider: name, Name: DefaultBinary, Profile: p.Binary, Hint: installHint},
-		args:    p.Args,
-		env:     p.Env,
-		set:     map[string]string{},
-		keyEnv:  KeyEnv,
-		secret:  p.APIKey,
-		timeout: p.Timeout,
-	}
+	c := &Client{}
+	cli := cli // with base_url, the key goes in the profile's variable
 	if p.BaseURL != "" {
 		def := fmt.Sprintf("{name=%s, base_url=%s, wire_api=%s", tomlString(customProvider),
 			tomlString(strings.TrimRight(p.BaseURL, "/")), tomlString("responses"))
 		if p.APIKeyEnv != "" {
 			def += ", env_key=" + tomlString(p.APIKeyEnv)
-			c.keyEnv = p.APIKeyEnv
-			if p.APIKey != "" {
-				c.set[p.APIKeyEnv] = p.APIKey
-			}
+			cli.KeyEnv = p.APIKeyEnv
 		}
 		c.provArgs = []string{"-c", "model_provider=" + tomlString(customProvider),
 			"-c", "model_providers." + customProvider + "=" + def + "}"}
-	} else if p.APIKeyEnv != "" && p.APIKey != "" {
-		c.set[KeyEnv] = p.APIKey
 	}
+	b, err := cliproc.NewBase(p, cli, nil, c.command)
+	if err != nil {
+		return nil, err
+	}
+	c.Base = b
 	return c, nil
 }
 
-// Name is the profile name.
-func (c *Client) Name() string { return c.name }
-
-// Capabilities: sessions; no structured output.
-func (c *Client) Capabilities() provider.Capabilities {
-	return provider.Capabilities{Sessions: true}
-}
-
-// Check finds the executable and reports its version.
-func (c *Client) Check(ctx context.Context) (string, error) {
-	bin, err := c.bin.Find(ctx)
-	if err != nil {
-		return "", err
+// command is codex's command line for one call; see the package doc.
+func (c *Client) command(call cliproc.Call) cliproc.Command {
+	args := []string{"exec", "--json", "--skip-git-repo-check", "-C", call.Dir, "-s", sandboxMode(call.Req.Mode)}
+	if call.Req.Mode == provider.ModeWorkspace {
+		// workspace-write also opens /tmp and $TMPDIR by default: the
+		// workdir only.
+		args = append(args, "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
+			"-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
 	}
-	return cliproc.Version(ctx, c.name, bin, cliproc.Env(ownEnv, c.set, c.env))
-}
-
-// Stream runs codex once; see the package doc.
-func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
-	return func(yield func(provider.Delta, error) bool) {
-		prompt, err := cliproc.Prompt(c.name, req)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		bin, err := c.bin.Find(ctx)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		// codex finds a session by id wherever it runs: no named directory.
-		wd, err := cliproc.PrepareWorkdir(req.Workdir, "codex", "")
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		defer wd.Close()
-
-		args := []string{"exec", "--json", "--skip-git-repo-check", "-C", wd.Path, "-s", sandboxMode(req.Mode)}
-		if req.Mode == provider.ModeWorkspace {
-			// workspace-write also opens /tmp and $TMPDIR by default: the
-			// workdir only.
-			args = append(args, "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
-				"-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
-		}
-		if c.model != "" {
-			args = append(args, "-m", c.model)
-		}
-		args = append(args, c.provArgs...)
-		args = append(args, c.args...)
-		if req.SessionID != "" {
-			args = append(args, "resume", req.SessionID)
-		}
-		stdin := ""
-		if len(prompt) > cliproc.MaxArgPrompt {
-			stdin, prompt = prompt, "-" // "-": read the prompt from stdin
-		} else {
-			prompt = cliproc.PromptArg(prompt)
-		}
-		args = append(args, prompt)
-		timeout := req.Timeout
-		if timeout <= 0 {
-			timeout = c.timeout
-		}
-		env := cliproc.Env(ownEnv, c.set, c.env)
-		spec := cliproc.Spec{
-			Provider: c.name, Binary: bin, Args: args, Dir: wd.Path, Env: env, Stdin: stdin,
-			Timeout: timeout, Model: c.model, KeyEnv: c.keyEnv, AuthHint: authHint,
-			Secrets: cliproc.Secrets(env, c.secret),
-		}
-		for d, err := range cliproc.Run(ctx, spec, &parser{mode: req.Mode}) {
-			if !yield(d, err) {
-				return
-			}
-		}
+	if call.Model != "" {
+		args = append(args, "-m", call.Model)
 	}
+	args = append(args, c.provArgs...)
+	args = append(args, call.Args...)
+	if call.Session != "" {
+		args = append(args, "resume", call.Session)
+	}
+	stdin, prompt := "", call.Prompt
+	if len(prompt) > cliproc.MaxArgPrompt {
+		stdin, prompt = prompt, "-" // "-": read the prompt from stdin
+	} else {
+		prompt = cliproc.PromptArg(prompt)
+	}
+	args = append(args, prompt)
+	return cliproc.Command{Args: args, Stdin: stdin, Parser: &parser{mode: call.Req.Mode}}
 }
 
 func sandboxMode(m provider.Mode) string {

@@ -13,21 +13,7 @@ import (
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
 )
 
-const helloAnswer = "Here is a tiny Python program:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n\nprint(greet(\"world\"))\n```\n\nRun it with `python3 hello.py`."
-
-func ask(prompt string) provider.Request {
-	return provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: prompt}}}
-}
-
-func newClient(t *testing.T, p provider.Profile) provider.Provider {
-	t.Helper()
-	p.Name, p.Kind = "codex", "codex"
-	c, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+var newClient = clitest.ClientMaker("codex", New)
 
 func TestStreamText(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, map[string]string{
@@ -40,12 +26,9 @@ func TestStreamText(t *testing.T) {
 	wd := t.TempDir()
 	env := f.Env("testdata/codex-text.jsonl", nil)
 	c := newClient(t, provider.Profile{Model: "gpt-5.5", Env: env})
-	req := ask("Write a hello world python program")
+	req := clitest.Ask("Write a hello world python program")
 	req.Workdir = wd
-	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	deltas, done := clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
 	want := []string{"exec", "--json", "--skip-git-repo-check", "-C", wd, "-s", "read-only", "-m", "gpt-5.5",
 		"Write a hello world python program"}
@@ -64,7 +47,7 @@ func TestStreamText(t *testing.T) {
 		t.Errorf("env\n got %q\nwant %q", rec.Env, wantEnv)
 	}
 	// codex prints whole messages: one delta.
-	if !reflect.DeepEqual(deltas, []string{helloAnswer}) || done.Content != helloAnswer {
+	if !reflect.DeepEqual(deltas, []string{clitest.HelloAnswer}) || done.Content != clitest.HelloAnswer {
 		t.Errorf("deltas %q content %q", deltas, done.Content)
 	}
 	if done.Status != provider.StatusSuccess || done.SessionID != "01a1fc61-dca6-7711-b749-854169dbafbb" ||
@@ -76,12 +59,9 @@ func TestStreamText(t *testing.T) {
 func TestCommandExecution(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-tool.jsonl", nil)})
-	req := ask("Create hello.py")
+	req := clitest.Ask("Create hello.py")
 	req.Mode = provider.ModeWorkspace
-	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, req)
 	if rec := clitest.ReadRecord(t, f.Record); rec.Args[6] != "workspace-write" {
 		t.Errorf("sandbox: argv %q", rec.Args)
 	}
@@ -98,10 +78,7 @@ func TestCommandExecution(t *testing.T) {
 func TestFileChange(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-patch.jsonl", nil)})
-	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("Create hello.py")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, clitest.Ask("Create hello.py"))
 	if len(done.ToolCalls) != 1 || done.ToolCalls[0].Name != "file_change" || done.ToolCalls[0].Status != provider.ToolSuccess ||
 		!strings.Contains(string(done.ToolCalls[0].Input), `"kind":"add"`) {
 		t.Errorf("tools %+v", done.ToolCalls)
@@ -112,11 +89,8 @@ func TestFileChange(t *testing.T) {
 func TestWarnings(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-openai-base-url.jsonl", nil)})
-	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Content != helloAnswer || len(done.Warnings) != 5 || !strings.Contains(done.Warnings[4], "Falling back from WebSockets") {
+	_, done := clitest.MustStream(t, c, clitest.Ask("Say hi"))
+	if done.Content != clitest.HelloAnswer || len(done.Warnings) != 5 || !strings.Contains(done.Warnings[4], "Falling back from WebSockets") {
 		t.Errorf("content %q warnings %q", done.Content, done.Warnings)
 	}
 }
@@ -125,7 +99,7 @@ func TestWarnings(t *testing.T) {
 func TestAuthError(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-error401.jsonl", map[string]string{"FAKE_HANG_AT": "4"})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi")))
 	var pe *provider.Error
 	if !errors.Is(err, provider.ErrAuth) || !errors.As(err, &pe) || pe.Status != 401 {
 		t.Fatalf("err = %v", err)
@@ -145,7 +119,7 @@ func TestAuthError(t *testing.T) {
 func TestTurnFailed(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-turnfailed.jsonl", map[string]string{"FAKE_EXIT": "1"})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi")))
 	var ee *provider.ExecutionError
 	if !errors.As(err, &ee) || ee.ExitCode != 1 || ee.Message != "stream disconnected before completion: connection reset" {
 		t.Fatalf("err = %#v", err)
@@ -161,7 +135,7 @@ func TestTurnFailed(t *testing.T) {
 func TestSignalled(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-sigterm.jsonl", map[string]string{"FAKE_DIE": "1"})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi slowly")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi slowly")))
 	var ee *provider.ExecutionError
 	if !errors.As(err, &ee) || ee.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Fatalf("err = %v", err)
@@ -175,7 +149,7 @@ func TestBadFlag(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	c := newClient(t, provider.Profile{Args: []string{"--no-such-flag"}, Env: f.Env("", map[string]string{"FAKE_EXIT": "2",
 		"FAKE_STDERR": "error: unexpected argument '--no-such-flag' found\n\n  tip: to pass '--no-such-flag' as a value, use '-- --no-such-flag'\n\nUsage: codex exec [OPTIONS] [PROMPT]"})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	var ee *provider.ExecutionError
 	if !errors.As(err, &ee) || ee.ExitCode != 2 || !strings.HasSuffix(err.Error(), "error: unexpected argument '--no-such-flag' found") {
 		t.Fatalf("err = %v", err)
@@ -190,10 +164,7 @@ func TestResumeBaseURL(t *testing.T) {
 	req := provider.Request{SessionID: "01a1fc61-dca6-7711-b749-854169dbafbb", Messages: []provider.Message{
 		{Role: provider.RoleUser, Content: "Write hello"}, {Role: provider.RoleAssistant, Content: "done"},
 		{Role: provider.RoleUser, Content: "And now in one line?"}}}
-	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
 	want := []string{"exec", "--json", "--skip-git-repo-check", "-C", rec.Args[4], "-s", "read-only", "-m", "gpt-5.5",
 		"-c", `model_provider="loopforge"`,
@@ -223,13 +194,13 @@ func TestEscapedHelperDoesNotBlock(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	escaped := f.Path("escaped")
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/codex-text.jsonl", map[string]string{"FAKE_ESCAPE": escaped})})
-	_, done, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	_, done, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	pid := clitest.ReadPID(t, escaped)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done.Content != helloAnswer {
+	if done.Content != clitest.HelloAnswer {
 		t.Errorf("content %q", done.Content)
 	}
 }

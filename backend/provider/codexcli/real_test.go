@@ -1,7 +1,6 @@
 package codexcli
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -25,51 +24,32 @@ func TestRealCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
-	c, err := New(provider.Profile{Name: "codex", Kind: "codex", Binary: bin, Model: "gpt-5.5",
+	c := newClient(t, provider.Profile{Binary: bin, Model: "gpt-5.5",
 		BaseURL: srv.URL + "/v1", APIKeyEnv: "FAKE_API_KEY", APIKey: "dummy-key-0123456789",
 		Env: map[string]string{"CODEX_HOME": home}, Timeout: 2 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	v, err := c.(*Client).Check(ctx)
-	if err != nil || !strings.Contains(v, "0.169.0") {
-		t.Fatalf("version %q, %v", v, err)
-	}
-	t.Logf("codex --version: %s", v)
+	clitest.CheckVersion(t, c, "0.169.0")
 
-	deltas, done, err := clitest.Collect(c.Stream(ctx, provider.Request{
-		System:   "Answer with one Python program.",
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write a hello world program"}}}))
-	if err != nil {
-		t.Fatalf("%v\npartial: %+v", err, provider.PartialOf(err))
-	}
+	deltas, done := clitest.MustStream(t, c, clitest.HelloRequest())
 	if done.Content != strings.TrimRight(answer, "\n") && done.Content != answer {
 		t.Errorf("content %q", done.Content)
 	}
 	if strings.Join(deltas, "") != done.Content || done.Status != provider.StatusSuccess || done.SessionID == "" {
 		t.Errorf("deltas %q status %q session %q", deltas, done.Status, done.SessionID)
 	}
-	if done.Usage.InputTokens != clitest.FakeInputTokens || done.Usage.OutputTokens != clitest.FakeOutputTokens {
-		t.Errorf("usage %+v", done.Usage)
-	}
+	clitest.CheckFakeUsage(t, done)
 	reqs := srv.Requests()
 	if len(reqs) == 0 || reqs[0].Header.Get("Authorization") != "Bearer dummy-key-0123456789" ||
-		!strings.Contains(string(reqs[0].Body), "Write a hello world program") || !strings.Contains(string(reqs[0].Body), `"gpt-5.5"`) {
+		!strings.Contains(string(reqs[0].Body), clitest.HelloPrompt) || !strings.Contains(string(reqs[0].Body), `"gpt-5.5"`) {
 		t.Fatalf("requests: %d, first %+v", len(reqs), reqs)
 	}
 	t.Logf("codex: session %s, %d events, %d warnings %q", done.SessionID, len(done.RawEvents), len(done.Warnings), done.Warnings)
 
 	// Resume: the server sees the first exchange again.
 	n := len(reqs)
-	_, again, err := clitest.Collect(c.Stream(ctx, provider.Request{SessionID: done.SessionID,
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: "And now in one line?"}}}))
-	if err != nil {
-		t.Fatalf("resume: %v\npartial: %+v", err, provider.PartialOf(err))
-	}
+	_, again := clitest.MustStream(t, c, clitest.ResumeRequest(done.SessionID))
 	reqs = srv.Requests()
 	last := string(reqs[len(reqs)-1].Body)
-	if len(reqs) <= n || !strings.Contains(last, "Write a hello world program") || !strings.Contains(last, "And now in one line?") {
+	if len(reqs) <= n || !strings.Contains(last, clitest.HelloPrompt) || !strings.Contains(last, clitest.ResumePrompt) {
 		t.Errorf("the resumed request does not carry the conversation: %.400s", last)
 	}
 	if again.SessionID != done.SessionID {

@@ -35,13 +35,10 @@
 package geminicli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc"
@@ -53,136 +50,65 @@ const (
 	// KeyEnv is the variable gemini reads its API key from.
 	KeyEnv = "GEMINI_API_KEY"
 
-	installHint = "install it with `npm install -g @google/gemini-cli`, or set binary: in the profile"
-	authHint    = "set GEMINI_API_KEY, or run `gemini` once in a terminal and log in"
 	// stdinPrompt replaces -p's value when the prompt goes to stdin, which
 	// gemini puts before it.
 	stdinPrompt = "Follow the instructions above."
 )
 
-var ownEnv = []string{"GEMINI_*", "GOOGLE_*"}
+var cli = cliproc.CLI{
+	Name:        DefaultBinary,
+	KeyEnv:      KeyEnv,
+	OwnEnv:      []string{"GEMINI_*", "GOOGLE_*"},
+	InstallHint: "install it with `npm install -g @google/gemini-cli`, or set binary: in the profile",
+	AuthHint:    "set GEMINI_API_KEY, or run `gemini` once in a terminal and log in",
+	NewSessions: true,
+	Explain:     explainExit,
+}
 
 // Client runs gemini for one profile. It is safe for concurrent use.
 type Client struct {
-	name    string
-	model   string
-	bin     cliproc.Binary
-	args    []string
-	env     map[string]string
-	set     map[string]string
-	secret  string
-	timeout time.Duration
+	*cliproc.Base
 }
 
 var _ provider.Provider = (*Client)(nil)
 
 // New builds a client for p. It starts no process and does not look for the
 // executable yet (see Check). A profile that names api_key_env fails with
-// provider.ErrMissingKey when that variable is empty; without api_key_env the
-// CLI finds its own key or login.
+// provider.ErrMissingKey when that variable is empty (see cliproc.NewBase).
 func New(p provider.Profile) (provider.Provider, error) {
-	name := p.Name
-	if name == "" {
-		name = "gemini"
-	}
-	if p.APIKeyEnv != "" && p.APIKey == "" {
-		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: p.APIKeyEnv}
-	}
 	set := map[string]string{
 		"GEMINI_CLI_TRUST_WORKSPACE": "true",
 		"GEMINI_CLI_NO_RELAUNCH":     "true",
-	}
-	if p.APIKeyEnv != "" && p.APIKey != "" {
-		set[KeyEnv] = p.APIKey
 	}
 	if p.BaseURL != "" {
 		// The SDK appends /v1beta/models/... itself.
 		set["GOOGLE_GEMINI_BASE_URL"] = strings.TrimSuffix(strings.TrimRight(p.BaseURL, "/"), "/v1beta")
 	}
-	return &Client{
-		name:    name,
-		model:   p.Model,
-		bin:     cliproc.Binary{Provider: name, Name: DefaultBinary, Profile: p.Binary, Hint: installHint},
-		args:    p.Args,
-		env:     p.Env,
-		set:     set,
-		secret:  p.APIKey,
-		timeout: p.Timeout,
-	}, nil
-}
-
-// Name is the profile name.
-func (c *Client) Name() string { return c.name }
-
-// Capabilities: sessions; no structured output.
-func (c *Client) Capabilities() provider.Capabilities {
-	return provider.Capabilities{Sessions: true}
-}
-
-// Check finds the executable and reports its version.
-func (c *Client) Check(ctx context.Context) (string, error) {
-	bin, err := c.bin.Find(ctx)
+	b, err := cliproc.NewBase(p, cli, set, command)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return cliproc.Version(ctx, c.name, bin, cliproc.Env(ownEnv, c.set, c.env))
+	return &Client{b}, nil
 }
 
-// Stream runs gemini once; see the package doc.
-func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
-	return func(yield func(provider.Delta, error) bool) {
-		prompt, err := cliproc.Prompt(c.name, req)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		bin, err := c.bin.Find(ctx)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		session, newSession := req.SessionID, false
-		if session == "" {
-			session, newSession = cliproc.NewSessionID(), true
-		}
-		wd, err := cliproc.PrepareWorkdir(req.Workdir, "gemini", session)
-		if err != nil {
-			yield(provider.Delta{}, err)
-			return
-		}
-		defer wd.Close()
-
-		args := []string{"-o", "stream-json", "--skip-trust", "--approval-mode", approvalMode(req.Mode)}
-		if c.model != "" {
-			args = append(args, "-m", c.model)
-		}
-		if newSession {
-			args = append(args, "--session-id", session)
-		} else {
-			args = append(args, "--resume", session)
-		}
-		args = append(args, c.args...)
-		stdin := ""
-		if len(prompt) > cliproc.MaxArgPrompt {
-			stdin, prompt = prompt, stdinPrompt
-		}
-		args = append(args, "-p", cliproc.PromptArg(prompt))
-		timeout := req.Timeout
-		if timeout <= 0 {
-			timeout = c.timeout
-		}
-		env := cliproc.Env(ownEnv, c.set, c.env)
-		spec := cliproc.Spec{
-			Provider: c.name, Binary: bin, Args: args, Dir: wd.Path, Env: env, Stdin: stdin,
-			Timeout: timeout, Model: c.model, KeyEnv: KeyEnv, AuthHint: authHint,
-			Secrets: cliproc.Secrets(env, c.secret), Explain: explainExit,
-		}
-		for d, err := range cliproc.Run(ctx, spec, &parser{mode: req.Mode}) {
-			if !yield(d, err) {
-				return
-			}
-		}
+// command is gemini's command line for one call; see the package doc.
+func command(call cliproc.Call) cliproc.Command {
+	args := []string{"-o", "stream-json", "--skip-trust", "--approval-mode", approvalMode(call.Req.Mode)}
+	if call.Model != "" {
+		args = append(args, "-m", call.Model)
 	}
+	if call.NewSession {
+		args = append(args, "--session-id", call.Session)
+	} else {
+		args = append(args, "--resume", call.Session)
+	}
+	args = append(args, call.Args...)
+	stdin, prompt := "", call.Prompt
+	if len(prompt) > cliproc.MaxArgPrompt {
+		stdin, prompt = prompt, stdinPrompt
+	}
+	args = append(args, "-p", cliproc.PromptArg(prompt))
+	return cliproc.Command{Args: args, Stdin: stdin, Parser: &parser{mode: call.Req.Mode}}
 }
 
 func approvalMode(m provider.Mode) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,23 +12,7 @@ import (
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
 )
 
-const helloAnswer = "Here is a tiny Python program:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n\nprint(greet(\"world\"))\n```\n\nRun it with `python3 hello.py`."
-
-var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-
-func ask(prompt string) provider.Request {
-	return provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: prompt}}}
-}
-
-func newClient(t *testing.T, p provider.Profile) provider.Provider {
-	t.Helper()
-	p.Name, p.Kind = "gemini", "gemini"
-	c, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+var newClient = clitest.ClientMaker("gemini", New)
 
 func TestStreamText(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, map[string]string{
@@ -40,14 +23,11 @@ func TestStreamText(t *testing.T) {
 	wd := t.TempDir()
 	env := f.Env("testdata/gemini-text.jsonl", nil)
 	c := newClient(t, provider.Profile{Model: "gemini-2.5-flash", Env: env})
-	req := ask("Write a hello world python program")
+	req := clitest.Ask("Write a hello world python program")
 	req.Workdir = wd
-	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	deltas, done := clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
-	if len(rec.Args) != 11 || !uuidRE.MatchString(rec.Args[8]) {
+	if len(rec.Args) != 11 || !clitest.UUID.MatchString(rec.Args[8]) {
 		t.Fatalf("argv %q", rec.Args)
 	}
 	want := []string{"-o", "stream-json", "--skip-trust", "--approval-mode", "default", "-m", "gemini-2.5-flash",
@@ -68,7 +48,7 @@ func TestStreamText(t *testing.T) {
 	}
 	wantDeltas := []string{"Here is a tiny Python program", ":\n\n```python\ndef greet(name):",
 		"\n    return f\"Hello, {name}!\"", "\n\nprint(greet(\"world\"))\n```\n\n", "Run it with `python3 hello.py", "`."}
-	if !reflect.DeepEqual(deltas, wantDeltas) || done.Content != helloAnswer {
+	if !reflect.DeepEqual(deltas, wantDeltas) || done.Content != clitest.HelloAnswer {
 		t.Errorf("deltas %q content %q", deltas, done.Content)
 	}
 	if done.Status != provider.StatusSuccess || done.SessionID != "80b95797-ef23-46e0-8597-d5dadc3411c8" ||
@@ -84,12 +64,9 @@ func TestStreamText(t *testing.T) {
 func TestToolCalls(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-tool.jsonl", nil)})
-	req := ask("Create hello.py")
+	req := clitest.Ask("Create hello.py")
 	req.Mode = provider.ModeWorkspace
-	deltas, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	deltas, done := clitest.MustStream(t, c, req)
 	if rec := clitest.ReadRecord(t, f.Record); rec.Args[4] != "auto_edit" {
 		t.Errorf("approval mode: argv %q", rec.Args)
 	}
@@ -114,7 +91,7 @@ func TestToolCalls(t *testing.T) {
 func TestAuthError(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-error401.jsonl", map[string]string{"FAKE_EXIT": "145"})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi")))
 	var pe *provider.Error
 	if !errors.Is(err, provider.ErrAuth) || !errors.As(err, &pe) || pe.Status != 401 {
 		t.Fatalf("err = %v", err)
@@ -133,7 +110,7 @@ func TestAuthErrorFromExitCode(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("", map[string]string{"FAKE_EXIT": "145",
 		"FAKE_STDERR": `Error when talking to Gemini API _ApiError: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}`})})
-	_, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi")))
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi")))
 	if !errors.Is(err, provider.ErrAuth) || !strings.Contains(err.Error(), "API key not valid. Please pass a valid API key.") {
 		t.Fatalf("err = %v", err)
 	}
@@ -144,7 +121,7 @@ func TestAuthErrorFromExitCode(t *testing.T) {
 func TestExitZeroWithoutResult(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-sigterm.jsonl", nil)})
-	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("Say hi slowly")))
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("Say hi slowly")))
 	var ee *provider.ExecutionError
 	if !errors.Is(err, provider.ErrIncomplete) || !errors.As(err, &ee) || ee.ExitCode != 0 {
 		t.Fatalf("err = %v", err)
@@ -169,7 +146,7 @@ func TestCancelIgnoringSIGTERM(t *testing.T) {
 	defer cancel()
 	var got strings.Builder
 	var err error
-	for d, e := range c.Stream(ctx, ask("Say hi slowly")) {
+	for d, e := range c.Stream(ctx, clitest.Ask("Say hi slowly")) {
 		if e != nil {
 			err = e
 			break
@@ -198,7 +175,7 @@ func TestTruncatedLine(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-sigterm.jsonl", map[string]string{
 		"FAKE_TAIL": `{"type":"message","role":"assi`})})
-	deltas, _, err := clitest.Collect(c.Stream(context.Background(), ask("hi")))
+	deltas, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
 	var pe *provider.ParseError
 	if !errors.As(err, &pe) || pe.Line != 12 {
 		t.Fatalf("err = %v", err)
@@ -216,10 +193,7 @@ func TestResumeAndLongPrompt(t *testing.T) {
 	req := provider.Request{SessionID: "80b95797-ef23-46e0-8597-d5dadc3411c8", Messages: []provider.Message{
 		{Role: provider.RoleUser, Content: "first"}, {Role: provider.RoleAssistant, Content: "answer"},
 		{Role: provider.RoleUser, Content: long}}}
-	_, done, err := clitest.Collect(c.Stream(context.Background(), req))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, done := clitest.MustStream(t, c, req)
 	rec := clitest.ReadRecord(t, f.Record)
 	want := []string{"-o", "stream-json", "--skip-trust", "--approval-mode", "default",
 		"--resume", "80b95797-ef23-46e0-8597-d5dadc3411c8", "--debug", "-p", stdinPrompt}
@@ -238,9 +212,7 @@ func TestResumeAndLongPrompt(t *testing.T) {
 func TestDashPrompt(t *testing.T) {
 	f := clitest.NewFake(t, []string{"gemini"}, nil)
 	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-text.jsonl", nil)})
-	if _, _, err := clitest.Collect(c.Stream(context.Background(), ask("--help me"))); err != nil {
-		t.Fatal(err)
-	}
+	clitest.MustStream(t, c, clitest.Ask("--help me"))
 	if rec := clitest.ReadRecord(t, f.Record); rec.Args[len(rec.Args)-1] != " --help me" {
 		t.Errorf("argv %q", rec.Args)
 	}

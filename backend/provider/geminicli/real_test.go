@@ -1,10 +1,8 @@
 package geminicli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,37 +28,13 @@ func TestRealCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(provider.Profile{Name: "gemini", Kind: "gemini", Binary: bin, Model: "gemini-2.5-flash",
+	c := newClient(t, provider.Profile{Binary: bin, Model: "gemini-2.5-flash",
 		BaseURL: srv.URL, APIKeyEnv: "FAKE_GEMINI_KEY", APIKey: "dummy-key-0123456789", Timeout: 2 * time.Minute,
 		Env: map[string]string{"HOME": home}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	v, err := c.(*Client).Check(ctx)
-	if err != nil || !strings.Contains(v, "0.61.0") {
-		t.Fatalf("version %q, %v", v, err)
-	}
-	t.Logf("gemini --version: %s", v)
+	clitest.CheckVersion(t, c, "0.61.0")
 
-	deltas, done, err := clitest.Collect(c.Stream(ctx, provider.Request{
-		System:   "Answer with one Python program.",
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write a hello world program"}}}))
-	if err != nil {
-		t.Fatalf("%v\npartial: %+v", err, provider.PartialOf(err))
-	}
-	if done.Content != answer || strings.Join(deltas, "") != answer || len(deltas) < 2 {
-		t.Errorf("content %q from %d deltas", done.Content, len(deltas))
-	}
-	if !slices.Contains(done.Command, done.SessionID) {
-		t.Errorf("the session id %q is not the one chosen in the command line %q", done.SessionID, done.Command)
-	}
-	if done.Status != provider.StatusSuccess || done.SessionID == "" || done.Model != "gemini-2.5-flash" {
-		t.Errorf("status %q session %q model %q", done.Status, done.SessionID, done.Model)
-	}
-	if done.Usage.InputTokens != clitest.FakeInputTokens || done.Usage.OutputTokens != clitest.FakeOutputTokens {
-		t.Errorf("usage %+v", done.Usage)
-	}
+	deltas, done := clitest.MustStream(t, c, clitest.HelloRequest())
+	clitest.CheckStreamed(t, deltas, done, answer, "gemini-2.5-flash")
 	reqs := srv.Requests()
 	var turns []clitest.ModelRequest
 	for _, r := range reqs {
@@ -74,11 +48,7 @@ func TestRealCLI(t *testing.T) {
 	}
 	t.Logf("gemini: session %s, %d deltas, %d events, %d requests, warnings %q", done.SessionID, len(deltas), len(done.RawEvents), len(reqs), done.Warnings)
 
-	_, again, err := clitest.Collect(c.Stream(ctx, provider.Request{SessionID: done.SessionID,
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: "And now in one line?"}}}))
-	if err != nil {
-		t.Fatalf("resume: %v\npartial: %+v", err, provider.PartialOf(err))
-	}
+	_, again := clitest.MustStream(t, c, clitest.ResumeRequest(done.SessionID))
 	reqs = srv.Requests()
 	var last string
 	for _, r := range reqs {
@@ -86,7 +56,7 @@ func TestRealCLI(t *testing.T) {
 			last = string(r.Body)
 		}
 	}
-	if !strings.Contains(last, "Write a hello world program") || !strings.Contains(last, "And now in one line?") {
+	if !strings.Contains(last, clitest.HelloPrompt) || !strings.Contains(last, clitest.ResumePrompt) {
 		t.Errorf("the resumed request does not carry the conversation: %.300s", last)
 	}
 	if again.SessionID != done.SessionID || again.Content != answer {

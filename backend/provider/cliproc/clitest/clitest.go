@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
-	"github.com/loopforge/loopforge/backend/provider/cliproc"
 )
 
 //go:embed testdata/fakecli.sh
@@ -99,7 +99,7 @@ func split0(s string) []string {
 // Alive reports whether pid is a live process (a zombie counts as dead:
 // where init does not reap, orphans stay zombies).
 func Alive(pid int) bool {
-	state, _, ok := cliproc.ProcState(pid)
+	state, _, ok := procgroup.ProcState(pid)
 	return ok && state != 'Z' && state != 'X'
 }
 

@@ -1,0 +1,105 @@
+// Package procgroup waits for, kills and inspects the process group of a
+// child started in a new session (so the group id is the leader's pid). The
+// sandbox and the coding CLI providers both use it to make sure nothing a
+// child started outlives it. Linux only: it reads /proc.
+package procgroup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// WaitExit blocks until the child pid has exited but leaves it unreaped
+// (WNOWAIT): while the zombie exists its pid, and so the group id, cannot be
+// reused, so signalling -pid can only reach the child's own group.
+func WaitExit(pid int) error {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// Signal sends sig to every process of group pgid.
+func Signal(pgid int, sig syscall.Signal) error {
+	return syscall.Kill(-pgid, sig)
+}
+
+// Sweep SIGKILLs the group until no live member is left (zombies count as
+// dead: on hosts whose init does not reap, orphans stay zombies forever) or
+// within has passed. It reports a failed kill, or the pids still alive at the
+// deadline.
+func Sweep(pgid int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	pause := time.Millisecond
+	for {
+		err := syscall.Kill(-pgid, syscall.SIGKILL)
+		if errors.Is(err, syscall.ESRCH) {
+			return nil // the common case: nothing outlived the leader
+		}
+		if err != nil {
+			return fmt.Errorf("kill group %d: %w", pgid, err)
+		}
+		live := LiveMembers(pgid)
+		if len(live) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("group %d still has live processes %v after %v", pgid, live, within)
+		}
+		time.Sleep(pause)
+		pause = min(pause*2, 50*time.Millisecond)
+	}
+}
+
+// LiveMembers scans /proc for the processes of group pgid that are not
+// zombies.
+func LiveMembers(pgid int) []int {
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var live []int
+	for _, e := range dir {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if state, pg, ok := ProcState(pid); ok && pg == pgid && state != 'Z' && state != 'X' {
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+// ProcState returns the state letter and process group of pid from
+// /proc/pid/stat; ok is false when there is no such process.
+func ProcState(pid int) (state byte, pgid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// "pid (comm) state ppid pgrp ..."; comm may hold spaces and parens.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	pg, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], pg, true
+}

@@ -406,7 +406,7 @@ func TestNotFound(t *testing.T) {
 	if !errors.Is(err, provider.ErrCLINotFound) || !errors.As(err, &nf) || nf.Binary != "claude" || len(nf.Looked) != 2 {
 		t.Fatalf("err = %v", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "PATH (") || !strings.Contains(msg, filepath.Join(npm, "bin", "claude")) ||
+	if msg := err.Error(); !strings.Contains(msg, "looked in: PATH;") || !strings.Contains(msg, filepath.Join(npm, "bin", "claude")) ||
 		!strings.Contains(msg, "@anthropic-ai/claude-code") {
 		t.Errorf("message %q", msg)
 	}

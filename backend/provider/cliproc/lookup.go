@@ -57,7 +57,7 @@ func (b Binary) Find(ctx context.Context) (string, error) {
 	if err == nil {
 		return filepath.Abs(path)
 	}
-	looked = append(looked, "PATH ("+os.Getenv("PATH")+")")
+	looked = append(looked, "PATH") // its value is long and the user knows it
 
 	prefix, why := npmPrefix(ctx)
 	if prefix == "" {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,12 +18,15 @@ import (
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 )
 
 type runFlags struct {
 	provider, model, baseURL, promptFile, session, language, workdir, timeout string
 	maxIter                                                                   int
 	noReflect, json                                                           bool
+	mode, task, auditor                                                       string
+	validate                                                                  []string
 }
 
 func (e *env) runCmd() *cobra.Command {
@@ -51,18 +55,43 @@ func (e *env) runCmd() *cobra.Command {
 	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
 	fl.StringVar(&f.session, "session", "", "continue a session: the follow-up keeps the thread's message history")
 	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default) or sh")
-	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply (default: the current one)")
+	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply, and that workspace mode edits (default: the current one)")
+	fl.StringVar(&f.mode, "mode", "", "script (default: code runs in the sandbox) or workspace (the model edits the workdir, a git repository)")
+	fl.StringArrayVar(&f.validate, "validate", nil, "workspace mode: a command that must pass after each attempt, e.g. 'pytest -q' (repeatable)")
+	fl.StringVar(&f.task, "task", "", "workspace mode: a YAML task file (instructions, inputs, constraints, validate)")
+	fl.StringVar(&f.auditor, "auditor", "", "workspace mode: a provider profile that reviews each passing change")
 	return cmd
 }
 
 func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []string) error {
-	prompt, err := e.prompt(f, args)
-	if err != nil {
-		return err
+	var task *loop.Task
+	if f.task != "" {
+		t, err := loadTask(f.task)
+		if err != nil {
+			return err
+		}
+		task = t
+	}
+	var prompt string
+	if task != nil && len(args) == 0 && f.promptFile == "" {
+		prompt = task.Instructions
+	} else {
+		p, err := e.prompt(f, args)
+		if err != nil {
+			return err
+		}
+		prompt = p
+	}
+	if f.mode == "workspace" && task == nil && len(args) == 0 && f.promptFile == "" {
+		return usagef("workspace mode needs a task: a prompt, --prompt-file or --task")
+	}
+	if f.mode != "workspace" && (task != nil || len(f.validate) > 0 || f.auditor != "") {
+		return usagef("--task, --validate and --auditor need --mode workspace")
 	}
 	req := service.RunRequest{
 		SessionID: f.session, Prompt: prompt, Provider: f.provider, Model: f.model, BaseURL: f.baseURL,
 		MaxIterations: f.maxIter, Language: f.language,
+		Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task,
 	}
 	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
 		return usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
@@ -83,6 +112,9 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 		return err
 	}
 
+	if f.mode == "workspace" {
+		req.Workdir = workdir
+	}
 	svc, err := e.newService(ctx, workdir)
 	if err != nil {
 		return err
@@ -244,6 +276,39 @@ func (p *humanPrinter) event(e event.Event) error {
 		var r event.ReflectionPayload
 		_ = e.Decode(&r)
 		p.status = fmt.Sprintf("iteration %d: reflecting", r.Iteration)
+	case event.ToolCalled:
+		var c event.ToolCallPayload
+		_ = e.Decode(&c)
+		if !c.OK {
+			p.line("iteration %d: tool %s failed: %s", c.Iteration, c.Name, oneLine(c.Output))
+		}
+	case event.Validated:
+		var v event.ValidatePayload
+		_ = e.Decode(&v)
+		verdict := "passed"
+		if !v.Passed {
+			verdict = fmt.Sprintf("failed (exit %d)", v.ExitCode)
+		}
+		p.line("iteration %d: `%s` %s", v.Iteration, v.Command, verdict)
+	case event.Audited:
+		var a event.AuditPayload
+		_ = e.Decode(&a)
+		if a.Approved {
+			p.line("iteration %d: auditor approved", a.Iteration)
+		} else {
+			p.line("iteration %d: auditor rejected: %s", a.Iteration, oneLine(strings.Join(a.Reasons, "; ")))
+		}
+	case event.Git:
+		var g event.GitPayload
+		_ = e.Decode(&g)
+		switch g.Action {
+		case "branch":
+			p.line("working on branch %s", g.Branch)
+		case "commit":
+			p.line("committed %.12s on %s", g.Commit, g.Branch)
+		case "uncommitted":
+			p.line("%s (branch %s)", g.Message, g.Branch)
+		}
 	case event.Log:
 		var l event.LogPayload
 		_ = e.Decode(&l)
@@ -288,4 +353,27 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// loadTask reads a YAML workspace task:
+//
+//	instructions: Make the parser accept trailing commas.
+//	inputs: [parser.py, tests/]
+//	constraints: [standard library only]
+//	validate: ["pytest -q"]
+func loadTask(path string) (*loop.Task, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("cannot read the task file: %v", err)
+	}
+	var t loop.Task
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&t); err != nil {
+		return nil, usagef("task file %s: %v", path, err)
+	}
+	if strings.TrimSpace(t.Instructions) == "" {
+		return nil, usagef("task file %s has no instructions", path)
+	}
+	return &t, nil
 }

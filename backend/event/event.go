@@ -26,6 +26,12 @@ const (
 	IterationDone    Kind = "iteration_done"    // IterationDonePayload
 	RunFinished      Kind = "run_finished"      // RunFinishedPayload
 	Log              Kind = "log"               // LogPayload: a notice for the user (retry, warning)
+
+	// Workspace mode (design.md §4).
+	ToolCalled Kind = "tool_called" // ToolCallPayload: a workspace tool an API model called, with its result
+	Validated  Kind = "validated"   // ValidatePayload: one validation command ran in the workdir
+	Audited    Kind = "audited"     // AuditPayload: the auditor's verdict
+	Git        Kind = "git"         // GitPayload: branch created, commit made, changes left uncommitted
 )
 
 // Phase tells which step a token belongs to, so a UI can colour reflection
@@ -35,6 +41,7 @@ type Phase string
 const (
 	PhaseGenerate Phase = "generate"
 	PhaseReflect  Phase = "reflect"
+	PhaseAudit    Phase = "audit"
 )
 
 // Event is one envelope. Payload holds the JSON of one of the payload structs
@@ -138,4 +145,40 @@ type RunFinishedPayload struct {
 type LogPayload struct {
 	Level   string `json:"level"` // info | warn
 	Message string `json:"message"`
+}
+
+type ToolCallPayload struct {
+	Iteration  int    `json:"iteration"`
+	ID         string `json:"id,omitempty"`
+	Name       string `json:"name"`
+	Input      string `json:"input"`  // JSON arguments as sent by the model
+	Output     string `json:"output"` // what went back to the model
+	OK         bool   `json:"ok"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+type ValidatePayload struct {
+	Iteration  int    `json:"iteration"`
+	Command    string `json:"command"`
+	ExitCode   int    `json:"exit_code"`
+	Passed     bool   `json:"passed"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	Truncated  bool   `json:"truncated,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+type AuditPayload struct {
+	Iteration int      `json:"iteration"`
+	Approved  bool     `json:"approved"`
+	Reasons   []string `json:"reasons,omitempty"`
+}
+
+type GitPayload struct {
+	Action  string `json:"action"` // branch | commit | uncommitted | metadata
+	Branch  string `json:"branch,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+	Message string `json:"message,omitempty"`
+	Path    string `json:"path,omitempty"` // metadata file, relative to the workdir
 }

@@ -56,6 +56,9 @@ type Settings struct {
 	// each call a private empty directory and no write access.
 	Workdir string
 	Mode    provider.Mode
+	// Workspace configures ModeWorkspace (see WorkspaceSettings); the
+	// Executor and Language are then unused.
+	Workspace *WorkspaceSettings
 }
 
 // Input is the task: a prompt, and for a follow-up the earlier thread.
@@ -115,7 +118,12 @@ func Run(ctx context.Context, m Model, x Executor, emit Emitter, s Settings, in 
 	r := &runner{model: m, exec: x, emit: emit, set: s, lang: lang, prompt: in.Prompt,
 		structured: m.Capabilities().StructuredOutput}
 	msgs := append(append([]provider.Message(nil), in.History...), provider.Message{Role: provider.RoleUser, Content: in.Prompt})
-	out := r.run(ctx, msgs)
+	var out Outcome
+	if s.Mode == provider.ModeWorkspace {
+		out = r.runWorkspace(ctx, msgs)
+	} else {
+		out = r.run(ctx, msgs)
+	}
 	out.Usage = r.usage
 	if out.Err != nil && ctx.Err() != nil {
 		out.Status, out.Err = StatusCancelled, context.Cause(ctx)

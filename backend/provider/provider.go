@@ -41,6 +41,9 @@ type Capabilities struct {
 	// Sessions: the provider keeps the conversation itself and can resume it
 	// by Response.SessionID (Request.SessionID).
 	Sessions bool `json:"sessions"`
+	// Tools: the provider honours Request.Tools and may answer with
+	// Response.ToolCalls for the caller to run (API providers).
+	Tools bool `json:"tools,omitempty"`
 }
 
 // Mode says what a coding CLI may do besides answering.
@@ -61,6 +64,8 @@ type Role string
 const (
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
+	// RoleTool carries the result of one tool call (Message.ToolCallID).
+	RoleTool Role = "tool"
 )
 
 // Message is one turn. The system prompt travels separately in Request.System
@@ -68,6 +73,17 @@ const (
 type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls, on an assistant message, are the calls it asked for.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID, on a RoleTool message, names the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// ToolSpec offers one function to a model that supports tools.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  map[string]any // JSON Schema of the arguments (an object)
 }
 
 // Schema asks for structured output; JSON is a JSON Schema object.
@@ -85,6 +101,12 @@ type Request struct {
 	Schema *Schema
 	// MaxTokens caps the answer; 0 means the provider's default.
 	MaxTokens int
+	// Tools, for providers with Capabilities.Tools, are the functions the
+	// model may call. The answer then may end with Response.ToolCalls
+	// (status ToolPending, FinishReason "tool_calls"): the caller runs them,
+	// appends the assistant message (with its ToolCalls) and one RoleTool
+	// message per call, and asks again.
+	Tools []ToolSpec
 
 	// The fields below matter to coding CLIs only; HTTP providers ignore them.
 	// A CLI takes a single prompt: System and Messages are flattened into one
@@ -160,7 +182,9 @@ type Response struct {
 	SessionID    string        `json:"session_id,omitempty"` // coding CLIs: resumable session
 	Duration     time.Duration `json:"duration"`
 
-	// Coding CLIs only.
+	// ToolCalls: for coding CLIs, the tools the CLI used itself; for API
+	// providers given Request.Tools, the calls the model asks the caller to
+	// run (status ToolPending, Input = the JSON arguments).
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Warnings are things the user should know that did not fail the call
 	// (permission denials, retries, stray output).

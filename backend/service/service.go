@@ -151,6 +151,16 @@ type RunRequest struct {
 	// Fresh starts a new thread in SessionID (no earlier messages), as when
 	// re-running one provider of a comparison.
 	Fresh bool
+
+	// Workspace mode (Mode "workspace"): the provider edits files in Workdir
+	// ("" = the service's workdir), Validate commands (appended to Task's)
+	// check each attempt, Auditor (a profile name) reviews it, and the
+	// result is committed to a loopforge/ branch.
+	Mode     string
+	Workdir  string
+	Validate []string
+	Auditor  string
+	Task     *loop.Task // instructions (else Prompt), inputs, constraints, validate
 }
 
 // RunInfo identifies a started run.
@@ -207,6 +217,9 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		}
 	} else {
 		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script", Workdir: s.Workdir()}
+		if p.set.Mode == provider.ModeWorkspace {
+			sess.Mode, sess.Workdir = modeWorkspace, p.set.Workdir
+		}
 		if err := s.store.CreateSession(ctx, sess); err != nil {
 			return RunInfo{}, err
 		}
@@ -232,6 +245,11 @@ type CompareInfo struct {
 // unusable), then starts one loop per provider, each in its own goroutine so
 // a slow or failing provider never holds the others back.
 func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (CompareInfo, error) {
+	if req.Mode == modeWorkspace {
+		// Until each provider gets its own git worktree (gitops.AddWorktree),
+		// two providers would edit the same files.
+		return CompareInfo{}, fmt.Errorf("%w: comparisons do not support workspace mode yet", ErrInvalidRequest)
+	}
 	if len(req.Providers) < 2 {
 		return CompareInfo{}, fmt.Errorf("%w: a comparison needs at least two providers (got %d)", ErrInvalidRequest, len(req.Providers))
 	}
@@ -277,6 +295,9 @@ type prepared struct {
 // prepare checks everything that can be checked before a run is recorded.
 func (s *Service) prepare(ctx context.Context, req RunRequest, providerName string) (prepared, error) {
 	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: sandbox.DefaultLimits()}
+	if req.Task != nil && strings.TrimSpace(req.Prompt) == "" {
+		req.Prompt = req.Task.Instructions
+	}
 	if set.MaxIterations == 0 {
 		set.MaxIterations = s.cfg.MaxIterations
 	}
@@ -300,7 +321,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
 	}
-	if s.execErr != nil {
+	if s.execErr != nil && req.Mode != modeWorkspace {
 		return prepared{}, fmt.Errorf("cannot run generated code: %w", s.execErr)
 	}
 	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
@@ -321,6 +342,9 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 			return prepared{}, err
 		}
 	}
+	if err := s.prepareWorkspace(ctx, req, prof, model, &set); err != nil {
+		return prepared{}, err
+	}
 	return prepared{prof: prof, model: model, set: set, lang: lang}, nil
 }
 
@@ -338,14 +362,15 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 	s.mu.Unlock()
 	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{
 		SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt,
-		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: "script",
+		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: runMode(p.set),
 	})); err != nil {
 		cancel(err)
 		s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
 		return RunInfo{}, err
 	}
 	s.wg.Add(1)
-	go s.execute(runCtx, ar, run, p.model, p.set, loop.Input{Prompt: prompt, History: history})
+	set := withBranch(p.set, sess)
+	go s.execute(runCtx, ar, run, p.model, set, loop.Input{Prompt: prompt, History: history})
 	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }
 

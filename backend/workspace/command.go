@@ -1,0 +1,184 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/procgroup"
+)
+
+// CommandResult is how one shell command ended.
+type CommandResult struct {
+	Command   string        `json:"command"`
+	ExitCode  int           `json:"exit_code"` // -1 when killed or not started
+	Stdout    string        `json:"stdout"`
+	Stderr    string        `json:"stderr"`
+	Truncated bool          `json:"truncated,omitempty"`
+	TimedOut  bool          `json:"timed_out,omitempty"`
+	Duration  time.Duration `json:"duration"`
+}
+
+// OK reports a zero exit.
+func (r CommandResult) OK() bool { return r.ExitCode == 0 && !r.TimedOut }
+
+// Describe is one line for a user or a model.
+func (r CommandResult) Describe() string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("`%s` timed out after %s", r.Command, r.Duration.Round(time.Millisecond))
+	case r.ExitCode == 0:
+		return fmt.Sprintf("`%s` passed", r.Command)
+	default:
+		return fmt.Sprintf("`%s` failed with exit code %d", r.Command, r.ExitCode)
+	}
+}
+
+// CommandRunner runs a shell command in a directory inside the workspace.
+type CommandRunner interface {
+	RunCommand(ctx context.Context, dir, command string, stdin []byte) (CommandResult, error)
+}
+
+// ExecRunner runs commands with /bin/sh -c in the workdir, in their own
+// process group that is killed on timeout, cancellation and exit, with a
+// scrubbed environment and capped output (design.md §6, §7.6).
+//
+// Why not the sandbox: sandbox.Runner executes code in a fresh private temp
+// dir, while validation commands and run_command must see the project's
+// files. Until the sandbox grows a working-directory option (requested from
+// its owner) this runner applies the process-level parts of the sandbox
+// contract here.
+type ExecRunner struct {
+	Timeout   time.Duration // per command; default 5 minutes
+	MaxOutput int           // bytes kept per stream (head + tail); default 256 KiB
+	// Env, when non-nil, is the exact environment. Otherwise the parent's is
+	// used minus anything that looks like a secret.
+	Env []string
+}
+
+const (
+	defaultCommandTimeout = 5 * time.Minute
+	defaultMaxOutput      = 256 << 10
+)
+
+// RunCommand runs command; err is set only when it could not be started. A
+// failing command is a CommandResult with a nonzero ExitCode.
+func (x ExecRunner) RunCommand(ctx context.Context, dir, command string, stdin []byte) (CommandResult, error) {
+	timeout := x.Timeout
+	if timeout <= 0 {
+		timeout = defaultCommandTimeout
+	}
+	limit := x.MaxOutput
+	if limit <= 0 {
+		limit = defaultMaxOutput
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = x.Env
+	if cmd.Env == nil {
+		cmd.Env = scrubbedEnv()
+	}
+	cmd.Stdin = bytes.NewReader(stdin)
+	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// The whole group: a test runner's children must die with it.
+		return procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+
+	start := time.Now()
+	res := CommandResult{Command: command, ExitCode: -1}
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("starting %q: %w", command, err)
+	}
+	err := cmd.Wait()
+	// Whatever the leader left running in its group goes too.
+	_ = procgroup.Sweep(cmd.Process.Pid, time.Second)
+	res.Duration = time.Since(start)
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Truncated = stdout.dropped > 0 || stderr.dropped > 0
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		res.ExitCode = 0
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.TimedOut = true
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+	case errors.Is(err, exec.ErrWaitDelay):
+		res.ExitCode = 0 // exited; a grandchild held the pipes and was swept
+	default:
+		return res, fmt.Errorf("running %q: %w", command, err)
+	}
+	if ctx.Err() != nil && !res.TimedOut {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// secretWords mark environment variables that are never passed on.
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"}
+
+func scrubbedEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		secret := false
+		for _, w := range secretWords {
+			if strings.Contains(up, w) {
+				secret = true
+				break
+			}
+		}
+		if !secret {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// capped keeps the first half and the last half of limit bytes of a stream.
+type capped struct {
+	limit   int
+	head    []byte
+	tail    []byte
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	half := c.limit / 2
+	if room := half - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	c.tail = append(c.tail, p...)
+	if over := len(c.tail) - (c.limit - half); over > 0 {
+		c.dropped += int64(over)
+		c.tail = append(c.tail[:0], c.tail[over:]...)
+	}
+	return n, nil
+}
+
+func (c *capped) String() string {
+	if c.dropped == 0 {
+		return string(c.head) + string(c.tail)
+	}
+	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", c.head, c.dropped, c.tail)
+}

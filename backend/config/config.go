@@ -20,6 +20,7 @@ import (
 
 	"github.com/joho/godotenv"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/workspace"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -73,6 +74,10 @@ type Config struct {
 	Timeout       time.Duration // one execution of generated code
 	Language      string
 
+	// Tools are user command-backed tools offered to models in workspace
+	// mode (loopforge.yml `tools:`).
+	Tools []workspace.CommandTool
+
 	// Profiles by name: the built-ins merged with the file's providers map.
 	Profiles map[string]provider.Profile
 	// Order lists profile names: file entries first (in file order), then
@@ -90,12 +95,13 @@ type Options struct {
 
 // fileConfig mirrors loopforge.yml. Durations are strings ("30s", "10m").
 type fileConfig struct {
-	Provider      string    `yaml:"provider"`
-	MaxIterations *int      `yaml:"max_iterations"`
-	Reflect       *bool     `yaml:"reflect"`
-	Timeout       string    `yaml:"timeout"`
-	Language      string    `yaml:"language"`
-	Providers     yaml.Node `yaml:"providers"`
+	Provider      string                  `yaml:"provider"`
+	MaxIterations *int                    `yaml:"max_iterations"`
+	Reflect       *bool                   `yaml:"reflect"`
+	Timeout       string                  `yaml:"timeout"`
+	Language      string                  `yaml:"language"`
+	Providers     yaml.Node               `yaml:"providers"`
+	Tools         []workspace.CommandTool `yaml:"tools"`
 }
 
 type fileProfile struct {
@@ -253,6 +259,19 @@ func (c *Config) apply(path string, data []byte) error {
 	if f.Language != "" {
 		c.Language = f.Language
 	}
+	seen := map[string]bool{}
+	for i, t := range f.Tools {
+		switch {
+		case strings.TrimSpace(t.Name) == "":
+			return &Error{File: path, Msg: fmt.Sprintf("tools[%d] needs a name", i)}
+		case strings.TrimSpace(t.Command) == "":
+			return &Error{File: path, Msg: fmt.Sprintf("tool %q needs a command", t.Name)}
+		case seen[t.Name]:
+			return &Error{File: path, Msg: fmt.Sprintf("tool %q is defined twice", t.Name)}
+		}
+		seen[t.Name] = true
+	}
+	c.Tools = f.Tools
 	return c.applyProfiles(path, &f.Providers)
 }
 

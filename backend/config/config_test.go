@@ -178,3 +178,31 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestUserTools(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, `
+tools:
+  - name: lint
+    description: run the linter
+    parameters: {type: object, properties: {path: {type: string}}}
+    command: ruff check "$(jq -r .path)"
+`)
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Tools) != 1 || c.Tools[0].Name != "lint" || c.Tools[0].Parameters["type"] != "object" {
+		t.Fatalf("%+v", c.Tools)
+	}
+	for yml, want := range map[string]string{
+		"tools:\n  - command: x\n":                                       "needs a name",
+		"tools:\n  - name: a\n":                                          "needs a command",
+		"tools:\n  - {name: a, command: x}\n  - {name: a, command: y}\n": "defined twice",
+	} {
+		write(t, wd, FileName, yml)
+		if _, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", yml, err)
+		}
+	}
+}

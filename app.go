@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/server"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
@@ -69,6 +70,22 @@ func (a *App) Comparison(sessionID string) ([]service.ComparisonRow, error) {
 
 // Stats summarises the history per provider and model.
 func (a *App) Stats() (service.Stats, error) { return a.svc.Stats(a.ctx) }
+
+// ExportSession renders a session (format: py, zip, md, html, ipynb, json)
+// and asks where to save it with the native dialog. It returns the saved
+// path, or "" when the user cancelled.
+func (a *App) ExportSession(sessionID, format, runID string) (string, error) {
+	name, data, err := a.svc.Export(a.ctx, sessionID, format, runID)
+	if err != nil {
+		return "", err
+	}
+	dest, err := runtime.SaveFileDialog(a.ctx, runtime.SaveDialogOptions{
+		Title: "Export", DefaultFilename: name, DefaultDirectory: a.svc.Workdir()})
+	if err != nil || dest == "" {
+		return "", err
+	}
+	return export.WriteFile(dest, name, data)
+}
 
 // CancelRun stops a run (its generated code's process group is killed).
 func (a *App) CancelRun(runID string) error { return a.svc.Cancel(runID) }

@@ -174,6 +174,33 @@ func TestRunFixesCodeAndKeepsHistory(t *testing.T) {
 		t.Fatalf("sessions show: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
+	// Export the session as a script and as JSON, and import the JSON back.
+	out := t.TempDir()
+	r = loopforge(t, home, nil, "export", sessions[0].ID, "--format", "py", "--out", out)
+	script, err := os.ReadFile(strings.TrimSpace(r.stdout))
+	if r.code != 0 || err != nil || !strings.HasSuffix(string(script), "print('fixed: hello')\n") || !strings.Contains(string(script), "print hello") {
+		t.Fatalf("export py: exit %d %v\n%s\n%s", r.code, err, r.stderr, script)
+	}
+	r = loopforge(t, home, nil, "export", sessions[0].ID, "-f", "json", "-o", out)
+	jsonPath := strings.TrimSpace(r.stdout)
+	if r.code != 0 {
+		t.Fatalf("export json: exit %d %s", r.code, r.stderr)
+	}
+	if r = loopforge(t, home, nil, "export", sessions[0].ID, "-f", "json", "-o", out); r.code != 2 || !strings.Contains(r.stderr, "--out") {
+		t.Fatalf("a second export into the same directory must not overwrite: exit %d %s", r.code, r.stderr)
+	}
+	if r = loopforge(t, home, nil, "export", sessions[0].ID, "-f", "docx"); r.code != 2 {
+		t.Fatalf("unknown format: exit %d", r.code)
+	}
+	r = loopforge(t, home, nil, "import", jsonPath)
+	if r.code != 0 || strings.TrimSpace(r.stdout) == sessions[0].ID {
+		t.Fatalf("import: exit %d %s", r.code, r.stderr)
+	}
+	r = loopforge(t, home, nil, "sessions", "show", strings.TrimSpace(r.stdout))
+	if r.code != 0 || !strings.Contains(r.stdout, "print('fixed: hello')") {
+		t.Fatalf("imported session: %s %s", r.stdout, r.stderr)
+	}
+
 	// A follow-up continues the thread.
 	r = loopforge(t, home, key, "run", "-p", "openai", "--base-url", srv.URL+"/v1", "--session", sessions[0].ID, "now say hi")
 	if r.code != 0 {

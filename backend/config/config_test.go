@@ -196,8 +196,8 @@ tools:
 		t.Fatalf("%+v", c.Tools)
 	}
 	for yml, want := range map[string]string{
-		"tools:\n  - command: x\n":                                       "needs a name",
-		"tools:\n  - name: a\n":                                          "needs a command",
+		"tools:\n  - command: x\n": "needs a name",
+		"tools:\n  - name: a\n":    "needs a command",
 		"tools:\n  - {name: a, command: x}\n  - {name: a, command: y}\n": "defined twice",
 	} {
 		write(t, wd, FileName, yml)

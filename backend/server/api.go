@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type Backend interface {
 	StartCompare(ctx context.Context, req service.CompareRequest) (service.CompareInfo, error)
 	Comparison(ctx context.Context, sessionID string) ([]service.ComparisonRow, error)
 	Stats(ctx context.Context) (service.Stats, error)
+	Export(ctx context.Context, sessionID, format, runID string) (string, []byte, error)
 }
 
 // CompareRequest is the wire form of service.CompareRequest.
@@ -176,6 +178,18 @@ func (s *Server) routeAPI() {
 			return
 		}
 		writeJSON(w, http.StatusOK, Workdir{Path: p})
+	})
+	// Exports download as attachments: an HTML handout holds model output and
+	// must never render on this origin.
+	s.mux.HandleFunc("GET /api/sessions/{id}/export", func(w http.ResponseWriter, r *http.Request) {
+		name, data, err := b.Export(r.Context(), r.PathValue("id"), r.URL.Query().Get("format"), r.URL.Query().Get("run"))
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+		_, _ = w.Write(data)
 	})
 	s.mux.HandleFunc("GET /api/stats", func(w http.ResponseWriter, r *http.Request) {
 		st, err := b.Stats(r.Context())

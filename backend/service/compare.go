@@ -2,9 +2,9 @@ package service
 
 import (
 	"context"
-	"strings"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/export"
 )
 
 // ComparisonRow summarises one run of a session for the side-by-side table.
@@ -36,7 +36,7 @@ func (s *Service) Comparison(ctx context.Context, sessionID string) ([]Compariso
 	for _, r := range sess.Runs {
 		row := ComparisonRow{RunID: r.ID, Provider: r.Provider, Model: r.Model, Status: r.Status,
 			Iterations: r.Iterations, WallMS: r.DurationMS, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			CostUSD: r.CostUSD, LinesOfCode: linesOfCode(r.FinalCode)}
+			CostUSD: r.CostUSD, LinesOfCode: export.LinesOfCode(r.FinalCode)}
 		if r.Status == "success" {
 			n := r.Iterations
 			row.IterationsToSuccess = &n
@@ -82,14 +82,4 @@ func (s *Service) firstToken(ctx context.Context, runID string) (*int64, error) 
 		}
 	}
 	return nil, nil
-}
-
-func linesOfCode(code string) int {
-	n := 0
-	for line := range strings.SplitSeq(code, "\n") {
-		if strings.TrimSpace(line) != "" {
-			n++
-		}
-	}
-	return n
 }

@@ -14,6 +14,8 @@ export function DeleteSession(arg1:string):Promise<void>;
 
 export function EventsEndpoint():Promise<server.Endpoint>;
 
+export function ExportSession(arg1:string,arg2:string,arg3:string):Promise<string>;
+
 export function Presets():Promise<Array<server.Preset>>;
 
 export function Providers():Promise<Array<service.ProviderStatus>>;

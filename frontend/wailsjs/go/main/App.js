@@ -22,6 +22,10 @@ export function EventsEndpoint() {
   return window['go']['main']['App']['EventsEndpoint']();
 }
 
+export function ExportSession(arg1, arg2, arg3) {
+  return window['go']['main']['App']['ExportSession'](arg1, arg2, arg3);
+}
+
 export function Presets() {
   return window['go']['main']['App']['Presets']();
 }

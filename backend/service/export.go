@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/export"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// Bundle gathers everything about a session for export.
+func (s *Service) Bundle(ctx context.Context, sessionID string) (*export.Bundle, error) {
+	sess, err := s.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	b := &export.Bundle{Format: export.FormatName, Version: export.Version, Exported: time.Now().UTC(),
+		Session: *sess, Runs: sess.Runs,
+		Iterations: map[string][]store.Iteration{}, Messages: map[string][]store.Message{}, Events: map[string][]event.Event{}}
+	for _, r := range sess.Runs {
+		if b.Iterations[r.ID], err = s.store.ListIterations(ctx, r.ID); err != nil {
+			return nil, err
+		}
+		if b.Messages[r.ID], err = s.store.ListMessages(ctx, r.ID); err != nil {
+			return nil, err
+		}
+		if b.Events[r.ID], err = s.store.EventsAfter(ctx, r.ID, 0, 0); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// Export renders a session in one format (see export.Formats); runID ""
+// picks the best run for single-run formats.
+func (s *Service) Export(ctx context.Context, sessionID, format, runID string) (name string, data []byte, err error) {
+	f, err := export.ParseFormat(format)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	b, err := s.Bundle(ctx, sessionID)
+	if err != nil {
+		return "", nil, err
+	}
+	return export.Render(b, f, runID)
+}
+
+// Import stores a bundle read by export.ReadBundle as a new session (fresh
+// ids, so importing twice gives two sessions). A run still marked running in
+// the bundle becomes interrupted. On failure nothing is left behind.
+func (s *Service) Import(ctx context.Context, b *export.Bundle) (sessionID string, err error) {
+	sess := b.Session
+	sess.ID, sess.Runs = "", nil
+	if err := s.store.CreateSession(ctx, &sess); err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			_ = s.store.DeleteSession(context.Background(), sess.ID)
+		}
+	}()
+	for _, r := range b.Runs {
+		old := r.ID
+		r.ID, r.SessionID = "", sess.ID
+		if r.Status == store.RunRunning {
+			r.Status = store.RunInterrupted
+		}
+		if err := s.store.CreateRun(ctx, &r); err != nil {
+			return "", err
+		}
+		for _, it := range b.Iterations[old] {
+			it.RunID = r.ID
+			if err := s.store.PutIteration(ctx, it); err != nil {
+				return "", err
+			}
+		}
+		for _, m := range b.Messages[old] {
+			m.RunID = r.ID
+			if err := s.store.AppendMessage(ctx, m); err != nil {
+				return "", err
+			}
+		}
+		evs := make([]event.Event, 0, len(b.Events[old]))
+		for _, e := range b.Events[old] {
+			e.RunID = r.ID
+			evs = append(evs, e)
+		}
+		if len(evs) > 0 {
+			if err := s.store.AppendEvents(ctx, evs); err != nil {
+				return "", err
+			}
+		}
+	}
+	return sess.ID, nil
+}

@@ -46,7 +46,7 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 		return fmt.Errorf("%w: workdir %s: %w", ErrInvalidRequest, dir, err)
 	}
 	if !model.Capabilities().Tools && !cliKinds[prof.Kind] {
-		return fmt.Errorf("%w: provider %q (kind %s) cannot edit files yet; use a coding CLI or an OpenAI-compatible profile", ErrInvalidRequest, prof.Name, prof.Kind)
+		return fmt.Errorf("%w: provider %q (kind %s) cannot edit files: it has neither its own file tools (a coding CLI) nor tool calling", ErrInvalidRequest, prof.Name, prof.Kind)
 	}
 	repo, err := gitops.Open(ctx, abs)
 	if err != nil {
@@ -62,7 +62,7 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 		}
 		return err
 	}
-	ws := &loop.WorkspaceSettings{Git: true, ReuseBranch: true,
+	ws := &loop.WorkspaceSettings{Git: true, ReuseBranch: true, Tools: s.cfg.Tools,
 		Meta: map[string]any{"provider": prof.Name, "model": prof.Model}}
 	if req.Task != nil {
 		ws.Task = *req.Task

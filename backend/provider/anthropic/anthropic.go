@@ -9,7 +9,11 @@
 // except that cancelling ctx yields an error wrapping context.Canceled. 429,
 // 5xx (529 overloaded included) and connection failures are retried by the SDK
 // (maxRetries times, honouring retry-after / retry-after-ms) before the first
-// event; nothing is retried once text has been yielded. Breaking out of the
+// event; nothing is retried once text has been yielded. Given Request.Tools,
+// the model may ask for tool calls: each tool_use block (content_block_start
+// and its input_json_delta fragments) is returned in Done.ToolCalls (status
+// provider.ToolPending, Input = the JSON input) with FinishReason
+// "tool_calls". Breaking out of the
 // loop, or cancelling ctx, closes the HTTP response.
 //
 // Structured output is not offered: the loop asks for a fenced code block
@@ -20,6 +24,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -111,8 +116,16 @@ func New(p provider.Profile) (provider.Provider, error) {
 // Name is the profile name.
 func (c *Client) Name() string { return c.name }
 
-// Capabilities: no structured output; the loop falls back to fenced code.
-func (c *Client) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+// Capabilities: no structured output (the loop falls back to fenced code);
+// client tools.
+func (c *Client) Capabilities() provider.Capabilities { return provider.Capabilities{Tools: true} }
+
+// toolUse is a tool_use block being streamed.
+type toolUse struct {
+	id, name string
+	start    string // the input of content_block_start, {} when streamed
+	input    strings.Builder
+}
 
 // Stream sends req as one streaming Messages request; see the package doc.
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
@@ -132,6 +145,8 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 		defer stream.Close()
 
 		var content strings.Builder
+		var calls []*toolUse
+		byIndex := map[int64]*toolUse{}
 		resp := provider.Response{Model: c.model}
 		stopped := false
 		emit := func(t string) bool {
@@ -152,14 +167,28 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 				resp.Usage.InputTokens = inputTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
 				resp.Usage.OutputTokens = int(u.OutputTokens)
 			case "content_block_start":
-				if ev.ContentBlock.Type == "text" && !emit(ev.ContentBlock.Text) {
-					return
+				switch ev.ContentBlock.Type {
+				case "text":
+					if !emit(ev.ContentBlock.Text) {
+						return
+					}
+				case "tool_use":
+					tu := &toolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name, start: ev.ContentBlock.JSON.Input.Raw()}
+					calls = append(calls, tu)
+					byIndex[ev.Index] = tu
 				}
 			case "content_block_delta":
-				// Only text: thinking, signatures and citations are not part
-				// of the answer.
-				if ev.Delta.Type == "text_delta" && !emit(ev.Delta.Text) {
-					return
+				// Text and tool input only: thinking, signatures and
+				// citations are not part of the answer.
+				switch ev.Delta.Type {
+				case "text_delta":
+					if !emit(ev.Delta.Text) {
+						return
+					}
+				case "input_json_delta":
+					if tu := byIndex[ev.Index]; tu != nil {
+						tu.input.WriteString(ev.Delta.PartialJSON)
+					}
 				}
 			case "message_delta":
 				if ev.Delta.StopReason != "" {
@@ -186,6 +215,21 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			return
 		}
 		resp.Content = content.String()
+		for i, tu := range calls {
+			in := tu.input.String()
+			if strings.TrimSpace(in) == "" {
+				in = tu.start
+			}
+			id := tu.id
+			if id == "" {
+				id = fmt.Sprintf("loopforge_call_%d", i)
+			}
+			resp.ToolCalls = append(resp.ToolCalls, provider.ToolCall{ID: id, Name: tu.name,
+				Input: toolInput(in), Status: provider.ToolPending})
+		}
+		if len(resp.ToolCalls) > 0 {
+			resp.FinishReason = "tool_calls" // the API says "tool_use"
+		}
 		resp.Duration = time.Since(start)
 		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
 			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
@@ -200,19 +244,72 @@ func inputTokens(in, cacheCreation, cacheRead int64) int {
 	return int(in + cacheCreation + cacheRead)
 }
 
+// toolInput makes a tool_use input valid JSON for ToolCall.Input: none is
+// {}, and text that is not JSON travels as a JSON string (the tool then
+// reports that it wanted an object).
+func toolInput(in string) json.RawMessage {
+	in = strings.TrimSpace(in)
+	if in == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(in)) {
+		return json.RawMessage(in)
+	}
+	b, _ := json.Marshal(in)
+	return b
+}
+
 // params builds the request body. The system prompt goes in the top-level
 // system field; the API has no system role in messages. Schema is ignored.
+// An assistant message's ToolCalls become tool_use blocks after its text;
+// RoleTool messages become tool_result blocks of one user turn (with the
+// user's next text, if any, since the API wants every result of a turn's
+// calls in the user turn right after it).
 func (c *Client) params(req provider.Request) (anthropic.MessageNewParams, error) {
 	msgs := make([]anthropic.MessageParam, 0, len(req.Messages))
+	afterTools := false // the last message is a user turn of tool results
 	for _, m := range req.Messages {
 		switch m.Role {
 		case provider.RoleUser:
-			msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+			if afterTools {
+				last := &msgs[len(msgs)-1]
+				last.Content = append(last.Content, anthropic.NewTextBlock(m.Content))
+			} else {
+				msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+			}
+			afterTools = false
 		case provider.RoleAssistant:
-			msgs = append(msgs, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.Content)))
+			var blocks []anthropic.ContentBlockParamUnion
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+			}
+			for _, tc := range m.ToolCalls {
+				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, inputObject(tc.Input), tc.Name))
+			}
+			msgs = append(msgs, anthropic.NewAssistantMessage(blocks...))
+			afterTools = false
+		case provider.RoleTool:
+			if m.ToolCallID == "" {
+				return anthropic.MessageNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+					Message: "tool message without a tool_call_id"}
+			}
+			// The API refuses an empty text block: an empty result has no
+			// content at all.
+			res := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+			if m.Content != "" {
+				res.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Content}}}
+			}
+			block := anthropic.ContentBlockParamUnion{OfToolResult: &res}
+			if afterTools {
+				last := &msgs[len(msgs)-1]
+				last.Content = append(last.Content, block)
+			} else {
+				msgs = append(msgs, anthropic.NewUserMessage(block))
+			}
+			afterTools = true
 		default:
 			return anthropic.MessageNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-				Message: fmt.Sprintf("message role %q is not user or assistant", m.Role)}
+				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
 		}
 	}
 	maxTokens := int64(req.MaxTokens)
@@ -227,7 +324,58 @@ func (c *Client) params(req provider.Request) (anthropic.MessageNewParams, error
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
+	for _, t := range req.Tools {
+		tp := anthropic.ToolParam{Name: t.Name, InputSchema: inputSchema(t.Parameters)}
+		if t.Description != "" {
+			tp.Description = anthropic.String(t.Description)
+		}
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tp})
+	}
 	return p, nil
+}
+
+// inputSchema spreads a JSON Schema object over the SDK's input_schema:
+// properties and required have fields of their own, the rest travels as
+// extra fields.
+func inputSchema(schema map[string]any) anthropic.ToolInputSchemaParam {
+	var s anthropic.ToolInputSchemaParam
+	for k, v := range schema {
+		switch k {
+		case "type": // always "object"
+		case "properties":
+			s.Properties = v
+		case "required":
+			switch req := v.(type) {
+			case []string:
+				s.Required = req
+			case []any:
+				for _, r := range req {
+					if name, ok := r.(string); ok {
+						s.Required = append(s.Required, name)
+					}
+				}
+			}
+		default:
+			if s.ExtraFields == nil {
+				s.ExtraFields = map[string]any{}
+			}
+			s.ExtraFields[k] = v
+		}
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]any{}
+	}
+	return s
+}
+
+// inputObject is a call's input as sent back in a tool_use block, which must
+// be a JSON object: input that was not one (see toolInput) is sent as {}.
+func inputObject(in json.RawMessage) any {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(in, &obj) != nil || obj == nil {
+		return map[string]any{}
+	}
+	return in
 }
 
 // mapError turns an SDK or transport error into a *provider.Error.

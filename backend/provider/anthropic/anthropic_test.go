@@ -498,3 +498,165 @@ func TestBadRole(t *testing.T) {
 		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
 	}
 }
+
+// --- tools ----------------------------------------------------------------
+
+var readFileTool = provider.ToolSpec{
+	Name: "read_file", Description: "Read a file of the workspace.",
+	Parameters: map[string]any{
+		"type":                 "object",
+		"properties":           map[string]any{"path": map[string]any{"type": "string"}},
+		"required":             []string{"path"},
+		"additionalProperties": false,
+	},
+}
+
+func inputDelta(index int, partial string) string {
+	return fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`, index, partial)
+}
+
+func TestToolUseRoundTrip(t *testing.T) {
+	f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n > 1 {
+			happy(w, r, n)
+			return
+		}
+		// Text, then two tool_use blocks whose input arrives in
+		// input_json_delta fragments, stop_reason tool_use.
+		events(w, messageStart,
+			blockStart, textDelta("Let me look."), blockStop,
+			`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01A","name":"read_file","input":{}}}`,
+			inputDelta(1, ""), inputDelta(1, `{"path": "ma`), ping, inputDelta(1, `in.go"}`),
+			`{"type":"content_block_stop","index":1}`,
+			`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_01B","name":"list_files","input":{}}}`,
+			`{"type":"content_block_stop","index":2}`,
+			`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}`,
+			messageStop)
+	})
+	c := newClient(t, f.profile())
+	if !c.Capabilities().Tools {
+		t.Error("Capabilities().Tools = false")
+	}
+	req := provider.Request{
+		System:   "You edit files.",
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "Fix main.go."}},
+		Tools:    []provider.ToolSpec{readFileTool, {Name: "list_files", Description: "List files."}},
+	}
+	r := drain(t, context.Background(), c, req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.done.Content != "Let me look." || !reflect.DeepEqual(r.texts, []string{"Let me look."}) {
+		t.Errorf("texts = %q, content = %q", r.texts, r.done.Content)
+	}
+	want := []provider.ToolCall{
+		{ID: "toolu_01A", Name: "read_file", Input: json.RawMessage(`{"path": "main.go"}`), Status: provider.ToolPending},
+		{ID: "toolu_01B", Name: "list_files", Input: json.RawMessage(`{}`), Status: provider.ToolPending},
+	}
+	if !reflect.DeepEqual(r.done.ToolCalls, want) {
+		t.Errorf("ToolCalls = %+v, want %+v", r.done.ToolCalls, want)
+	}
+	if r.done.FinishReason != "tool_calls" || r.done.Usage.OutputTokens != 89 {
+		t.Errorf("Done = %+v", r.done)
+	}
+	wantTools := []any{
+		map[string]any{"name": "read_file", "description": "Read a file of the workspace.",
+			"input_schema": map[string]any{
+				"type":                 "object",
+				"properties":           map[string]any{"path": map[string]any{"type": "string"}},
+				"required":             []any{"path"},
+				"additionalProperties": false,
+			}},
+		map[string]any{"name": "list_files", "description": "List files.",
+			"input_schema": map[string]any{"type": "object", "properties": map[string]any{}}},
+	}
+	if got := f.lastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
+		b, _ := json.Marshal(got)
+		t.Errorf("tools = %s", b)
+	}
+
+	// What the loop sends next: the assistant turn with its calls, then
+	// one tool message per result.
+	req.Messages = append(req.Messages,
+		provider.Message{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: r.done.ToolCalls},
+		provider.Message{Role: provider.RoleTool, ToolCallID: "toolu_01A", Content: "package main\n"},
+		provider.Message{Role: provider.RoleTool, ToolCallID: "toolu_01B", Content: ""})
+	r = drain(t, context.Background(), c, req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.done.Content != "Hello, world" || r.done.FinishReason != "end_turn" || r.done.ToolCalls != nil {
+		t.Errorf("Done = %+v", r.done)
+	}
+	body := f.lastBody(t)
+	wantMsgs := []any{
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Fix main.go."}}},
+		map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": "Let me look."},
+			map[string]any{"type": "tool_use", "id": "toolu_01A", "name": "read_file", "input": map[string]any{"path": "main.go"}},
+			map[string]any{"type": "tool_use", "id": "toolu_01B", "name": "list_files", "input": map[string]any{}},
+		}},
+		// Both results in one user turn; an empty result has no content.
+		map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "toolu_01A",
+				"content": []any{map[string]any{"type": "text", "text": "package main\n"}}},
+			map[string]any{"type": "tool_result", "tool_use_id": "toolu_01B"},
+		}},
+	}
+	if !reflect.DeepEqual(body["messages"], wantMsgs) {
+		b, _ := json.MarshalIndent(body["messages"], "", "  ")
+		t.Errorf("messages = %s", b)
+	}
+	if !reflect.DeepEqual(body["tools"], wantTools) {
+		t.Errorf("second request tools = %v", body["tools"])
+	}
+}
+
+func TestToolMessagesLayout(t *testing.T) {
+	c := newClient(t, provider.Profile{Name: "a", APIKey: "k"}).(*Client)
+	// A tool-only assistant turn has no text block; a user message right
+	// after the results joins their turn; input that was not an object is
+	// sent back as {}.
+	p, err := c.params(provider.Request{Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "go"},
+		{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{{ID: "t1", Name: "run", Input: json.RawMessage(`"go test"`)}}},
+		{Role: provider.RoleTool, ToolCallID: "t1", Content: "error: wanted an object"},
+		{Role: provider.RoleUser, Content: "stop there"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(p.Messages)
+	want := `[{"content":[{"text":"go","type":"text"}],"role":"user"},` +
+		`{"content":[{"id":"t1","input":{},"name":"run","type":"tool_use"}],"role":"assistant"},` +
+		`{"content":[{"tool_use_id":"t1","content":[{"text":"error: wanted an object","type":"text"}],"type":"tool_result"},{"text":"stop there","type":"text"}],"role":"user"}]`
+	if string(b) != want {
+		t.Errorf("messages = %s\nwant       %s", b, want)
+	}
+	if _, err := c.params(provider.Request{Messages: []provider.Message{{Role: provider.RoleTool, Content: "x"}}}); !errors.Is(err, provider.ErrBadRequest) {
+		t.Errorf("tool message without an id: err = %v", err)
+	}
+}
+
+func TestBrokenToolInput(t *testing.T) {
+	// A stream cut short inside a tool input still ends with message_stop
+	// here; the input is not JSON and must not break the Response.
+	f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		events(w, messageStart,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_X","name":"read_file","input":{}}}`,
+			inputDelta(0, `{"path": "ma`),
+			`{"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":3}}`,
+			messageStop)
+	})
+	r := drain(t, context.Background(), newClient(t, f.profile()), provider.Request{
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "go"}}, Tools: []provider.ToolSpec{readFileTool}})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(r.done.ToolCalls) != 1 || string(r.done.ToolCalls[0].Input) != `"{\"path\": \"ma"` {
+		t.Errorf("ToolCalls = %+v", r.done.ToolCalls)
+	}
+	if _, err := json.Marshal(r.done); err != nil {
+		t.Errorf("the response does not marshal: %v", err)
+	}
+}

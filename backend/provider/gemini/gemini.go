@@ -13,6 +13,17 @@
 // retried once text has been yielded. Breaking out of the loop, or cancelling
 // ctx, closes the HTTP response.
 //
+// Given Request.Tools (sent as functionDeclarations with
+// parametersJsonSchema), the model may answer with functionCall parts: they
+// are returned in Done.ToolCalls (status provider.ToolPending, Input = the
+// args as JSON) with FinishReason "tool_calls". A call without an id gets one
+// (prefix "loopforge_"), which is never sent to the API. A call's
+// thoughtSignature (Gemini 3 refuses a replayed call without it) is kept by
+// the Client under the call's id and sent again with that call; a call the
+// Client does not know gets the documented "skip_thought_signature_validator"
+// sentinel instead. RoleTool messages become functionResponse parts
+// ({"output": content}, named after the call they answer) of one user turn.
+//
 // Everything comes from the Profile: the key and base URL are always passed
 // explicitly, so the SDK's fallbacks (GEMINI_API_KEY, GOOGLE_API_KEY,
 // GOOGLE_GEMINI_BASE_URL) are never used. A Client is safe for concurrent use.
@@ -20,6 +31,9 @@ package gemini
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -27,6 +41,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -61,6 +76,49 @@ type Client struct {
 	structured bool
 	timeout    time.Duration
 	models     *genai.Models
+	sigs       *signatures
+}
+
+// generatedID prefixes the ids this package gives calls that came without
+// one; they are not sent back to the API.
+const generatedID = "loopforge_"
+
+// skipSignature is the sentinel the Gemini API documents for a replayed
+// function call whose thought signature is not available.
+var skipSignature = []byte("skip_thought_signature_validator")
+
+// maxSignatures bounds the signatures a Client remembers.
+const maxSignatures = 4096
+
+// signatures remembers the thoughtSignature of each function call the
+// Client returned (nil for a call that had none), by call id.
+type signatures struct {
+	mu    sync.Mutex
+	byID  map[string][]byte
+	order []string
+}
+
+func (s *signatures) put(id string, sig []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID == nil {
+		s.byID = map[string][]byte{}
+	}
+	if _, ok := s.byID[id]; !ok {
+		s.order = append(s.order, id)
+	}
+	s.byID[id] = sig
+	if len(s.order) > maxSignatures {
+		delete(s.byID, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+func (s *signatures) get(id string) (sig []byte, known bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sig, known = s.byID[id]
+	return sig, known
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -128,15 +186,17 @@ func New(p provider.Profile) (provider.Provider, error) {
 		structured: p.Structured == nil || *p.Structured,
 		timeout:    p.Timeout,
 		models:     client.Models,
+		sigs:       &signatures{},
 	}, nil
 }
 
 // Name is the profile name.
 func (c *Client) Name() string { return c.name }
 
-// Capabilities reports structured output unless the profile turned it off.
+// Capabilities reports structured output unless the profile turned it off,
+// and function calling.
 func (c *Client) Capabilities() provider.Capabilities {
-	return provider.Capabilities{StructuredOutput: c.structured}
+	return provider.Capabilities{StructuredOutput: c.structured, Tools: true}
 }
 
 // Stream sends req as one streaming generateContent call; see the package doc.
@@ -185,6 +245,10 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			cand := chunk.Candidates[0]
 			if cand.Content != nil {
 				for _, part := range cand.Content.Parts {
+					if part != nil && part.FunctionCall != nil {
+						resp.ToolCalls = append(resp.ToolCalls, c.toolCall(part))
+						continue
+					}
 					if part == nil || part.Text == "" || part.Thought {
 						continue
 					}
@@ -206,6 +270,9 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			return
 		}
 		resp.Content = content.String()
+		if len(resp.ToolCalls) > 0 {
+			resp.FinishReason = "tool_calls" // the API says STOP
+		}
 		resp.Duration = time.Since(start)
 		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
 			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
@@ -214,24 +281,113 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 	}
 }
 
+// toolCall converts a functionCall part, giving it an id if it has none and
+// remembering its thought signature.
+func (c *Client) toolCall(part *genai.Part) provider.ToolCall {
+	fc := part.FunctionCall
+	id := fc.ID
+	if id == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = generatedID + hex.EncodeToString(b[:])
+	}
+	c.sigs.put(id, part.ThoughtSignature)
+	input := json.RawMessage("{}")
+	if len(fc.Args) > 0 {
+		if b, err := json.Marshal(fc.Args); err == nil {
+			input = b
+		}
+	}
+	return provider.ToolCall{ID: id, Name: fc.Name, Input: input, Status: provider.ToolPending}
+}
+
 // request builds the contents and config. The system prompt travels as
-// systemInstruction; the assistant's role is "model".
+// systemInstruction; the assistant's role is "model". An assistant message's
+// ToolCalls become functionCall parts after its text; RoleTool messages
+// become functionResponse parts of one user turn (with the user's next text,
+// if any: the API wants as many responses as calls in the turn after them).
 func (c *Client) request(req provider.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
 	contents := make([]*genai.Content, 0, len(req.Messages))
+	names := map[string]string{} // call id -> function name
+	afterTools := false          // the last content holds function responses
 	for _, m := range req.Messages {
-		var role string
 		switch m.Role {
 		case provider.RoleUser:
-			role = genai.RoleUser
+			if afterTools {
+				last := contents[len(contents)-1]
+				last.Parts = append(last.Parts, &genai.Part{Text: m.Content})
+			} else {
+				contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleUser))
+			}
+			afterTools = false
 		case provider.RoleAssistant:
-			role = genai.RoleModel
+			if len(m.ToolCalls) == 0 {
+				contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleModel))
+				afterTools = false
+				continue
+			}
+			turn := &genai.Content{Role: genai.RoleModel}
+			if m.Content != "" {
+				turn.Parts = append(turn.Parts, &genai.Part{Text: m.Content})
+			}
+			for i, tc := range m.ToolCalls {
+				names[tc.ID] = tc.Name
+				fc := &genai.FunctionCall{Name: tc.Name, Args: args(tc.Input)}
+				if !strings.HasPrefix(tc.ID, generatedID) {
+					fc.ID = tc.ID
+				}
+				part := &genai.Part{FunctionCall: fc}
+				if sig, known := c.sigs.get(tc.ID); known {
+					part.ThoughtSignature = sig
+				} else if i == 0 {
+					// Only the first of parallel calls carries one.
+					part.ThoughtSignature = skipSignature
+				}
+				turn.Parts = append(turn.Parts, part)
+			}
+			contents = append(contents, turn)
+			afterTools = false
+		case provider.RoleTool:
+			if m.ToolCallID == "" {
+				return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+					Message: "tool message without a tool_call_id"}
+			}
+			name, ok := names[m.ToolCallID]
+			if !ok {
+				return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+					Message: fmt.Sprintf("tool message for call %q, which no assistant message made", m.ToolCallID)}
+			}
+			fr := &genai.FunctionResponse{Name: name, Response: map[string]any{"output": m.Content}}
+			if !strings.HasPrefix(m.ToolCallID, generatedID) {
+				fr.ID = m.ToolCallID
+			}
+			part := &genai.Part{FunctionResponse: fr}
+			if afterTools {
+				last := contents[len(contents)-1]
+				last.Parts = append(last.Parts, part)
+			} else {
+				contents = append(contents, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{part}})
+			}
+			afterTools = true
 		default:
 			return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-				Message: fmt.Sprintf("message role %q is not user or assistant", m.Role)}
+				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
 		}
-		contents = append(contents, genai.NewContentFromText(m.Content, genai.Role(role)))
 	}
 	cfg := &genai.GenerateContentConfig{}
+	if len(req.Tools) > 0 {
+		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			d := &genai.FunctionDeclaration{Name: t.Name, Description: t.Description}
+			if t.Parameters != nil {
+				// A plain JSON Schema, where parameters would need the
+				// OpenAPI subset.
+				d.ParametersJsonSchema = t.Parameters
+			}
+			decls = append(decls, d)
+		}
+		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
 	if req.System != "" {
 		cfg.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
 	}
@@ -245,6 +401,16 @@ func (c *Client) request(req provider.Request) ([]*genai.Content, *genai.Generat
 		cfg.ResponseJsonSchema = req.Schema.JSON
 	}
 	return contents, cfg, nil
+}
+
+// args is a call's input as functionCall args, which must be an object:
+// input that is not one is sent as {}.
+func args(in json.RawMessage) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(in, &m) != nil || m == nil {
+		return map[string]any{}
+	}
+	return m
 }
 
 // mapError turns an SDK or transport error into a *provider.Error.

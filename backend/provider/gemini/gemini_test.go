@@ -539,8 +539,158 @@ func TestBadProfileAndRole(t *testing.T) {
 	}
 	f := newFakeAPI(t, happy)
 	r := drain(t, context.Background(), newClient(t, f.profile()),
-		provider.Request{Messages: []provider.Message{{Role: "tool", Content: "x"}}})
+		provider.Request{Messages: []provider.Message{{Role: "narrator", Content: "x"}}})
 	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
 		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	}
+	for _, m := range []provider.Message{
+		{Role: provider.RoleTool, Content: "x"},                       // no id
+		{Role: provider.RoleTool, ToolCallID: "call_9", Content: "x"}, // no call with that id
+	} {
+		r = drain(t, context.Background(), newClient(t, f.profile()), provider.Request{Messages: []provider.Message{m}})
+		if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
+			t.Errorf("%+v: err = %v after %d requests", m, r.err, f.attempts.Load())
+		}
+	}
+}
+
+// --- tools ----------------------------------------------------------------
+
+var readFileTool = provider.ToolSpec{
+	Name: "read_file", Description: "Read a file of the workspace.",
+	Parameters: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"path": map[string]any{"type": "string"}},
+		"required":   []any{"path"},
+	},
+}
+
+func TestFunctionCallRoundTrip(t *testing.T) {
+	f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n > 1 {
+			happy(w, r, n)
+			return
+		}
+		// Text, then two parallel calls in one chunk: the first without an
+		// id and with the thought signature, the second with an id.
+		sse(w, thought,
+			chunk("Let me look.", "", 2),
+			`{"candidates":[{"content":{"parts":[`+
+				`{"functionCall":{"name":"read_file","args":{"path":"main.go"}},"thoughtSignature":"c2lnLTE="},`+
+				`{"functionCall":{"id":"call_b","name":"list_files","args":{}}}],"role":"model"},`+
+				`"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":40,"candidatesTokenCount":12,`+
+				`"totalTokenCount":52},"modelVersion":"gemini-test-001","responseId":"r2"}`)
+	})
+	c := newClient(t, f.profile())
+	if !c.Capabilities().Tools {
+		t.Error("Capabilities().Tools = false")
+	}
+	req := provider.Request{
+		System:   "You edit files.",
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "Fix main.go."}},
+		Tools:    []provider.ToolSpec{readFileTool, {Name: "list_files", Description: "List files."}},
+	}
+	r := drain(t, context.Background(), c, req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.done.Content != "Let me look." || !reflect.DeepEqual(r.texts, []string{"Let me look."}) {
+		t.Errorf("texts = %q, content = %q", r.texts, r.done.Content)
+	}
+	calls := r.done.ToolCalls
+	if len(calls) != 2 {
+		t.Fatalf("ToolCalls = %+v", calls)
+	}
+	if !strings.HasPrefix(calls[0].ID, "loopforge_") || len(calls[0].ID) <= len("loopforge_") {
+		t.Errorf("generated id = %q", calls[0].ID)
+	}
+	want := []provider.ToolCall{
+		{ID: calls[0].ID, Name: "read_file", Input: json.RawMessage(`{"path":"main.go"}`), Status: provider.ToolPending},
+		{ID: "call_b", Name: "list_files", Input: json.RawMessage(`{}`), Status: provider.ToolPending},
+	}
+	if !reflect.DeepEqual(calls, want) {
+		t.Errorf("ToolCalls = %+v, want %+v", calls, want)
+	}
+	if r.done.FinishReason != "tool_calls" || r.done.Usage.InputTokens != 40 {
+		t.Errorf("Done = %+v", r.done)
+	}
+	wantTools := []any{map[string]any{"functionDeclarations": []any{
+		map[string]any{"name": "read_file", "description": "Read a file of the workspace.",
+			"parametersJsonSchema": map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"path": map[string]any{"type": "string"}},
+				"required":   []any{"path"},
+			}},
+		map[string]any{"name": "list_files", "description": "List files."},
+	}}}
+	if got := f.lastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
+		b, _ := json.Marshal(f.lastBody(t))
+		t.Errorf("tools = %v in %s", got, b)
+	}
+
+	// What the loop sends next: the model turn with its calls, then one
+	// tool message per result.
+	req.Messages = append(req.Messages,
+		provider.Message{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: calls},
+		provider.Message{Role: provider.RoleTool, ToolCallID: calls[0].ID, Content: "package main\n"},
+		provider.Message{Role: provider.RoleTool, ToolCallID: "call_b", Content: "main.go"})
+	r = drain(t, context.Background(), c, req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.done.Content != "Hello, world" || r.done.FinishReason != "STOP" || r.done.ToolCalls != nil {
+		t.Errorf("Done = %+v", r.done)
+	}
+	body := f.lastBody(t)
+	// The generated id stays here; the signature goes back with its call.
+	wantContents := []any{
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "Fix main.go."}}},
+		map[string]any{"role": "model", "parts": []any{
+			map[string]any{"text": "Let me look."},
+			map[string]any{"functionCall": map[string]any{"name": "read_file", "args": map[string]any{"path": "main.go"}},
+				"thoughtSignature": "c2lnLTE="},
+			map[string]any{"functionCall": map[string]any{"id": "call_b", "name": "list_files"}},
+		}},
+		map[string]any{"role": "user", "parts": []any{
+			map[string]any{"functionResponse": map[string]any{"name": "read_file",
+				"response": map[string]any{"output": "package main\n"}}},
+			map[string]any{"functionResponse": map[string]any{"id": "call_b", "name": "list_files",
+				"response": map[string]any{"output": "main.go"}}},
+		}},
+	}
+	if !reflect.DeepEqual(body["contents"], wantContents) {
+		b, _ := json.MarshalIndent(body["contents"], "", "  ")
+		t.Errorf("contents = %s", b)
+	}
+	if !reflect.DeepEqual(body["tools"], wantTools) {
+		t.Errorf("second request tools = %v", body["tools"])
+	}
+}
+
+func TestReplayedCallWithoutSignature(t *testing.T) {
+	// Calls this Client never returned (another run, a stored history) get
+	// the documented sentinel on the first call of the turn.
+	c := newClient(t, provider.Profile{Name: "g", APIKey: "k"}).(*Client)
+	contents, _, err := c.request(provider.Request{Messages: []provider.Message{
+		{Role: provider.RoleUser, Content: "go"},
+		{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
+			{ID: "c1", Name: "run", Input: json.RawMessage(`"not an object"`)},
+			{ID: "c2", Name: "run", Input: json.RawMessage(`{"cmd":"ls"}`)},
+		}},
+		{Role: provider.RoleTool, ToolCallID: "c1", Content: "error"},
+		{Role: provider.RoleTool, ToolCallID: "c2", Content: "ok"},
+		{Role: provider.RoleUser, Content: "now stop"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(contents)
+	want := `[{"parts":[{"text":"go"}],"role":"user"},` +
+		`{"parts":[{"functionCall":{"id":"c1","name":"run"},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},` +
+		`{"functionCall":{"id":"c2","args":{"cmd":"ls"},"name":"run"}}],"role":"model"},` +
+		`{"parts":[{"functionResponse":{"id":"c1","name":"run","response":{"output":"error"}}},` +
+		`{"functionResponse":{"id":"c2","name":"run","response":{"output":"ok"}}},{"text":"now stop"}],"role":"user"}]`
+	if string(b) != want {
+		t.Errorf("contents = %s\nwant        %s", b, want)
 	}
 }

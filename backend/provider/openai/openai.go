@@ -6,7 +6,11 @@
 // yields the text deltas of the first choice in arrival order, then exactly one
 // Delta whose Done holds the concatenated content, the model that answered,
 // token usage (requested with stream_options.include_usage), the finish reason
-// and the duration; or it yields one error and stops. Errors are
+// and the duration; or it yields one error and stops. Given Request.Tools, the
+// model may instead ask for function calls: their fragments (delta.tool_calls,
+// by index) are assembled and returned in Done.ToolCalls (status
+// provider.ToolPending, Input = the JSON arguments) with FinishReason
+// "tool_calls". Errors are
 // *provider.Error, except that cancelling ctx yields an error wrapping
 // context.Canceled. 429, 5xx and connection failures are retried by the SDK
 // (maxRetries times, honouring Retry-After / retry-after-ms) before the first
@@ -122,9 +126,9 @@ func New(p provider.Profile) (provider.Provider, error) {
 func (c *Client) Name() string { return c.name }
 
 // Capabilities reports structured output unless the profile turned it off
-// (some compatible servers reject response_format).
+// (some compatible servers reject response_format), and function tools.
 func (c *Client) Capabilities() provider.Capabilities {
-	return provider.Capabilities{StructuredOutput: c.structured}
+	return provider.Capabilities{StructuredOutput: c.structured, Tools: true}
 }
 
 // Stream sends req as one streaming chat completion; see the package doc.
@@ -149,6 +153,7 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 		defer stream.Close()
 
 		var content strings.Builder
+		var calls toolCalls
 		resp := provider.Response{Model: c.model}
 		finished := false
 		for stream.Next() {
@@ -174,6 +179,9 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 						return
 					}
 				}
+				for _, tc := range ch.Delta.ToolCalls {
+					calls.add(tc)
+				}
 				if ch.FinishReason != "" {
 					resp.FinishReason = ch.FinishReason
 					finished = true
@@ -192,6 +200,10 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			return
 		}
 		resp.Content = content.String()
+		if resp.ToolCalls = calls.result(); len(resp.ToolCalls) > 0 {
+			// Some compatible servers say "stop" although they ask for calls.
+			resp.FinishReason = "tool_calls"
+		}
 		resp.Duration = time.Since(start)
 		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
 			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
@@ -214,16 +226,50 @@ func (c *Client) params(req provider.Request) (openai.ChatCompletionNewParams, e
 		case provider.RoleUser:
 			msgs = append(msgs, openai.UserMessage(m.Content))
 		case provider.RoleAssistant:
-			msgs = append(msgs, openai.AssistantMessage(m.Content))
+			if len(m.ToolCalls) == 0 {
+				msgs = append(msgs, openai.AssistantMessage(m.Content))
+				continue
+			}
+			a := openai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" {
+				a.Content.OfString = openai.String(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID: tc.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+							Name: tc.Name, Arguments: arguments(tc.Input),
+						},
+					},
+				})
+			}
+			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case provider.RoleTool:
+			if m.ToolCallID == "" {
+				return openai.ChatCompletionNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+					Message: "tool message without a tool_call_id"}
+			}
+			msgs = append(msgs, openai.ToolMessage(m.Content, m.ToolCallID))
 		default:
 			return openai.ChatCompletionNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-				Message: fmt.Sprintf("message role %q is not user or assistant", m.Role)}
+				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
 		}
 	}
 	p := openai.ChatCompletionNewParams{
 		Model:         c.model,
 		Messages:      msgs,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	for _, t := range req.Tools {
+		fn := shared.FunctionDefinitionParam{Name: t.Name}
+		if t.Description != "" {
+			fn.Description = openai.String(t.Description)
+		}
+		if t.Parameters != nil {
+			fn.Parameters = shared.FunctionParameters(t.Parameters)
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fn))
 	}
 	if req.MaxTokens > 0 {
 		if c.official {
@@ -250,6 +296,82 @@ func (c *Client) params(req provider.Request) (openai.ChatCompletionNewParams, e
 		}
 	}
 	return p, nil
+}
+
+// toolCalls assembles the streamed delta.tool_calls fragments: the first
+// fragment of a call carries its index, id and name, the following ones
+// pieces of its arguments.
+type toolCalls struct {
+	calls []*partialCall
+	byIdx map[int64]*partialCall
+}
+
+type partialCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+func (tc *toolCalls) add(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	if tc.byIdx == nil {
+		tc.byIdx = map[int64]*partialCall{}
+	}
+	c := tc.byIdx[d.Index]
+	// A fragment with a new id at a used index starts another call: some
+	// compatible servers (Gemini's, older Ollama) send whole calls without
+	// a meaningful index.
+	if c == nil || (d.ID != "" && c.id != "" && d.ID != c.id) {
+		c = &partialCall{}
+		tc.byIdx[d.Index] = c
+		tc.calls = append(tc.calls, c)
+	}
+	if d.ID != "" {
+		c.id = d.ID
+	}
+	if c.name == "" {
+		// Only the first fragment names the call (some servers repeat it).
+		c.name = d.Function.Name
+	}
+	c.args.WriteString(d.Function.Arguments)
+}
+
+func (tc *toolCalls) result() []provider.ToolCall {
+	var out []provider.ToolCall
+	for i, c := range tc.calls {
+		id := c.id
+		if id == "" {
+			id = fmt.Sprintf("loopforge_call_%d", i)
+		}
+		out = append(out, provider.ToolCall{ID: id, Name: c.name, Input: input(c.args.String()),
+			Status: provider.ToolPending})
+	}
+	return out
+}
+
+// input makes the model's arguments valid JSON for ToolCall.Input: none is
+// {}, and text that is not JSON travels as a JSON string (the tool then
+// reports that it wanted an object).
+func input(args string) json.RawMessage {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// arguments is the inverse of input for a call sent back to the API.
+func arguments(in json.RawMessage) string {
+	if len(in) == 0 {
+		return "{}"
+	}
+	var s string
+	if in[0] == '"' && json.Unmarshal(in, &s) == nil {
+		return s
+	}
+	return string(in)
 }
 
 // usage converts the final usage chunk. OpenRouter adds the cost in USD as

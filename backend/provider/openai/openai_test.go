@@ -553,8 +553,176 @@ func TestBadProfileAndRequest(t *testing.T) {
 	}
 	f := newFakeAPI(t, happy)
 	r := drain(t, context.Background(), newClient(t, f.profile()),
-		provider.Request{Messages: []provider.Message{{Role: "tool", Content: "x"}}})
+		provider.Request{Messages: []provider.Message{{Role: "narrator", Content: "x"}}})
 	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
 		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	}
+	r = drain(t, context.Background(), newClient(t, f.profile()),
+		provider.Request{Messages: []provider.Message{{Role: provider.RoleTool, Content: "x"}}})
+	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
+		t.Errorf("tool message without an id: err = %v after %d requests", r.err, f.attempts.Load())
+	}
+}
+
+// --- tools ----------------------------------------------------------------
+
+// toolChunk is a chat.completion.chunk whose delta carries tool_calls
+// fragments (JSON), as the Chat Completions API streams them.
+func toolChunk(toolCalls string) string {
+	return `{"id":"chatcmpl-2","object":"chat.completion.chunk","created":1731000000,"model":"gpt-test-2024-07-18",` +
+		`"system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"tool_calls":` + toolCalls + `},` +
+		`"logprobs":null,"finish_reason":null}],"usage":null}`
+}
+
+var readFileTool = provider.ToolSpec{
+	Name: "read_file", Description: "Read a file of the workspace.",
+	Parameters: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"path": map[string]any{"type": "string"}},
+		"required":   []any{"path"},
+	},
+}
+
+func TestToolCallRoundTrip(t *testing.T) {
+	f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n > 1 {
+			sse(w, roleChunk, chunk("Done: ", ""), chunk("fixed.", ""), chunk("", "stop"), usageChunk, "[DONE]")
+			return
+		}
+		// Two parallel calls: id, type and name in the first fragment of
+		// each, the arguments piece by piece.
+		sse(w,
+			`{"id":"chatcmpl-2","object":"chat.completion.chunk","created":1731000000,"model":"gpt-test-2024-07-18","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"read_file","arguments":""}}],"refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`,
+			toolChunk(`[{"index":0,"function":{"arguments":"{\"pa"}}]`),
+			toolChunk(`[{"index":0,"function":{"arguments":"th\": \"main"}}]`),
+			toolChunk(`[{"index":0,"function":{"arguments":".go\"}"}}]`),
+			toolChunk(`[{"index":1,"id":"call_def","type":"function","function":{"name":"list_files","arguments":""}}]`),
+			toolChunk(`[{"index":1,"function":{"arguments":"{}"}}]`),
+			chunk("", "tool_calls"), usageChunk, "[DONE]")
+	})
+	c := newClient(t, f.profile())
+	if !c.Capabilities().Tools {
+		t.Error("Capabilities().Tools = false")
+	}
+	req := provider.Request{
+		System:   "You edit files.",
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "Fix main.go."}},
+		Tools:    []provider.ToolSpec{readFileTool, {Name: "list_files", Description: "List files."}},
+	}
+	r := drain(t, context.Background(), c, req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(r.texts) != 0 || r.done.Content != "" {
+		t.Errorf("texts = %q, content = %q", r.texts, r.done.Content)
+	}
+	want := []provider.ToolCall{
+		{ID: "call_abc", Name: "read_file", Input: json.RawMessage(`{"path": "main.go"}`), Status: provider.ToolPending},
+		{ID: "call_def", Name: "list_files", Input: json.RawMessage(`{}`), Status: provider.ToolPending},
+	}
+	if !reflect.DeepEqual(r.done.ToolCalls, want) {
+		t.Errorf("ToolCalls = %+v, want %+v", r.done.ToolCalls, want)
+	}
+	if r.done.FinishReason != "tool_calls" || r.done.Usage.InputTokens != 21 {
+		t.Errorf("Done = %+v", r.done)
+	}
+
+	wantTools := []any{
+		map[string]any{"type": "function", "function": map[string]any{
+			"name": "read_file", "description": "Read a file of the workspace.",
+			"parameters": map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"path": map[string]any{"type": "string"}},
+				"required":   []any{"path"},
+			},
+		}},
+		map[string]any{"type": "function", "function": map[string]any{"name": "list_files", "description": "List files."}},
+	}
+	if got := f.lastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
+		t.Errorf("tools = %v", got)
+	}
+
+	// What the loop does next: the assistant turn with its calls, one tool
+	// message per result, and the same tools again.
+	req.Messages = append(req.Messages,
+		provider.Message{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: r.done.ToolCalls},
+		provider.Message{Role: provider.RoleTool, ToolCallID: "call_abc", Content: "package main\n"},
+		provider.Message{Role: provider.RoleTool, ToolCallID: "call_def", Content: "main.go"})
+	r = drain(t, context.Background(), c, req)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.done.Content != "Done: fixed." || r.done.FinishReason != "stop" || r.done.ToolCalls != nil {
+		t.Errorf("Done = %+v", r.done)
+	}
+	body := f.lastBody(t)
+	wantMsgs := []any{
+		map[string]any{"role": "system", "content": "You edit files."},
+		map[string]any{"role": "user", "content": "Fix main.go."},
+		map[string]any{"role": "assistant", "tool_calls": []any{
+			map[string]any{"id": "call_abc", "type": "function",
+				"function": map[string]any{"name": "read_file", "arguments": `{"path": "main.go"}`}},
+			map[string]any{"id": "call_def", "type": "function",
+				"function": map[string]any{"name": "list_files", "arguments": `{}`}},
+		}},
+		map[string]any{"role": "tool", "tool_call_id": "call_abc", "content": "package main\n"},
+		map[string]any{"role": "tool", "tool_call_id": "call_def", "content": "main.go"},
+	}
+	if !reflect.DeepEqual(body["messages"], wantMsgs) {
+		got, _ := json.MarshalIndent(body["messages"], "", "  ")
+		t.Errorf("messages = %s", got)
+	}
+	if !reflect.DeepEqual(body["tools"], wantTools) {
+		t.Errorf("second request tools = %v", body["tools"])
+	}
+}
+
+func TestToolCallsFromCompatibleServers(t *testing.T) {
+	// Whole calls in one chunk each, all at index 0 (older Ollama), one
+	// without an id, arguments that are not JSON, text before the calls,
+	// and "stop" as the finish reason.
+	f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		sse(w, chunk("Let me look.", ""),
+			toolChunk(`[{"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]`),
+			toolChunk(`[{"index":0,"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.go\"}"}}]`),
+			toolChunk(`[{"index":1,"type":"function","function":{"name":"run_command","arguments":"go test"}}]`),
+			chunk("", "stop"), "[DONE]")
+	})
+	c := newClient(t, f.profile())
+	r := drain(t, context.Background(), c, provider.Request{
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "go"}},
+		Tools:    []provider.ToolSpec{readFileTool},
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := []provider.ToolCall{
+		{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"a.go"}`), Status: provider.ToolPending},
+		{ID: "call_2", Name: "read_file", Input: json.RawMessage(`{"path":"b.go"}`), Status: provider.ToolPending},
+		// no id from the server: one of its own
+		{ID: "loopforge_call_2", Name: "run_command", Input: json.RawMessage(`"go test"`), Status: provider.ToolPending},
+	}
+	if !reflect.DeepEqual(r.done.ToolCalls, want) {
+		t.Errorf("ToolCalls = %+v", r.done.ToolCalls)
+	}
+	if r.done.Content != "Let me look." || r.done.FinishReason != "tool_calls" {
+		t.Errorf("Done = %+v", r.done)
+	}
+	if _, err := json.Marshal(r.done); err != nil {
+		t.Errorf("the response does not marshal: %v", err)
+	}
+
+	// Sent back, the arguments are what the model wrote, and the text of
+	// the assistant turn goes along with its calls.
+	p, err := c.(*Client).params(provider.Request{Messages: []provider.Message{
+		{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: r.done.ToolCalls[2:]},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(p.Messages)
+	if want := `[{"content":"Let me look.","tool_calls":[{"id":"` + want[2].ID +
+		`","function":{"arguments":"go test","name":"run_command"},"type":"function"}],"role":"assistant"}]`; string(b) != want {
+		t.Errorf("messages = %s\nwant       %s", b, want)
 	}
 }

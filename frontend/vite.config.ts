@@ -9,9 +9,13 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // Served from loopback or the app itself, never over a slow network:
+    // one ~600 kB bundle (React + CodeMirror) is fine.
+    chunkSizeWarningLimit: 1000,
   },
   test: {
-    // The api tests stub window and fetch themselves; no DOM is needed.
+    // Stores and api tests need no DOM; component tests opt in with
+    // `// @vitest-environment happy-dom` at their top.
     environment: 'node',
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
   },

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # `make test`: set up what is missing, then run the whole suite:
-# frontend type-check + unit tests + build, go vet, go test -race.
+# frontend type-check + unit tests + build, go vet, go test -race, then the
+# end-to-end tests in headless Chromium against a freshly built binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$SECONDS
-bash scripts/setup.sh
+WITH_BROWSER=1 bash scripts/setup.sh   # chromium for the end-to-end tests
 . scripts/env.sh
 (cd frontend && npm run check && npm run build)   # also creates frontend/dist for go:embed
 go vet ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))
 [ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
 go test -race -count=1 ./...
+go build -o build/bin/loopforge-e2e . && (cd frontend && LOOPFORGE_BIN=../build/bin/loopforge-e2e npm run e2e)
 echo "make test: all checks passed in $((SECONDS - t0))s"

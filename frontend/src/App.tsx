@@ -1,36 +1,63 @@
 import { useEffect, useState } from 'react'
-import type { Api } from './api'
+import { ErrorBoundary } from './components/ErrorBoundary'
+import { Header, type Tab } from './components/Header'
+import { HistoryView } from './components/HistoryView'
+import { RunPanel } from './components/RunPanel'
+import { StoresProvider, useSettings, useStores, type Stores } from './stores'
+import { effectiveTheme } from './stores/settings'
 
-type VersionState = { kind: 'loading' } | { kind: 'ok'; version: string } | { kind: 'error'; message: string }
+export function App({ stores }: { stores: Stores }) {
+  return (
+    <ErrorBoundary>
+      <StoresProvider stores={stores}>
+        <Shell />
+      </StoresProvider>
+    </ErrorBoundary>
+  )
+}
 
-export function App({ api }: { api: Api }) {
-  const [version, setVersion] = useState<VersionState>({ kind: 'loading' })
+function Shell() {
+  const stores = useStores()
+  const [tab, setTab] = useState<Tab>('run')
+  const theme = useSettings((s) => effectiveTheme(s))
+  const projector = useSettings((s) => s.projector)
 
   useEffect(() => {
-    let live = true
-    api.version().then(
-      (v) => live && setVersion({ kind: 'ok', version: v }),
-      (err: unknown) => live && setVersion({ kind: 'error', message: err instanceof Error ? err.message : String(err) }),
-    )
-    return () => {
-      live = false
-    }
-  }, [api])
+    void stores.providers.getState().load()
+    void stores.workdir.getState().load()
+  }, [stores])
+
+  useEffect(() => {
+    const root = document.documentElement
+    root.dataset.theme = theme
+    root.dataset.projector = projector ? 'on' : 'off'
+  }, [theme, projector])
+
+  useEffect(() => {
+    const mq = globalThis.matchMedia?.('(prefers-color-scheme: dark)')
+    if (!mq) return
+    const update = () => stores.settings.getState().setSystemDark(mq.matches)
+    update()
+    mq.addEventListener?.('change', update)
+    return () => mq.removeEventListener?.('change', update)
+  }, [stores])
 
   return (
-    <main className="placeholder">
-      <header>
-        <h1>
-          loop<span className="accent">forge</span>
-        </h1>
-        <p className="tagline">Watch AI models write, run and fix code</p>
-      </header>
-      <p className="version" data-testid="version">
-        {version.kind === 'loading' && 'version …'}
-        {version.kind === 'ok' && `version ${version.version}`}
-        {version.kind === 'error' && <span title={version.message}>version unavailable</span>}
-      </p>
-      <p className="note">This is a placeholder: the full interface is coming soon.</p>
-    </main>
+    <div className="app">
+      <Header tab={tab} onTab={setTab} />
+      <main className="main">
+        <ErrorBoundary>
+          {tab === 'run' ? (
+            <RunPanel />
+          ) : (
+            <HistoryView
+              onContinued={() => {
+                setTab('run')
+              }}
+            />
+          )}
+        </ErrorBoundary>
+      </main>
+    </div>
   )
 }

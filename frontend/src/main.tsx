@@ -2,10 +2,14 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { createApi } from './api'
 import { App } from './App'
+import { createStores } from './stores'
+import './fonts.css'
 import './style.css'
+
+const stores = createStores(createApi(), { systemDark: globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches })
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App api={createApi()} />
+    <App stores={stores} />
   </StrictMode>,
 )

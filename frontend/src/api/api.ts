@@ -1,9 +1,90 @@
 // The one seam between the UI and the Go backend. Both faces implement it:
 // the desktop window through the generated Wails bindings (wails.ts) and the
-// browser through loopforge serve's JSON API (http.ts). Components receive an
-// Api and never touch window.go or fetch directly.
+// browser through loopforge serve's JSON API (http.ts). Live events come from
+// the same websocket in both faces (events.ts). Components receive an Api
+// (through the stores) and never touch window.go, fetch or WebSocket directly.
+
+import type {
+  Preset,
+  ProviderStatus,
+  RunInfo,
+  RunRequest,
+  SessionDetail,
+  SessionSummary,
+  StreamMessage,
+} from './types'
+
+export type Face = 'web' | 'desktop'
 
 export interface Api {
+  readonly face: Face
   /** The application version, e.g. "0.1.0". */
   version(): Promise<string>
+  /** Every configured provider profile, ready or not (reason says why not). */
+  providers(): Promise<ProviderStatus[]>
+  /** Built-in prompts. */
+  presets(): Promise<Preset[]>
+  /** Starts a loop; its events arrive through events.subscribe. */
+  startRun(req: RunRequest): Promise<RunInfo>
+  /** Stops a run; its run_finished event (status cancelled) follows. */
+  cancelRun(runId: string): Promise<void>
+  sessions(query: string, limit: number): Promise<SessionSummary[]>
+  session(id: string): Promise<SessionDetail>
+  deleteSession(id: string): Promise<void>
+  /** The working directory ("" = none chosen). */
+  workdir(): Promise<string>
+  /** Validates and sets the working directory; rejects with the server's reason. */
+  setWorkdir(path: string): Promise<string>
+  /**
+   * Desktop only (null on the web): the native folder dialog. Resolves to the
+   * working directory afterwards (unchanged when the user cancelled).
+   */
+  readonly chooseWorkdir: (() => Promise<string>) | null
+  /**
+   * Desktop: a folder dropped on the window is set natively and reported here.
+   * The web face never calls the handlers. Returns an unsubscribe function.
+   */
+  onWorkdirDropped(onChanged: (path: string) => void, onError: (message: string) => void): () => void
+  /** The live event stream. */
+  readonly events: EventStream
+}
+
+export type ConnectionState =
+  | { status: 'idle' }
+  | { status: 'connecting' }
+  | { status: 'open' }
+  /** Lost (or never reached): retrying in retryInMs; attempt counts from 1. */
+  | { status: 'reconnecting'; attempt: number; retryInMs: number; reason: string }
+
+export interface EventStream {
+  /**
+   * Delivers every event of runId with seq > after, exactly once and in order,
+   * across reconnects; a subscription error arrives as {type:"error"}. One
+   * subscription per run: a second call for the same run shares the first's
+   * position. Returns an unsubscribe function.
+   */
+  subscribe(runId: string, after: number, onMessage: (m: StreamMessage) => void): () => void
+  connection(): ConnectionState
+  onConnection(listener: (s: ConnectionState) => void): () => void
+}
+
+/** ApiError carries the backend's one-line message and, on the web, the HTTP status. */
+export class ApiError extends Error {
+  readonly status?: number
+  constructor(message: string, status?: number) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = status
+  }
+}
+
+/** errorMessage turns anything thrown (Wails rejects with strings) into text. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message
+  if (typeof err === 'string') return err
+  try {
+    return JSON.stringify(err)
+  } catch {
+    return String(err)
+  }
 }

@@ -1,18 +1,37 @@
-import type { Api } from './api'
+import type { Api, EventStream } from './api'
+import { ApiError } from './api'
+import { EventClient, type SocketFactory } from './events'
+import type { Preset, ProviderStatus, RunInfo, RunRequest, SessionDetail, SessionSummary } from './types'
 
 // Browser face: loopforge serve exposes the same operations as JSON under
 // /api on the page's own origin. The access token travels in a cookie that
 // the server sets when the tokenised URL is first opened, so requests stay
-// same-origin and carry credentials.
+// same-origin and carry credentials; the websocket carries it too.
 
-async function getJSON(path: string, fetchFn: typeof fetch): Promise<unknown> {
-  const res = await fetchFn(path, {
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+async function call(fetchFn: typeof fetch, method: Method, path: string, body?: unknown): Promise<unknown> {
+  const init: RequestInit = {
+    method,
     credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
-  })
+    headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+  }
+  if (body !== undefined) init.body = JSON.stringify(body)
+  const res = await fetchFn(path, init)
   if (!res.ok) {
-    const detail = res.statusText ? ` ${res.statusText}` : ''
-    throw new Error(`GET ${path} failed: HTTP ${res.status}${detail}`)
+    // The server answers {error: "one line"}; anything else is named by status.
+    let message = ''
+    try {
+      const b = (await res.json()) as { error?: unknown }
+      if (typeof b?.error === 'string') message = b.error
+    } catch {
+      // not JSON
+    }
+    if (!message) {
+      const detail = res.statusText ? ` ${res.statusText}` : ''
+      message = `${method} ${path} failed: HTTP ${res.status}${detail}`
+    }
+    throw new ApiError(message, res.status)
   }
   return res.json()
 }
@@ -20,14 +39,57 @@ async function getJSON(path: string, fetchFn: typeof fetch): Promise<unknown> {
 function field<T>(body: unknown, name: string, type: 'string'): T {
   const value = (body as Record<string, unknown> | null)?.[name]
   if (typeof value !== type) {
-    throw new Error(`unexpected response: "${name}" is not a ${type}`)
+    throw new ApiError(`unexpected response: "${name}" is not a ${type}`)
   }
   return value as T
 }
 
-/** httpApi builds the browser implementation; fetchFn is injectable for tests. */
-export function httpApi(fetchFn: typeof fetch = (...args) => fetch(...args)): Api {
+function list<T>(body: unknown, what: string): T[] {
+  if (body == null) return []
+  if (!Array.isArray(body)) throw new ApiError(`unexpected response: ${what} is not a list`)
+  return body as T[]
+}
+
+/** webSocketURL is the event endpoint on the page's own origin. */
+export function webSocketURL(loc: Pick<Location, 'protocol' | 'host'> = globalThis.location): string {
+  return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/api/ws`
+}
+
+export interface HttpApiOptions {
+  fetchFn?: typeof fetch
+  socket?: SocketFactory
+  events?: EventStream
+}
+
+/** httpApi builds the browser implementation; fetch and the socket are injectable for tests. */
+export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
+  const o: HttpApiOptions = typeof opts === 'function' ? { fetchFn: opts } : opts
+  const f = o.fetchFn ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
+  let events = o.events
+  const enc = encodeURIComponent
   return {
-    version: async () => field<string>(await getJSON('/api/health', fetchFn), 'version', 'string'),
+    face: 'web',
+    version: async () => field<string>(await call(f, 'GET', '/api/health'), 'version', 'string'),
+    providers: async () => list<ProviderStatus>(await call(f, 'GET', '/api/providers'), 'providers'),
+    presets: async () => list<Preset>(await call(f, 'GET', '/api/presets'), 'presets'),
+    startRun: async (req: RunRequest) => (await call(f, 'POST', '/api/runs', req)) as RunInfo,
+    cancelRun: async (id: string) => {
+      await call(f, 'POST', `/api/runs/${enc(id)}/cancel`)
+    },
+    sessions: async (q: string, limit: number) =>
+      list<SessionSummary>(await call(f, 'GET', `/api/sessions?q=${enc(q)}&limit=${limit}`), 'sessions'),
+    session: async (id: string) => (await call(f, 'GET', `/api/sessions/${enc(id)}`)) as SessionDetail,
+    deleteSession: async (id: string) => {
+      await call(f, 'DELETE', `/api/sessions/${enc(id)}`)
+    },
+    workdir: async () => field<string>(await call(f, 'GET', '/api/workdir'), 'path', 'string'),
+    setWorkdir: async (path: string) => field<string>(await call(f, 'PUT', '/api/workdir', { path }), 'path', 'string'),
+    chooseWorkdir: null,
+    onWorkdirDropped: () => () => {},
+    get events(): EventStream {
+      // Created on first use: a page that never watches a run opens no socket.
+      events ??= new EventClient({ url: () => webSocketURL(), socket: o.socket })
+      return events
+    },
   }
 }

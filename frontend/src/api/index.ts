@@ -2,7 +2,9 @@ import type { Api } from './api'
 import { httpApi } from './http'
 import { wailsApi } from './wails'
 
-export type { Api } from './api'
+export type { Api, ConnectionState, EventStream, Face } from './api'
+export { ApiError, errorMessage } from './api'
+export type * from './types'
 
 /** The part of window that Wails injects in the desktop app. */
 export interface WailsGlobals {

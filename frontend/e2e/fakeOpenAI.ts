@@ -1,0 +1,126 @@
+// A fake OpenAI-compatible chat-completions server for the end-to-end tests.
+// It streams answers slowly (so the UI can be seen mid-stream) in the real
+// SSE chunk format:
+//   - a reflection request (system prompt "You review …") gets an analysis;
+//   - a generation whose last message reports a failure gets working code;
+//   - any other generation gets code that divides by zero;
+//   - a prompt containing STALL gets a few tokens, then nothing until the
+//     client hangs up (to test Stop).
+// Structured output (response_format) is answered with {"explanation","code"},
+// otherwise with a ```python fenced block.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export const FAILING_CODE = "print('about to fail')\nprint(1/0)"
+export const WORKING_CODE = "greeting = 'hello from loopforge'\nprint(greeting)"
+export const REFLECTION = 'The program divides by zero on its last line. Remove the division and print a greeting instead.'
+
+interface ChatMessage {
+  role: string
+  content: string | Array<{ type: string; text?: string }>
+}
+
+interface ChatRequest {
+  model?: string
+  stream?: boolean
+  response_format?: unknown
+  messages?: ChatMessage[]
+}
+
+export interface FakeOpenAI {
+  url: string
+  requests: ChatRequest[]
+  close(): Promise<void>
+}
+
+function text(m: ChatMessage | undefined): string {
+  if (!m) return ''
+  if (typeof m.content === 'string') return m.content
+  return (m.content ?? []).map((p) => p.text ?? '').join('')
+}
+
+function program(structured: boolean, code: string, explanation: string): string {
+  if (structured) return JSON.stringify({ explanation, code })
+  return `${explanation}\n\`\`\`python\n${code}\n\`\`\`\n`
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?: number } = {}): Promise<FakeOpenAI> {
+  const delay = opts.chunkDelayMs ?? 25
+  const size = opts.chunkSize ?? 6
+  const requests: ChatRequest[] = []
+  const open = new Set<ServerResponse>()
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'Content-Type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }))
+      return
+    }
+    let raw = ''
+    for await (const chunk of req) raw += chunk
+    let body: ChatRequest
+    try {
+      body = JSON.parse(raw) as ChatRequest
+    } catch {
+      res.writeHead(400).end()
+      return
+    }
+    requests.push(body)
+    const msgs = body.messages ?? []
+    const system = text(msgs.find((m) => m.role === 'system'))
+    const last = text(msgs[msgs.length - 1])
+    const firstUser = text(msgs.find((m) => m.role === 'user'))
+    const structured = body.response_format != null
+
+    let answer: string
+    let stall = false
+    if (system.includes('You review')) {
+      answer = REFLECTION
+    } else if (firstUser.includes('STALL')) {
+      answer = program(structured, 'while True:\n    pass', 'Thinking about it for a very long time')
+      stall = true
+    } else if (last.includes('failed')) {
+      answer = program(structured, WORKING_CODE, 'Fixed: no more division by zero.')
+    } else {
+      answer = program(structured, FAILING_CODE, 'A small program that prints and then divides.')
+    }
+
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+    open.add(res)
+    res.on('close', () => open.delete(res))
+    const send = (v: unknown) => res.write(`data: ${typeof v === 'string' ? v : JSON.stringify(v)}\n\n`)
+    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: body.model ?? 'fake-model' }
+    const end = stall ? Math.min(answer.length, size * 4) : answer.length
+    for (let i = 0; i < end; i += size) {
+      if (res.destroyed) return
+      send({ ...base, choices: [{ index: 0, delta: { content: answer.slice(i, i + size) }, finish_reason: null }] })
+      await sleep(delay)
+    }
+    if (stall) return // hold the stream open until the client gives up
+    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
+    send({ ...base, choices: [], usage: { prompt_tokens: 120, completion_tokens: Math.ceil(answer.length / 4), total_tokens: 120 + Math.ceil(answer.length / 4) } })
+    send('[DONE]')
+    res.end()
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500)
+      res.end(String(err))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const r of open) r.destroy()
+        server.close(() => resolve())
+      }),
+  }
+}

@@ -1,0 +1,93 @@
+// Starts `loopforge serve` on a random loopback port with a private
+// LOOPFORGE_HOME whose loopforge.yml points the "fake" provider at a fake
+// OpenAI-compatible server, and reads the tokenised URL it prints.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export interface Serve {
+  url: string
+  home: string
+  output(): string
+  stop(): Promise<void>
+}
+
+export function loopforgeBinary(): string {
+  const bin = resolve(process.env.LOOPFORGE_BIN ?? '../build/bin/loopforge-e2e')
+  if (!existsSync(bin)) {
+    throw new Error(`no loopforge binary at ${bin}: build one (go build -o build/bin/loopforge-e2e .) or set LOOPFORGE_BIN`)
+  }
+  return bin
+}
+
+export async function startServe(fakeBaseURL: string, opts: { structured?: boolean } = {}): Promise<Serve> {
+  const bin = loopforgeBinary()
+  const home = mkdtempSync(join(tmpdir(), 'loopforge-e2e-home-'))
+  const workdir = mkdtempSync(join(tmpdir(), 'loopforge-e2e-wd-'))
+  const structured = opts.structured === false ? '\n    structured: false' : ''
+  writeFileSync(
+    join(home, 'loopforge.yml'),
+    `provider: fake
+max_iterations: 5
+reflect: true
+providers:
+  fake:
+    kind: openai
+    model: fake-model
+    base_url: ${fakeBaseURL}
+    api_key_env: ""${structured}
+  needs-key:
+    kind: openai
+    model: keyed-model
+    base_url: ${fakeBaseURL}
+    api_key_env: LOOPFORGE_E2E_MISSING_KEY
+  offline:
+    kind: openai
+    model: nowhere-model
+    base_url: http://127.0.0.1:9/v1
+    api_key_env: ""
+`,
+  )
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    LOOPFORGE_HOME: home,
+    TMPDIR: process.env.TMPDIR ?? '/tmp',
+  }
+  const child: ChildProcess = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`loopforge serve printed no URL within 15s:\n${out}`)), 15_000)
+    const onData = (b: Buffer) => {
+      out += b.toString()
+      const m = /https?:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolvePromise(m[0])
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`loopforge serve exited (${code}) before printing its URL:\n${out}`))
+    })
+  })
+  return {
+    url,
+    home,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode == null) {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+        if (child.exitCode == null) child.kill('SIGKILL')
+      }
+      rmSync(home, { recursive: true, force: true })
+      rmSync(workdir, { recursive: true, force: true })
+    },
+  }
+}

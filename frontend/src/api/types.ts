@@ -1,0 +1,207 @@
+// Wire types shared by both faces. They mirror the JSON of loopforge serve
+// (backend/server) and the generated Wails models (frontend/wailsjs/go/models.ts);
+// plain interfaces, so the HTTP face needs no classes and tests can build
+// them as object literals.
+
+export interface ProviderStatus {
+  name: string
+  kind: string
+  model: string
+  base_url?: string
+  api_key_env?: string
+  version?: string
+  default: boolean
+  available: boolean
+  /** Why the provider is not ready, e.g. "set OPENAI_API_KEY". */
+  reason?: string
+}
+
+export interface Preset {
+  id: string
+  title: string
+  prompt: string
+}
+
+export interface RunRequest {
+  session_id?: string
+  prompt: string
+  provider?: string
+  model?: string
+  base_url?: string
+  max_iterations?: number
+  reflect?: boolean
+  timeout_seconds?: number
+  language?: string
+}
+
+export interface RunInfo {
+  run_id: string
+  session_id: string
+  provider: string
+  model: string
+}
+
+/** Run statuses as stored and as announced by run_finished. */
+export type RunStatus = 'running' | 'success' | 'limit_reached' | 'error' | 'cancelled' | 'interrupted'
+
+export interface RunBrief {
+  id: string
+  provider: string
+  status: RunStatus | string
+  iterations: number
+}
+
+export interface SessionSummary {
+  id: string
+  title: string
+  prompt: string
+  mode: string
+  workdir: string
+  created_at: string
+  updated_at: string
+  runs: RunBrief[] | null
+}
+
+export interface StoredRun {
+  id: string
+  session_id: string
+  provider: string
+  model: string
+  status: RunStatus | string
+  max_iterations: number
+  reflect: boolean
+  language: string
+  iterations: number
+  final_code: string
+  error: string
+  input_tokens: number
+  output_tokens: number
+  cost_usd: number
+  started_at: string
+  finished_at?: string | null
+  duration_ms: number
+}
+
+export interface StoredIteration {
+  run_id?: string
+  n: number
+  code: string
+  content: string
+  exec_status: string
+  exit_code: number
+  stdout: string
+  stderr: string
+  truncated: boolean
+  exec_ms: number
+  isolation: string
+  reflection: string
+  status: string
+  summary: string
+}
+
+export interface SessionDetail {
+  id: string
+  title: string
+  prompt: string
+  mode: string
+  workdir: string
+  created_at: string
+  updated_at: string
+  runs: StoredRun[] | null
+  iterations: Record<string, StoredIteration[] | null> | null
+}
+
+// ---- events (backend/event/event.go) ----
+
+export interface RunStartedPayload {
+  session_id: string
+  provider: string
+  model?: string
+  prompt: string
+  max_iterations: number
+  reflect: boolean
+  language: string
+  mode: string
+}
+export interface IterationPayload {
+  iteration: number
+}
+export interface TokenPayload {
+  iteration: number
+  phase: 'generate' | 'reflect'
+  text: string
+}
+export interface GeneratedPayload {
+  iteration: number
+  content: string
+  code: string
+  language: string
+  format_error?: string
+  input_tokens?: number
+  output_tokens?: number
+  duration_ms: number
+}
+/** Sandbox statuses: ok | error | timeout | output_limit | memory | killed. */
+export interface ExecPayload {
+  iteration: number
+  status: string
+  exit_code: number
+  signal?: string
+  stdout: string
+  stderr: string
+  truncated: boolean
+  duration_ms: number
+  isolation: string
+  description: string
+}
+export interface ReflectionPayload {
+  iteration: number
+  text: string
+}
+export interface IterationDonePayload {
+  iteration: number
+  status: 'success' | 'error' | string
+  summary: string
+}
+export interface RunFinishedPayload {
+  status: RunStatus | string
+  iterations: number
+  final_code: string
+  error?: string
+  input_tokens: number
+  output_tokens: number
+  duration_ms: number
+}
+export interface LogPayload {
+  level: 'info' | 'warn' | string
+  message: string
+}
+
+interface Envelope<T extends string, P> {
+  type: T
+  run_id: string
+  seq: number
+  ts: string
+  payload: P
+}
+
+export type RunEvent =
+  | Envelope<'run_started', RunStartedPayload>
+  | Envelope<'iteration_started', IterationPayload>
+  | Envelope<'token', TokenPayload>
+  | Envelope<'generated', GeneratedPayload>
+  | Envelope<'exec_started', IterationPayload>
+  | Envelope<'exec_finished', ExecPayload>
+  | Envelope<'reflection', ReflectionPayload>
+  | Envelope<'iteration_done', IterationDonePayload>
+  | Envelope<'run_finished', RunFinishedPayload>
+  | Envelope<'log', LogPayload>
+
+/** The server's answer to a subscription it cannot serve (e.g. unknown run). */
+export interface SubscriptionError {
+  type: 'error'
+  run_id: string
+  payload: { message: string }
+}
+
+export type StreamMessage = RunEvent | SubscriptionError

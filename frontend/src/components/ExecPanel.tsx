@@ -1,0 +1,69 @@
+import { duration } from '../format'
+import type { IterationView } from '../stores/runModel'
+import { strings } from '../strings'
+
+/** ExecPanel: what happened when the iteration's code ran. */
+export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
+  const s = strings.live
+  const x = it.exec
+  return (
+    <section className="card exec" aria-label={s.output} data-testid="exec">
+      <div className="card-head">
+        <h3 className="card-title">{s.output}</h3>
+        {x && (
+          <span className={`pill exec-${x.status}`} data-testid="exec-status">
+            {x.status}
+          </span>
+        )}
+      </div>
+      {!x && live && it.phase === 'executing' && <p className="muted pulse">{s.running}</p>}
+      {!x && !(live && it.phase === 'executing') && <p className="muted">{s.notRunYet}</p>}
+      {x && (
+        <>
+          <dl className="facts">
+            <div>
+              <dt>{s.exitCode}</dt>
+              <dd className="mono" data-testid="exit-code">
+                {x.exitCode}
+              </dd>
+            </div>
+            <div>
+              <dt>{s.duration}</dt>
+              <dd className="mono">{duration(x.durationMs)}</dd>
+            </div>
+            <div>
+              <dt>{s.isolation}</dt>
+              <dd className="mono" data-testid="isolation">
+                {x.isolation || '—'}
+              </dd>
+            </div>
+            {x.signal && (
+              <div>
+                <dt>{s.signal}</dt>
+                <dd className="mono">{x.signal}</dd>
+              </div>
+            )}
+          </dl>
+          {x.description && x.status !== 'ok' && <p className="exec-desc">{x.description}</p>}
+          {x.stdout && (
+            <div className="out">
+              <span className="out-label">{s.stdout}</span>
+              <pre className="out-stdout" data-testid="stdout">
+                {x.stdout}
+              </pre>
+            </div>
+          )}
+          {x.stderr && (
+            <div className="out">
+              <span className="out-label out-label-err">{s.stderr}</span>
+              <pre className="out-stderr" data-testid="stderr">
+                {x.stderr}
+              </pre>
+            </div>
+          )}
+          {x.truncated && <p className="muted small">{s.truncated}</p>}
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,245 @@
+import { useEffect, useState } from 'react'
+import type { SessionDetail } from '../api'
+import { when } from '../format'
+import { useHistory, useStores } from '../stores'
+import { strings } from '../strings'
+import { RunView } from './RunView'
+import { StatusPill } from './StatusPill'
+
+/** HistoryView: search and open past sessions, replay a run, continue or delete. */
+export function HistoryView({ onContinued }: { onContinued(runId: string): void }) {
+  const stores = useStores()
+  const h = strings.history
+  const query = useHistory((x) => x.query)
+  const sessions = useHistory((x) => x.sessions)
+  const loading = useHistory((x) => x.loading)
+  const loaded = useHistory((x) => x.loaded)
+  const error = useHistory((x) => x.error)
+  const selectedId = useHistory((x) => x.selectedId)
+  const [typed, setTyped] = useState(query)
+
+  useEffect(() => {
+    void stores.history.getState().load()
+  }, [stores])
+
+  // Search as the user types, a moment after the last key.
+  useEffect(() => {
+    if (typed === stores.history.getState().query) return
+    const t = setTimeout(() => {
+      stores.history.getState().setQuery(typed)
+      void stores.history.getState().load()
+    }, 250)
+    return () => clearTimeout(t)
+  }, [typed, stores])
+
+  return (
+    <div className="history">
+      <aside className="session-list card" aria-label={h.title}>
+        <form
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault()
+            stores.history.getState().setQuery(typed)
+            void stores.history.getState().load()
+          }}
+        >
+          <label className="sr-only" htmlFor="history-search">
+            {h.search}
+          </label>
+          <input
+            id="history-search"
+            type="search"
+            value={typed}
+            placeholder={h.searchPlaceholder}
+            onChange={(e) => setTyped(e.target.value)}
+            data-testid="history-search"
+          />
+        </form>
+        {error && (
+          <div className="notice notice-error" role="alert">
+            <strong>{h.loadFailed}:</strong> {error}{' '}
+            <button type="button" className="btn btn-small" onClick={() => void stores.history.getState().load()}>
+              {strings.run.retry}
+            </button>
+          </div>
+        )}
+        {loading && !loaded && <p className="muted pulse">{h.loading}</p>}
+        {loaded && sessions.length === 0 && !error && <p className="muted">{query ? h.noMatch(query) : h.empty}</p>}
+        <ul className="sessions" data-testid="sessions">
+          {sessions.map((s) => (
+            <li key={s.id}>
+              <button
+                type="button"
+                className={`session${s.id === selectedId ? ' session-selected' : ''}`}
+                onClick={() => void openSession(stores, s.id)}
+                aria-current={s.id === selectedId}
+                data-testid="session"
+              >
+                <span className="session-title">{s.title || s.prompt.slice(0, 80)}</span>
+                <span className="session-meta">
+                  <span>{when(s.updated_at)}</span>
+                  {(s.runs ?? []).slice(-3).map((r) => (
+                    <span key={r.id} className={`mini mini-${r.status}`}>
+                      {r.provider} · {strings.status[r.status] ?? r.status}
+                    </span>
+                  ))}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </aside>
+      <SessionPanel onContinued={onContinued} />
+    </div>
+  )
+}
+
+async function openSession(stores: ReturnType<typeof useStores>, id: string): Promise<void> {
+  const d = await stores.history.getState().open(id)
+  const last = d?.runs?.[d.runs.length - 1]
+  if (d && last) stores.runs.getState().loadStored(d, last.id)
+}
+
+function SessionPanel({ onContinued }: { onContinued(runId: string): void }) {
+  const stores = useStores()
+  const h = strings.history
+  const detail = useHistory((x) => x.detail)
+  const selectedId = useHistory((x) => x.selectedId)
+  const detailLoading = useHistory((x) => x.detailLoading)
+  const detailError = useHistory((x) => x.detailError)
+
+  if (!selectedId) return <section className="session-detail empty muted">{h.select}</section>
+  if (detailError)
+    return (
+      <section className="session-detail">
+        <div className="notice notice-error" role="alert">
+          <strong>{h.openFailed}:</strong> {detailError}{' '}
+          <button type="button" className="btn btn-small" onClick={() => void openSession(stores, selectedId)}>
+            {strings.run.retry}
+          </button>
+        </div>
+      </section>
+    )
+  if (detailLoading || !detail || detail.id !== selectedId) return <section className="session-detail muted pulse">{h.loading}</section>
+  return <SessionDetailView key={detail.id} detail={detail} onContinued={onContinued} />
+}
+
+function SessionDetailView({ detail, onContinued }: { detail: SessionDetail; onContinued(runId: string): void }) {
+  const stores = useStores()
+  const h = strings.history
+  const runs = detail.runs ?? []
+  const [runId, setRunId] = useState(runs.length ? runs[runs.length - 1].id : null)
+  const [confirming, setConfirming] = useState(false)
+  const [followUp, setFollowUp] = useState('')
+  const [continuing, setContinuing] = useState(false)
+  const [continueError, setContinueError] = useState<string | null>(null)
+  const deleteError = useHistory((x) => x.deleteError)
+
+  const pickRun = (id: string) => {
+    stores.runs.getState().loadStored(detail, id)
+    setRunId(id)
+  }
+
+  const doContinue = async () => {
+    if (!followUp.trim()) return
+    const last = runs[runs.length - 1]
+    setContinuing(true)
+    setContinueError(null)
+    const req = stores.composer.getState().request(last?.provider ?? null, detail.id, followUp)
+    const id = await stores.runs.getState().start(req)
+    setContinuing(false)
+    if (id) {
+      setFollowUp('')
+      void stores.history.getState().load()
+      onContinued(id)
+    } else {
+      setContinueError(stores.runs.getState().startError)
+      stores.runs.getState().clearStartError()
+    }
+  }
+
+  return (
+    <section className="session-detail" data-testid="session-detail">
+      <div className="session-head">
+        <div>
+          <h2 className="session-heading">{detail.title || h.title}</h2>
+          <p className="muted small">
+            {when(detail.created_at)} · {h.runs(runs.length)}
+            {detail.workdir && <> · {detail.workdir}</>}
+          </p>
+        </div>
+        <div className="session-actions">
+          {!confirming ? (
+            <button type="button" className="btn btn-ghost btn-danger-text" onClick={() => setConfirming(true)} data-testid="delete">
+              {h.delete}
+            </button>
+          ) : (
+            <div className="confirm" role="alertdialog" aria-label={h.confirmDelete}>
+              <span>{h.confirmDelete}</span>
+              <button
+                type="button"
+                className="btn btn-danger btn-small"
+                onClick={() => void stores.history.getState().remove(detail.id)}
+                data-testid="confirm-delete"
+              >
+                {h.confirm}
+              </button>
+              <button type="button" className="btn btn-small" onClick={() => setConfirming(false)} autoFocus>
+                {h.keep}
+              </button>
+            </div>
+          )}
+        </div>
+      </div>
+      {deleteError && (
+        <p className="notice notice-error" role="alert">
+          <strong>{h.deleteFailed}:</strong> {deleteError}
+        </p>
+      )}
+      <details className="session-prompt">
+        <summary>{h.prompt}</summary>
+        <pre>{detail.prompt}</pre>
+      </details>
+      {runs.length > 1 && (
+        <div className="tabs run-tabs" role="tablist">
+          {runs.map((r, i) => (
+            <button key={r.id} type="button" role="tab" className="tab" aria-selected={r.id === runId} onClick={() => pickRun(r.id)}>
+              #{i + 1} {r.provider} <StatusPill status={r.status} />
+            </button>
+          ))}
+        </div>
+      )}
+      {runs.length === 0 && <p className="muted">{h.noRuns}</p>}
+      {runId && <RunView runId={runId} replay />}
+      <form
+        className="follow-up card"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void doContinue()
+        }}
+      >
+        <label htmlFor="follow-up" className="field-label">
+          {h.followUp}
+        </label>
+        <textarea
+          id="follow-up"
+          rows={2}
+          value={followUp}
+          placeholder={h.followUpPlaceholder}
+          onChange={(e) => setFollowUp(e.target.value)}
+          data-testid="follow-up"
+        />
+        <div className="actions">
+          <button type="submit" className="btn btn-primary" disabled={continuing || !followUp.trim()} data-testid="continue">
+            {continuing ? strings.run.starting : h.continue}
+          </button>
+        </div>
+        {continueError && (
+          <p className="notice notice-error" role="alert">
+            <strong>{strings.run.startFailed}:</strong> {continueError}
+          </p>
+        )}
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,75 @@
+import { useProviders } from '../stores'
+import { strings } from '../strings'
+
+interface Props {
+  value: string | null
+  onChange(name: string): void
+}
+
+/** ProviderPicker lists every profile: ready ones can be chosen, the others say why not. */
+export function ProviderPicker({ value, onChange }: Props) {
+  const s = strings.run
+  const providers = useProviders((p) => p.providers)
+  const loading = useProviders((p) => p.loading)
+  const loaded = useProviders((p) => p.loaded)
+  const error = useProviders((p) => p.error)
+  const load = useProviders((p) => p.load)
+  const ready = providers.filter((p) => p.available)
+  const notReady = providers.filter((p) => !p.available)
+  const anyReady = ready.length > 0
+
+  return (
+    <fieldset className="providers" data-testid="providers">
+      <legend>{s.providers}</legend>
+      {error && (
+        <div className="notice notice-error" role="alert">
+          <strong>{s.providersError}:</strong> {error}{' '}
+          <button type="button" className="btn btn-small" onClick={() => void load()}>
+            {s.retry}
+          </button>
+        </div>
+      )}
+      {loading && !loaded && !error && <p className="muted pulse">{s.providersLoading}</p>}
+      {loaded && providers.length === 0 && <p className="notice notice-warn">{s.noProviders}</p>}
+      {loaded && providers.length > 0 && !anyReady && (
+        <p className="notice notice-warn" role="alert">
+          {s.noReadyProvider}{' '}
+          <button type="button" className="btn btn-small" onClick={() => void load()}>
+            {s.retry}
+          </button>
+        </p>
+      )}
+      <ul className="provider-list">
+        {ready.map((p) => (
+          <li key={p.name} className="provider" data-testid={`provider-${p.name}`}>
+            <label>
+              <input type="radio" name="provider" value={p.name} checked={value === p.name} onChange={() => onChange(p.name)} />
+              <span className="dot dot-ok" aria-hidden="true" />
+              <span className="provider-name">{p.name}</span>
+              <span className="provider-model">{p.model}</span>
+              {p.default && <span className="tag">{s.isDefault}</span>}
+            </label>
+          </li>
+        ))}
+      </ul>
+      {notReady.length > 0 && (
+        <details className="not-ready" open={!anyReady} data-testid="providers-not-ready">
+          <summary>{s.notReadyCount(notReady.length)}</summary>
+          <ul className="provider-list">
+            {notReady.map((p) => (
+              <li key={p.name} className="provider provider-off" data-testid={`provider-${p.name}`}>
+                <div className="provider-row">
+                  <span className="dot dot-off" aria-hidden="true" />
+                  <span className="provider-name">{p.name}</span>
+                  <span className="provider-model">{p.model}</span>
+                  {p.default && <span className="tag">{s.isDefault}</span>}
+                </div>
+                <p className="provider-reason">{p.reason || s.notReady}</p>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </fieldset>
+  )
+}

@@ -1,0 +1,178 @@
+import { useEffect, useRef, useState } from 'react'
+import { useShallow } from 'zustand/shallow'
+import { useComposer, useProviders, useRuns, useStores } from '../stores'
+import { limits } from '../stores/composer'
+import { defaultProvider } from '../stores/providers'
+import { isFinished } from '../stores/runModel'
+import { strings } from '../strings'
+import { ProviderPicker } from './ProviderPicker'
+import { RunView } from './RunView'
+
+/** RunPanel: the prompt, the provider, the loop settings, Run and Stop — and the active run below. */
+export function RunPanel() {
+  const s = strings.run
+  const stores = useStores()
+  const c = useComposer(
+    useShallow((x) => ({
+      prompt: x.prompt,
+      presetId: x.presetId,
+      provider: x.provider,
+      maxIterations: x.maxIterations,
+      reflect: x.reflect,
+      timeoutSeconds: x.timeoutSeconds,
+      language: x.language,
+    })),
+  )
+  const setC = useComposer((x) => x.set)
+  const presets = useProviders((p) => p.presets)
+  const providers = useProviders((p) => p.providers)
+  const providersLoaded = useProviders((p) => p.loaded)
+  const activeRunId = useRuns((r) => r.activeRunId)
+  const active = useRuns((r) => (r.activeRunId ? r.runs[r.activeRunId] : undefined))
+  const starting = useRuns((r) => r.starting)
+  const startError = useRuns((r) => r.startError)
+
+  // The chosen provider if it is ready, else the configured default.
+  const chosen = providers.find((p) => p.name === c.provider && p.available) ? c.provider : defaultProvider(providers)
+  const running = active != null && !isFinished(active)
+  const cancelling = active?.cancelling ?? false
+  const [hint, setHint] = useState<string | null>(null)
+  const [slowStop, setSlowStop] = useState(false)
+  const runArea = useRef<HTMLDivElement>(null)
+
+  // A hint about a missing prompt or provider goes once that is fixed.
+  useEffect(() => setHint(null), [c.prompt, chosen])
+
+  useEffect(() => {
+    if (!cancelling) {
+      setSlowStop(false)
+      return
+    }
+    const t = setTimeout(() => setSlowStop(true), 5000)
+    return () => clearTimeout(t)
+  }, [cancelling])
+
+  const start = async () => {
+    if (!c.prompt.trim()) return setHint(s.needPrompt)
+    if (!chosen) return setHint(s.needProvider)
+    setHint(null)
+    const id = await stores.runs.getState().start(stores.composer.getState().request(chosen))
+    // Bring the live run into view: on a projector the prompt is already known.
+    if (id) requestAnimationFrame(() => runArea.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' }))
+  }
+
+  const pickPreset = (id: string) => {
+    const p = presets.find((x) => x.id === id)
+    setC(p ? { presetId: id, prompt: p.prompt } : { presetId: '' })
+  }
+
+  return (
+    <div className="run-page">
+      <form
+        className="composer card"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void start()
+        }}
+        aria-label={s.prompt}
+      >
+        <div className="composer-main">
+          <div className="prompt-head">
+            <label htmlFor="prompt" className="field-label">
+              {s.prompt}
+            </label>
+            <label className="preset">
+              <span className="sr-only">{s.preset}</span>
+              <select value={c.presetId} onChange={(e) => pickPreset(e.target.value)} data-testid="preset">
+                <option value="">{s.presetNone}</option>
+                {presets.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.title}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+          <textarea
+            id="prompt"
+            className="prompt"
+            value={c.prompt}
+            placeholder={s.promptPlaceholder}
+            onChange={(e) => setC({ prompt: e.target.value, presetId: '' })}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !running) {
+                e.preventDefault()
+                void start()
+              }
+            }}
+            data-testid="prompt"
+          />
+        </div>
+        <div className="composer-side">
+          <ProviderPicker value={chosen} onChange={(name) => setC({ provider: name })} />
+          <fieldset className="settings">
+            <legend>{s.settings}</legend>
+            <label>
+              <span>{s.maxIterations}</span>
+              <input
+                type="number"
+                min={limits.maxIterations.min}
+                max={limits.maxIterations.max}
+                value={c.maxIterations}
+                onChange={(e) => setC({ maxIterations: Number(e.target.value) })}
+                data-testid="max-iterations"
+              />
+            </label>
+            <label>
+              <span>{s.timeout}</span>
+              <input
+                type="number"
+                min={limits.timeoutSeconds.min}
+                max={limits.timeoutSeconds.max}
+                value={c.timeoutSeconds}
+                onChange={(e) => setC({ timeoutSeconds: Number(e.target.value) })}
+                data-testid="timeout"
+              />
+            </label>
+            <label>
+              <span>{s.language}</span>
+              <select value={c.language} onChange={(e) => setC({ language: e.target.value === 'sh' ? 'sh' : 'python' })} data-testid="language">
+                <option value="python">{s.languages.python}</option>
+                <option value="sh">{s.languages.sh}</option>
+              </select>
+            </label>
+            <label className="switch">
+              <span>{s.reflect}</span>
+              <input type="checkbox" role="switch" checked={c.reflect} onChange={(e) => setC({ reflect: e.target.checked })} data-testid="reflect" />
+              <span className="switch-text">{c.reflect ? s.reflectOn : s.reflectOff}</span>
+            </label>
+          </fieldset>
+          <div className="actions">
+            <button type="submit" className="btn btn-primary btn-big" disabled={starting || running || !providersLoaded} data-testid="run">
+              {starting ? s.starting : s.start}
+            </button>
+            <button
+              type="button"
+              className="btn btn-danger btn-big"
+              disabled={!running || cancelling}
+              onClick={() => activeRunId && void stores.runs.getState().cancel(activeRunId)}
+              data-testid="stop"
+            >
+              {cancelling ? s.stopping : s.stop}
+            </button>
+          </div>
+          {hint && <p className="notice notice-warn">{hint}</p>}
+          {startError && (
+            <p className="notice notice-error" role="alert" data-testid="start-error">
+              <strong>{s.startFailed}:</strong> {startError}
+            </p>
+          )}
+          {slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
+        </div>
+      </form>
+      <div className="run-area" ref={runArea}>
+        {activeRunId ? <RunView runId={activeRunId} /> : <p className="empty-run muted">{s.empty}</p>}
+      </div>
+    </div>
+  )
+}

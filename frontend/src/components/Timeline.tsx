@@ -1,0 +1,96 @@
+import type { IterationView, RunState } from '../stores/runModel'
+import { isFinished } from '../stores/runModel'
+import { strings } from '../strings'
+
+export type ChipPhase = IterationView['phase'] | 'reflecting' | 'stopped'
+
+/**
+ * chipPhase: a failed iteration whose reflection is streaming shows as
+ * reflecting; one left unfinished by a finished run shows as stopped.
+ */
+export function chipPhase(run: RunState, it: IterationView): ChipPhase {
+  const finished = isFinished(run)
+  if (!finished && it.reflecting) return 'reflecting'
+  if (finished && it.phase !== 'success' && it.phase !== 'error') return 'stopped'
+  return it.phase
+}
+
+const marks: Record<ChipPhase, string> = {
+  generating: '…',
+  executing: '▶',
+  reflecting: '?',
+  success: '✓',
+  error: '✕',
+  stopped: '■',
+}
+
+interface Props {
+  run: RunState
+  selected: number | null
+  following: boolean
+  onSelect(n: number): void
+  onPrev(): void
+  onNext(): void
+  onFollow(): void
+  replay: boolean
+}
+
+/** Timeline: one chip per iteration with its status, and step controls. */
+export function Timeline({ run, selected, following, onSelect, onPrev, onNext, onFollow, replay }: Props) {
+  const s = strings.live
+  const idx = run.iterations.findIndex((i) => i.n === selected)
+  const live = !isFinished(run)
+  return (
+    <div className="timeline">
+      <ol className="chips" aria-label={s.iteration} data-testid="timeline">
+        {run.iterations.map((it) => {
+          const phase = chipPhase(run, it)
+          return (
+            <li key={it.n}>
+              <button
+                type="button"
+                className={`chip chip-${phase}${it.n === selected ? ' chip-selected' : ''}`}
+                aria-pressed={it.n === selected}
+                aria-label={`${s.iteration} ${it.n}: ${s.phase[phase]}`}
+                title={it.summary || s.phase[phase]}
+                onClick={() => onSelect(it.n)}
+                data-testid="iteration-chip"
+                data-phase={phase}
+              >
+                <span className="chip-n">{it.n}</span>
+                <span className="chip-mark" aria-hidden="true">
+                  {marks[phase]}
+                </span>
+                <span className="chip-label">{s.phase[phase]}</span>
+              </button>
+            </li>
+          )
+        })}
+      </ol>
+      <div className="step-controls">
+        {replay && idx >= 0 && (
+          <span className="muted step-label" data-testid="replay-step">
+            {s.step(idx + 1, run.iterations.length)}
+          </span>
+        )}
+        <button type="button" className="btn btn-ghost" onClick={onPrev} disabled={idx <= 0} data-testid="step-prev">
+          ← {s.prev}
+        </button>
+        <button
+          type="button"
+          className="btn btn-ghost"
+          onClick={onNext}
+          disabled={idx < 0 || idx >= run.iterations.length - 1}
+          data-testid="step-next"
+        >
+          {s.next} →
+        </button>
+        {live && !following && (
+          <button type="button" className="btn btn-ghost" onClick={onFollow}>
+            {s.follow}
+          </button>
+        )}
+      </div>
+    </div>
+  )
+}

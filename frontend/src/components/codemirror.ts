@@ -1,0 +1,90 @@
+// CodeMirror 6 set-up for read-only code and diffs. Colours come from CSS
+// variables (style.css), so the editors follow the light/dark theme without
+// being rebuilt.
+
+import { python } from '@codemirror/lang-python'
+import { HighlightStyle, StreamLanguage, syntaxHighlighting, type LanguageSupport } from '@codemirror/language'
+import { shell } from '@codemirror/legacy-modes/mode/shell'
+import { unifiedMergeView } from '@codemirror/merge'
+import { EditorState, type Extension } from '@codemirror/state'
+import { EditorView, lineNumbers } from '@codemirror/view'
+import { tags as t } from '@lezer/highlight'
+
+const highlight = HighlightStyle.define([
+  { tag: [t.keyword, t.controlKeyword, t.definitionKeyword, t.moduleKeyword, t.operatorKeyword], color: 'var(--syn-keyword)', fontWeight: '600' },
+  { tag: [t.string, t.special(t.string), t.regexp], color: 'var(--syn-string)' },
+  { tag: [t.number, t.bool, t.null, t.atom], color: 'var(--syn-number)' },
+  { tag: [t.comment, t.lineComment, t.blockComment, t.docComment], color: 'var(--syn-comment)', fontStyle: 'italic' },
+  { tag: [t.function(t.variableName), t.function(t.propertyName), t.definition(t.function(t.variableName))], color: 'var(--syn-function)' },
+  { tag: [t.className, t.definition(t.className), t.typeName], color: 'var(--syn-type)' },
+  { tag: [t.standard(t.variableName), t.self], color: 'var(--syn-builtin)' },
+  { tag: [t.operator, t.punctuation, t.bracket], color: 'var(--syn-punct)' },
+  { tag: t.invalid, color: 'var(--danger)' },
+])
+
+const theme = EditorView.theme({
+  '&': {
+    color: 'var(--code-fg)',
+    backgroundColor: 'var(--code-bg)',
+    fontSize: 'var(--code-size)',
+    borderRadius: '10px',
+  },
+  '.cm-scroller': {
+    fontFamily: 'var(--mono)',
+    lineHeight: '1.55',
+  },
+  '.cm-content': { padding: '10px 0', caretColor: 'transparent' },
+  '.cm-gutters': {
+    backgroundColor: 'var(--code-bg)',
+    color: 'var(--code-gutter)',
+    border: 'none',
+    borderRadius: '10px 0 0 10px',
+  },
+  '.cm-lineNumbers .cm-gutterElement': { padding: '0 10px 0 14px' },
+  '&.cm-focused': { outline: '2px solid var(--focus)' },
+  '.cm-selectionBackground, &.cm-focused .cm-selectionBackground, ::selection': { backgroundColor: 'var(--code-selection) !important' },
+  '.cm-changedLine': { backgroundColor: 'var(--diff-add-bg) !important' },
+  '.cm-changedText': { background: 'var(--diff-add-strong) !important' },
+  '.cm-insertedLine': { backgroundColor: 'var(--diff-add-bg) !important' },
+  '.cm-deletedChunk': { backgroundColor: 'var(--diff-del-bg) !important' },
+  '.cm-deletedChunk .cm-deletedText, .cm-deletedChunk del': { background: 'var(--diff-del-strong) !important', textDecoration: 'none' },
+})
+
+function language(lang: string | undefined): LanguageSupport | Extension {
+  switch ((lang ?? '').toLowerCase()) {
+    case 'sh':
+    case 'bash':
+    case 'shell':
+      return StreamLanguage.define(shell)
+    default:
+      return python()
+  }
+}
+
+export function readOnlyExtensions(lang: string | undefined): Extension[] {
+  return [
+    EditorState.readOnly.of(true),
+    EditorView.editable.of(false),
+    EditorView.contentAttributes.of({ 'aria-readonly': 'true' }),
+    lineNumbers(),
+    theme,
+    syntaxHighlighting(highlight),
+    language(lang),
+  ]
+}
+
+/** codeState builds the state of a read-only code view. */
+export function codeState(doc: string, lang: string | undefined): EditorState {
+  return EditorState.create({ doc, extensions: readOnlyExtensions(lang) })
+}
+
+/** diffState shows doc with the changes from original inline (deleted lines in red). */
+export function diffState(original: string, doc: string, lang: string | undefined): EditorState {
+  return EditorState.create({
+    doc,
+    extensions: [
+      ...readOnlyExtensions(lang),
+      unifiedMergeView({ original, mergeControls: false, highlightChanges: true, gutter: true, syntaxHighlightDeletions: true }),
+    ],
+  })
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest'
+import { clock, count, duration, when } from './format'
+
+describe('format', () => {
+  it('clock', () => {
+    expect(clock(0)).toBe('0:00')
+    expect(clock(65_432)).toBe('1:05')
+    expect(clock(3_725_000)).toBe('1:02:05')
+  })
+  it('duration', () => {
+    expect(duration(undefined)).toBe('—')
+    expect(duration(850)).toBe('850 ms')
+    expect(duration(1234)).toBe('1.2 s')
+    expect(duration(125_000)).toBe('2:05')
+  })
+  it('count', () => {
+    expect(count(950)).toBe('950')
+    expect(count(1234)).toBe('1.2k')
+    expect(count(34_567)).toBe('35k')
+  })
+  it('when', () => {
+    const now = new Date('2026-11-21T15:00:00')
+    expect(when(undefined, now)).toBe('')
+    expect(when('garbage', now)).toBe('')
+    expect(when('2026-11-21T09:05:00', now)).toMatch(/09:05|9:05/)
+    expect(when('2026-11-20T09:05:00', now)).toMatch(/20/)
+  })
+})

@@ -1,0 +1,165 @@
+// Runs store: every run the UI knows about (live or reopened from history),
+// the run shown in the Run panel, and the state of the event connection.
+//
+// Events are queued and folded in batches (one state update per ~frame), so
+// a burst — e.g. a long run replayed from seq 0 — does not re-render once
+// per token.
+
+import { createStore, type StoreApi } from 'zustand/vanilla'
+import type { Api, ConnectionState, RunRequest, SessionDetail, StreamMessage } from '../api'
+import { errorMessage } from '../api'
+import { applyEvent, fromStored, isFinished, newRun, type RunState } from './runModel'
+
+export interface RunsState {
+  runs: Record<string, RunState>
+  /** The run shown in the Run panel. */
+  activeRunId: string | null
+  starting: boolean
+  startError: string | null
+  connection: ConnectionState
+
+  /** Starts a run and follows it; resolves to its id, or null (startError says why). */
+  start(req: RunRequest): Promise<string | null>
+  cancel(runId: string): Promise<void>
+  /** Streams a run from the server (from seq 0), e.g. one still running when reopened. */
+  watch(runId: string, init?: Partial<RunState>): void
+  /** Puts a finished run from the history into the store (no network). */
+  loadStored(detail: SessionDetail, runId: string): void
+  setActive(runId: string | null): void
+  clearStartError(): void
+  /** Stops listening to every stream (tests, unmount). */
+  dispose(): void
+}
+
+export type RunsStore = StoreApi<RunsState>
+
+export interface RunsOptions {
+  /** How queued events are flushed; tests pass (fn) => fn() for synchronous updates. */
+  schedule?: (flush: () => void) => void
+}
+
+export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
+  const schedule = opts.schedule ?? ((fn) => setTimeout(fn, 16))
+  const unsubs = new Map<string, () => void>()
+  let queue: StreamMessage[] = []
+  let scheduled = false
+
+  const store = createStore<RunsState>()((set, get) => {
+    const flush = () => {
+      scheduled = false
+      const batch = queue
+      queue = []
+      if (batch.length === 0) return
+      const runs = { ...get().runs }
+      for (const m of batch) {
+        const r = runs[m.run_id]
+        if (r) runs[m.run_id] = applyEvent(r, m)
+      }
+      set({ runs })
+      for (const m of batch) {
+        if (m.type === 'run_finished' || m.type === 'error') {
+          unsubs.get(m.run_id)?.()
+          unsubs.delete(m.run_id)
+        }
+      }
+    }
+    const onMessage = (m: StreamMessage) => {
+      queue.push(m)
+      if (!scheduled) {
+        scheduled = true
+        schedule(flush)
+      }
+    }
+    const follow = (runId: string, after: number) => {
+      if (unsubs.has(runId)) return
+      unsubs.set(runId, api.events.subscribe(runId, after, onMessage))
+    }
+    const patch = (runId: string, fn: (r: RunState) => RunState) => {
+      const r = get().runs[runId]
+      if (r) set({ runs: { ...get().runs, [runId]: fn(r) } })
+    }
+
+    return {
+      runs: {},
+      activeRunId: null,
+      starting: false,
+      startError: null,
+      connection: api.events.connection(),
+
+      async start(req) {
+        set({ starting: true, startError: null })
+        try {
+          const info = await api.startRun(req)
+          const run = newRun({
+            runId: info.run_id,
+            sessionId: info.session_id,
+            provider: info.provider,
+            model: info.model,
+            prompt: req.prompt,
+            maxIterations: req.max_iterations ?? 0,
+            reflect: req.reflect ?? true,
+            language: req.language ?? 'python',
+          })
+          set({ runs: { ...get().runs, [run.runId]: run }, activeRunId: run.runId, starting: false })
+          follow(run.runId, 0)
+          return run.runId
+        } catch (err) {
+          set({ starting: false, startError: errorMessage(err) })
+          return null
+        }
+      },
+
+      async cancel(runId) {
+        const r = get().runs[runId]
+        if (!r || isFinished(r)) return
+        patch(runId, (x) => ({ ...x, cancelling: true, cancelError: undefined }))
+        try {
+          await api.cancelRun(runId)
+        } catch (err) {
+          patch(runId, (x) => ({ ...x, cancelling: false, cancelError: errorMessage(err) }))
+        }
+      },
+
+      watch(runId, init) {
+        if (!get().runs[runId]) {
+          set({ runs: { ...get().runs, [runId]: newRun({ runId, ...init }) } })
+        }
+        follow(runId, get().runs[runId].lastSeq)
+      },
+
+      loadStored(detail, runId) {
+        const r = detail.runs?.find((x) => x.id === runId)
+        if (!r) return
+        if (r.status === 'running') {
+          // Still going: stream it from the start so tokens show too.
+          const existing = get().runs[runId]
+          if (!existing || existing.fromHistory) {
+            set({ runs: { ...get().runs, [runId]: newRun({ runId, sessionId: r.session_id, provider: r.provider, model: r.model, prompt: detail.prompt }) } })
+          }
+          follow(runId, get().runs[runId].lastSeq)
+          return
+        }
+        const live = get().runs[runId]
+        if (live && !live.fromHistory && isFinished(live)) return // the streamed copy has more detail
+        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], detail.prompt) } })
+      },
+
+      setActive(runId) {
+        set({ activeRunId: runId })
+      },
+
+      clearStartError() {
+        set({ startError: null })
+      },
+
+      dispose() {
+        for (const u of unsubs.values()) u()
+        unsubs.clear()
+        offConnection()
+      },
+    }
+  })
+
+  const offConnection = api.events.onConnection((connection) => store.setState({ connection }))
+  return store
+}

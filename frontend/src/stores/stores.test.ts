@@ -1,0 +1,169 @@
+import { describe, expect, it, vi } from 'vitest'
+import { fakeApi, memoryStorage, missingKeyProvider, presets, readyProvider } from '../test/fakeApi'
+import { createComposerStore } from './composer'
+import { createHistoryStore } from './history'
+import { createProvidersStore, defaultProvider } from './providers'
+import { createSettingsStore, effectiveTheme } from './settings'
+import { createWorkdirStore } from './workdir'
+
+describe('providers store', () => {
+  it('loads providers and presets together', async () => {
+    const api = fakeApi()
+    const s = createProvidersStore(api)
+    await s.getState().load()
+    expect(s.getState()).toMatchObject({ loaded: true, loading: false, error: null, providers: [readyProvider, missingKeyProvider], presets })
+  })
+
+  it('keeps the error to show with a retry', async () => {
+    const api = fakeApi()
+    api.providers.mockRejectedValueOnce(new Error('connection refused'))
+    const s = createProvidersStore(api)
+    await s.getState().load()
+    expect(s.getState()).toMatchObject({ loaded: false, error: 'connection refused' })
+    await s.getState().load()
+    expect(s.getState()).toMatchObject({ loaded: true, error: null })
+  })
+
+  it('picks the default provider when ready, else the first ready one', () => {
+    expect(defaultProvider([missingKeyProvider, readyProvider])).toBe('fake')
+    expect(defaultProvider([{ ...readyProvider, name: 'a', default: false }, { ...missingKeyProvider, default: true }])).toBe('a')
+    expect(defaultProvider([missingKeyProvider])).toBeNull()
+  })
+})
+
+describe('composer store', () => {
+  it('builds the run request from the form, clamping silly numbers', () => {
+    const c = createComposerStore(memoryStorage())
+    c.getState().set({ prompt: '  write fizzbuzz \n', maxIterations: 0, timeoutSeconds: 99999, reflect: false, language: 'sh' })
+    expect(c.getState().request('fake')).toEqual({
+      prompt: 'write fizzbuzz',
+      provider: 'fake',
+      max_iterations: 1,
+      timeout_seconds: 600,
+      reflect: false,
+      language: 'sh',
+    })
+    expect(c.getState().request(null, 'sess-1', 'and now in English')).toMatchObject({ prompt: 'and now in English', session_id: 'sess-1' })
+    expect(c.getState().request(null)).not.toHaveProperty('provider')
+  })
+
+  it('survives a reload through storage, ignoring garbage', () => {
+    const kv = memoryStorage()
+    createComposerStore(kv).getState().set({ prompt: 'kept', maxIterations: 7, provider: 'fake' })
+    expect(createComposerStore(kv).getState()).toMatchObject({ prompt: 'kept', maxIterations: 7, provider: 'fake' })
+    kv.setItem('loopforge.composer', '{"maxIterations":"lots","language":"cobol"')
+    expect(createComposerStore(kv).getState()).toMatchObject({ maxIterations: 5, language: 'python', prompt: '' })
+  })
+})
+
+describe('history store', () => {
+  it('lists and searches sessions', async () => {
+    const api = fakeApi()
+    api.sessions.mockResolvedValue([{ id: 's1' }])
+    const h = createHistoryStore(api)
+    h.getState().setQuery('  dict ')
+    await h.getState().load()
+    expect(api.sessions).toHaveBeenCalledWith('dict', 200)
+    expect(h.getState()).toMatchObject({ loaded: true, sessions: [{ id: 's1' }] })
+  })
+
+  it('drops the answer of an older search that arrives late', async () => {
+    const api = fakeApi()
+    let releaseOld!: (v: unknown) => void
+    api.sessions.mockImplementationOnce(() => new Promise((r) => (releaseOld = r))).mockResolvedValueOnce([{ id: 'new' }])
+    const h = createHistoryStore(api)
+    const old = h.getState().load()
+    await h.getState().load()
+    releaseOld([{ id: 'old' }])
+    await old
+    expect(h.getState().sessions).toEqual([{ id: 'new' }])
+  })
+
+  it('opens a session, shows why one cannot be opened, and deletes', async () => {
+    const api = fakeApi()
+    api.sessions.mockResolvedValue([{ id: 's1' }, { id: 's2' }])
+    api.session.mockResolvedValueOnce({ id: 's1', runs: [] }).mockRejectedValueOnce(new Error('session s2 not found'))
+    const h = createHistoryStore(api)
+    await h.getState().load()
+    await h.getState().open('s1')
+    expect(h.getState()).toMatchObject({ selectedId: 's1', detail: { id: 's1' }, detailError: null })
+    await h.getState().open('s2')
+    expect(h.getState()).toMatchObject({ selectedId: 's2', detail: null, detailError: 'session s2 not found' })
+
+    await h.getState().open('s1').catch(() => {})
+    api.session.mockResolvedValue({ id: 's1', runs: [] })
+    await h.getState().open('s1')
+    expect(await h.getState().remove('s1')).toBe(true)
+    expect(api.deleteSession).toHaveBeenCalledWith('s1')
+    expect(h.getState()).toMatchObject({ sessions: [{ id: 's2' }], selectedId: null, detail: null })
+  })
+
+  it('keeps a session whose delete failed, and says why', async () => {
+    const api = fakeApi()
+    api.sessions.mockResolvedValue([{ id: 's1' }])
+    api.deleteSession.mockRejectedValueOnce(new Error('database is locked'))
+    const h = createHistoryStore(api)
+    await h.getState().load()
+    expect(await h.getState().remove('s1')).toBe(false)
+    expect(h.getState()).toMatchObject({ sessions: [{ id: 's1' }], deleteError: 'database is locked' })
+  })
+})
+
+describe('workdir store', () => {
+  it('web: sets a typed path, or shows why the server refused it', async () => {
+    const api = fakeApi()
+    api.workdir.mockResolvedValue('/home/ana/aulas')
+    const w = createWorkdirStore(api)
+    expect(w.getState().canChoose).toBe(false)
+    await w.getState().load()
+    expect(w.getState().path).toBe('/home/ana/aulas')
+    api.setWorkdir.mockRejectedValueOnce(new Error('workdir /nope: no such directory'))
+    expect(await w.getState().set('/nope')).toBe(false)
+    expect(w.getState()).toMatchObject({ path: '/home/ana/aulas', error: 'workdir /nope: no such directory', saving: false })
+    expect(await w.getState().set(' /tmp/x ')).toBe(true)
+    expect(api.setWorkdir).toHaveBeenLastCalledWith('/tmp/x')
+    expect(w.getState()).toMatchObject({ path: '/tmp/x', error: null })
+  })
+
+  it('desktop: native dialog and folder drops', async () => {
+    const api = fakeApi('desktop')
+    let onChanged!: (p: string) => void
+    let onError!: (m: string) => void
+    const off = vi.fn()
+    api.onWorkdirDropped.mockImplementation((c: typeof onChanged, e: typeof onError) => {
+      onChanged = c
+      onError = e
+      return off
+    })
+    const w = createWorkdirStore(api)
+    expect(w.getState().canChoose).toBe(true)
+    await w.getState().choose()
+    expect(w.getState().path).toBe('/chosen')
+    onError('not a directory: /x.txt')
+    expect(w.getState().error).toBe('not a directory: /x.txt')
+    onChanged('/dropped')
+    expect(w.getState()).toMatchObject({ path: '/dropped', error: null })
+    w.getState().dispose()
+    expect(off).toHaveBeenCalled()
+  })
+})
+
+describe('settings store', () => {
+  it('cycles system → light → dark and follows the system when on system', () => {
+    const kv = memoryStorage()
+    const s = createSettingsStore(kv, true)
+    expect(s.getState().theme).toBe('system')
+    expect(effectiveTheme(s.getState())).toBe('dark')
+    s.getState().setSystemDark(false)
+    expect(effectiveTheme(s.getState())).toBe('light')
+    s.getState().cycleTheme()
+    expect(s.getState().theme).toBe('light')
+    s.getState().cycleTheme()
+    expect(effectiveTheme(s.getState())).toBe('dark')
+    s.getState().cycleTheme()
+    expect(s.getState().theme).toBe('system')
+    s.getState().setTheme('dark')
+    s.getState().setProjector(true)
+    expect(createSettingsStore(kv, false).getState()).toMatchObject({ theme: 'dark', projector: true })
+  })
+})

@@ -1,0 +1,212 @@
+// A scriptable Api for store and component tests: every method is a vi.fn
+// with a sensible default, and the event stream is driven by the test.
+
+import { vi } from 'vitest'
+import type { Api, ConnectionState, EventStream } from '../api'
+import type { Preset, ProviderStatus, RunEvent, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
+
+export class FakeEvents implements EventStream {
+  state: ConnectionState = { status: 'idle' }
+  listeners = new Map<string, Set<(m: StreamMessage) => void>>()
+  subscribed: Array<{ runId: string; after: number }> = []
+  unsubscribed: string[] = []
+  private stateListeners = new Set<(s: ConnectionState) => void>()
+
+  subscribe(runId: string, after: number, onMessage: (m: StreamMessage) => void): () => void {
+    this.subscribed.push({ runId, after })
+    let set = this.listeners.get(runId)
+    if (!set) this.listeners.set(runId, (set = new Set()))
+    set.add(onMessage)
+    return () => {
+      set.delete(onMessage)
+      this.unsubscribed.push(runId)
+    }
+  }
+  connection(): ConnectionState {
+    return this.state
+  }
+  onConnection(listener: (s: ConnectionState) => void): () => void {
+    this.stateListeners.add(listener)
+    return () => this.stateListeners.delete(listener)
+  }
+  setState(s: ConnectionState) {
+    this.state = s
+    for (const l of this.stateListeners) l(s)
+  }
+  emit(m: StreamMessage) {
+    for (const l of this.listeners.get(m.run_id) ?? []) l(m)
+  }
+}
+
+export const readyProvider: ProviderStatus = { name: 'fake', kind: 'openai', model: 'fake-model', default: true, available: true }
+export const missingKeyProvider: ProviderStatus = {
+  name: 'openai',
+  kind: 'openai',
+  model: 'gpt-4o-mini',
+  api_key_env: 'OPENAI_API_KEY',
+  default: false,
+  available: false,
+  reason: 'no API key: set OPENAI_API_KEY in the environment or in a .env file',
+}
+export const presets: Preset[] = [
+  { id: 'data-structures-pt', title: 'Estruturas de dados (pt)', prompt: 'Desenvolva um script didático' },
+  { id: 'data-structures-en', title: 'Data structures (en)', prompt: 'Write a didactic Python script' },
+]
+
+export type FakeApi = Api & {
+  [K in Exclude<keyof Api, 'face' | 'events' | 'chooseWorkdir'>]: ReturnType<typeof vi.fn>
+} & { events: FakeEvents; chooseWorkdir: ReturnType<typeof vi.fn> | null }
+
+export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
+  const events = new FakeEvents()
+  let runs = 0
+  return {
+    face,
+    events,
+    version: vi.fn().mockResolvedValue('0.1.0'),
+    providers: vi.fn().mockResolvedValue([readyProvider, missingKeyProvider]),
+    presets: vi.fn().mockResolvedValue(presets),
+    startRun: vi.fn().mockImplementation(async (req: { session_id?: string; provider?: string }) => {
+      runs++
+      return { run_id: `run-${runs}`, session_id: req.session_id ?? `sess-${runs}`, provider: req.provider ?? 'fake', model: 'fake-model' }
+    }),
+    cancelRun: vi.fn().mockResolvedValue(undefined),
+    sessions: vi.fn().mockResolvedValue([] as SessionSummary[]),
+    session: vi.fn().mockRejectedValue(new Error('no such session')),
+    deleteSession: vi.fn().mockResolvedValue(undefined),
+    workdir: vi.fn().mockResolvedValue(''),
+    setWorkdir: vi.fn().mockImplementation(async (p: string) => p),
+    chooseWorkdir: face === 'desktop' ? vi.fn().mockResolvedValue('/chosen') : null,
+    onWorkdirDropped: vi.fn().mockReturnValue(() => {}),
+  } as unknown as FakeApi
+}
+
+// ---- event builders ----
+
+let ts = Date.parse('2026-11-21T10:00:00Z')
+type PayloadOf<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>['payload']
+function env<T extends RunEvent['type']>(type: T, runId: string, seq: number, payload: PayloadOf<T>): RunEvent {
+  ts += 100
+  return { type, run_id: runId, seq, ts: new Date(ts).toISOString(), payload } as RunEvent
+}
+
+/** A whole run: iteration 1 fails (division by zero), reflection, iteration 2 succeeds. */
+export function twoIterationRun(runId = 'run-1'): RunEvent[] {
+  let seq = 0
+  const e = <T extends RunEvent['type']>(type: T, p: PayloadOf<T>) => env<T>(type, runId, ++seq, p)
+  return [
+    e('run_started', { session_id: 'sess-1', provider: 'fake', model: 'fake-model', prompt: 'greet', max_iterations: 5, reflect: true, language: 'python', mode: 'script' }),
+    e('iteration_started', { iteration: 1 }),
+    e('token', { iteration: 1, phase: 'generate', text: 'Here ' }),
+    e('token', { iteration: 1, phase: 'generate', text: 'it is.' }),
+    e('generated', { iteration: 1, content: 'Here it is.', code: 'print(1/0)\n', language: 'python', input_tokens: 100, output_tokens: 20, duration_ms: 800 }),
+    e('exec_started', { iteration: 1 }),
+    e('exec_finished', {
+      iteration: 1,
+      status: 'error',
+      exit_code: 1,
+      stdout: '',
+      stderr: 'ZeroDivisionError: division by zero\n',
+      truncated: false,
+      duration_ms: 21,
+      isolation: 'basic',
+      description: 'exit 1: ZeroDivisionError: division by zero',
+    }),
+    e('iteration_done', { iteration: 1, status: 'error', summary: 'exit 1: ZeroDivisionError: division by zero' }),
+    e('token', { iteration: 1, phase: 'reflect', text: 'It divides ' }),
+    e('token', { iteration: 1, phase: 'reflect', text: 'by zero.' }),
+    e('reflection', { iteration: 1, text: 'It divides by zero.' }),
+    e('iteration_started', { iteration: 2 }),
+    e('token', { iteration: 2, phase: 'generate', text: 'Fixed.' }),
+    e('generated', { iteration: 2, content: 'Fixed.', code: "print('hi')\n", language: 'python', input_tokens: 150, output_tokens: 25, duration_ms: 700 }),
+    e('exec_started', { iteration: 2 }),
+    e('exec_finished', { iteration: 2, status: 'ok', exit_code: 0, stdout: 'hi\n', stderr: '', truncated: false, duration_ms: 18, isolation: 'basic', description: 'exit 0' }),
+    e('iteration_done', { iteration: 2, status: 'success', summary: 'ran cleanly' }),
+    e('run_finished', { status: 'success', iterations: 2, final_code: "print('hi')\n", input_tokens: 300, output_tokens: 60, duration_ms: 2500 }),
+  ]
+}
+
+export function finished(runId: string, seq: number, status: string, error = ''): RunEvent {
+  return env('run_finished', runId, seq, { status, iterations: 1, final_code: '', error, input_tokens: 0, output_tokens: 0, duration_ms: 1000 })
+}
+
+export function sessionDetail(): SessionDetail {
+  return {
+    id: 'sess-1',
+    title: 'Print a greeting',
+    prompt: 'Print a greeting',
+    mode: 'script',
+    workdir: '',
+    created_at: '2026-11-21T10:00:00Z',
+    updated_at: '2026-11-21T10:01:00Z',
+    runs: [
+      {
+        id: 'run-old',
+        session_id: 'sess-1',
+        provider: 'fake',
+        model: 'fake-model',
+        status: 'success',
+        max_iterations: 5,
+        reflect: true,
+        language: 'python',
+        iterations: 2,
+        final_code: "print('hi')\n",
+        error: '',
+        input_tokens: 300,
+        output_tokens: 60,
+        cost_usd: 0,
+        started_at: '2026-11-21T10:00:00Z',
+        finished_at: '2026-11-21T10:00:03Z',
+        duration_ms: 3000,
+      },
+    ],
+    iterations: {
+      'run-old': [
+        {
+          n: 1,
+          code: 'print(1/0)\n',
+          content: 'Here it is.',
+          exec_status: 'error',
+          exit_code: 1,
+          stdout: '',
+          stderr: 'ZeroDivisionError: division by zero\n',
+          truncated: false,
+          exec_ms: 21,
+          isolation: 'basic',
+          reflection: 'It divides by zero.',
+          status: 'error',
+          summary: 'exit 1: ZeroDivisionError',
+        },
+        {
+          n: 2,
+          code: "print('hi')\n",
+          content: 'Fixed.',
+          exec_status: 'ok',
+          exit_code: 0,
+          stdout: 'hi\n',
+          stderr: '',
+          truncated: false,
+          exec_ms: 18,
+          isolation: 'basic',
+          reflection: '',
+          status: 'success',
+          summary: 'ran cleanly',
+        },
+      ],
+    },
+  }
+}
+
+export function memoryStorage(): Storage {
+  const m = new Map<string, string>()
+  return {
+    get length() {
+      return m.size
+    },
+    clear: () => m.clear(),
+    getItem: (k) => m.get(k) ?? null,
+    key: (i) => [...m.keys()][i] ?? null,
+    removeItem: (k) => void m.delete(k),
+    setItem: (k, v) => void m.set(k, String(v)),
+  }
+}

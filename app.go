@@ -50,6 +50,9 @@ func (a *App) EventsEndpoint() server.Endpoint { return a.events }
 // Providers lists every profile and whether it is ready.
 func (a *App) Providers() []service.ProviderStatus { return a.svc.Providers() }
 
+// Defaults are the configured run settings a form starts from.
+func (a *App) Defaults() service.Defaults { return a.svc.Defaults() }
+
 // Presets lists the built-in prompts.
 func (a *App) Presets() []server.Preset { return server.Presets() }
 

@@ -20,6 +20,7 @@ import (
 // Backend is what the API needs from the service (consumer-side interface).
 type Backend interface {
 	Providers() []service.ProviderStatus
+	Defaults() service.Defaults
 	StartRun(ctx context.Context, req service.RunRequest) (service.RunInfo, error)
 	Cancel(runID string) error
 	Sessions(ctx context.Context, query string, limit int) ([]store.SessionSummary, error)
@@ -91,6 +92,9 @@ func (s *Server) routeAPI() {
 	}
 	s.mux.HandleFunc("GET /api/providers", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, b.Providers())
+	})
+	s.mux.HandleFunc("GET /api/defaults", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, b.Defaults())
 	})
 	s.mux.HandleFunc("GET /api/presets", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, Presets())

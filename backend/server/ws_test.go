@@ -268,6 +268,15 @@ func TestRunAPIErrors(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("missing session: %d", resp.StatusCode)
 	}
+	req, _ = http.NewRequest("GET", ts.URL+"/api/defaults", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, _ = http.DefaultClient.Do(req)
+	var d service.Defaults
+	_ = json.NewDecoder(resp.Body).Decode(&d)
+	resp.Body.Close()
+	if d.MaxIterations != 5 || !d.Reflect || d.TimeoutSeconds != 30 || d.Language != "python" || d.Provider != "" {
+		t.Fatalf("defaults %+v", d)
+	}
 }
 
 type smallBufListener struct{ net.Listener }

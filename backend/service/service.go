@@ -350,7 +350,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 
 // launch records a run in sess and starts its goroutine.
 func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
-	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Status: store.RunRunning,
+	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: store.RunRunning,
 		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
 	if err := s.store.CreateRun(ctx, run); err != nil {
 		return RunInfo{}, err

@@ -234,8 +234,8 @@ func TestFollowUpUsesThread(t *testing.T) {
 		t.Fatalf("thread: %+v", msgs)
 	}
 	d, _ := svc.Session(ctx, first.SessionID)
-	if len(d.Runs) != 2 {
-		t.Fatalf("runs in session: %d", len(d.Runs))
+	if len(d.Runs) != 2 || d.Runs[0].Prompt != "one" || d.Runs[1].Prompt != "two" {
+		t.Fatalf("runs in session: %+v", d.Runs)
 	}
 }
 

@@ -14,6 +14,7 @@ type Run struct {
 	SessionID     string     `json:"session_id"`
 	Provider      string     `json:"provider"`
 	Model         string     `json:"model"`
+	Prompt        string     `json:"prompt"` // what this run was asked (a follow-up differs from the session's prompt)
 	Status        string     `json:"status"`
 	MaxIterations int        `json:"max_iterations"`
 	Reflect       bool       `json:"reflect"`
@@ -53,11 +54,11 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (
 				id, session_id, provider, model, status, max_iterations, reflect, language,
 				iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-				started_at, finished_at, duration_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				started_at, finished_at, duration_ms, prompt)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
 			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
-			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS); err != nil {
+			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt); err != nil {
 			err = constraintErr(err)
 			if errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("session %q: %w", r.SessionID, err)
@@ -160,7 +161,7 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 
 const runColumns = `id, session_id, provider, model, status, max_iterations, reflect, language,
 	iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-	started_at, finished_at, duration_ms`
+	started_at, finished_at, duration_ms, prompt`
 
 func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs `+where, args...)
@@ -177,7 +178,7 @@ func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run
 		)
 		if err := rows.Scan(&r.ID, &r.SessionID, &r.Provider, &r.Model, &r.Status, &r.MaxIterations,
 			&r.Reflect, &r.Language, &r.Iterations, &r.FinalCode, &r.Error, &r.InputTokens,
-			&r.OutputTokens, &r.CostUSD, &started, &finished, &r.DurationMS); err != nil {
+			&r.OutputTokens, &r.CostUSD, &started, &finished, &r.DurationMS, &r.Prompt); err != nil {
 			return nil, err
 		}
 		if r.StartedAt, err = parseTime(started); err != nil {

@@ -195,6 +195,26 @@ export namespace service {
 	        this.final_exit_code = source["final_exit_code"];
 	    }
 	}
+	export class Defaults {
+	    provider: string;
+	    max_iterations: number;
+	    reflect: boolean;
+	    timeout_seconds: number;
+	    language: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Defaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.max_iterations = source["max_iterations"];
+	        this.reflect = source["reflect"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.language = source["language"];
+	    }
+	}
 	export class ProviderStatus {
 	    name: string;
 	    kind: string;
@@ -390,6 +410,7 @@ export namespace store {
 	    session_id: string;
 	    provider: string;
 	    model: string;
+	    prompt: string;
 	    status: string;
 	    max_iterations: number;
 	    reflect: boolean;
@@ -416,6 +437,7 @@ export namespace store {
 	        this.session_id = source["session_id"];
 	        this.provider = source["provider"];
 	        this.model = source["model"];
+	        this.prompt = source["prompt"];
 	        this.status = source["status"];
 	        this.max_iterations = source["max_iterations"];
 	        this.reflect = source["reflect"];

@@ -10,6 +10,8 @@ export function ChooseWorkdir():Promise<server.Workdir>;
 
 export function Comparison(arg1:string):Promise<Array<service.ComparisonRow>>;
 
+export function Defaults():Promise<service.Defaults>;
+
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function EventsEndpoint():Promise<server.Endpoint>;

@@ -14,6 +14,10 @@ export function Comparison(arg1) {
   return window['go']['main']['App']['Comparison'](arg1);
 }
 
+export function Defaults() {
+  return window['go']['main']['App']['Defaults']();
+}
+
 export function DeleteSession(arg1) {
   return window['go']['main']['App']['DeleteSession'](arg1);
 }

@@ -71,6 +71,9 @@ type Client struct {
 	official bool
 	timeout  time.Duration
 	chat     openai.ChatCompletionService
+	// local: a keyless endpoint (Ollama, LM Studio); Check probes it.
+	local   bool
+	baseURL string
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -119,7 +122,32 @@ func New(p provider.Profile) (provider.Provider, error) {
 		official:   u.Host == "api.openai.com",
 		timeout:    p.Timeout,
 		chat:       openai.NewChatCompletionService(opts...),
+		local:      p.APIKeyEnv == "",
+		baseURL:    base,
 	}, nil
+}
+
+// Check tells whether a keyless (local) endpoint answers at all, so a
+// provider list does not call Ollama ready while no server runs. Profiles
+// with a key are not contacted: listing providers makes no remote request.
+func (c *Client) Check(ctx context.Context) (string, error) {
+	if !c.local {
+		return "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/models", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e := c.errs.FromTransport(err)
+		e.Message = "no server answers there; start it (for Ollama: `ollama serve`)"
+		return "", e
+	}
+	resp.Body.Close() // any HTTP answer, even 404, means a server is there
+	return "", nil
 }
 
 // Name is the profile name.

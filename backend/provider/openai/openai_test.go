@@ -726,3 +726,27 @@ func TestToolCallsFromCompatibleServers(t *testing.T) {
 		t.Errorf("messages = %s\nwant       %s", b, want)
 	}
 }
+
+func TestCheckProbesOnlyLocalEndpoints(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	up := srv.URL
+	c, err := New(provider.Profile{Name: "local", Kind: "openai", BaseURL: up + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.(*Client).Check(context.Background()); err != nil {
+		t.Fatalf("a server answering 404 is there: %v", err)
+	}
+	srv.Close()
+	_, err = c.(*Client).Check(context.Background())
+	if !errors.Is(err, provider.ErrUnreachable) || !strings.Contains(err.Error(), "ollama serve") {
+		t.Fatalf("closed server: %v", err)
+	}
+	keyed, err := New(provider.Profile{Name: "remote", Kind: "openai", BaseURL: up + "/v1", APIKeyEnv: "K", APIKey: "sk-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keyed.(*Client).Check(context.Background()); err != nil {
+		t.Fatalf("a keyed profile must not be contacted: %v", err)
+	}
+}

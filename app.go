@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/server"
 	"github.com/loopforge/loopforge/backend/service"
@@ -54,7 +55,7 @@ func (a *App) Providers() []service.ProviderStatus { return a.svc.Providers() }
 func (a *App) Defaults() service.Defaults { return a.svc.Defaults() }
 
 // Presets lists the built-in prompts.
-func (a *App) Presets() []server.Preset { return server.Presets() }
+func (a *App) Presets() []config.Preset { return a.svc.Presets() }
 
 // StartRun starts a loop; its events arrive on the websocket.
 func (a *App) StartRun(req server.RunRequest) (service.RunInfo, error) {

@@ -77,6 +77,8 @@ type Config struct {
 	// Tools are user command-backed tools offered to models in workspace
 	// mode (loopforge.yml `tools:`).
 	Tools []workspace.CommandTool
+	// Presets are the user's own prompts, listed after the built-in ones.
+	Presets []Preset
 
 	// Profiles by name: the built-ins merged with the file's providers map.
 	Profiles map[string]provider.Profile
@@ -102,6 +104,14 @@ type fileConfig struct {
 	Language      string                  `yaml:"language"`
 	Providers     yaml.Node               `yaml:"providers"`
 	Tools         []workspace.CommandTool `yaml:"tools"`
+	Presets       []Preset                `yaml:"presets"`
+}
+
+// Preset is a named prompt from loopforge.yml.
+type Preset struct {
+	ID     string `yaml:"id" json:"id"`
+	Title  string `yaml:"title" json:"title"`
+	Prompt string `yaml:"prompt" json:"prompt"`
 }
 
 type fileProfile struct {
@@ -272,6 +282,15 @@ func (c *Config) apply(path string, data []byte) error {
 		seen[t.Name] = true
 	}
 	c.Tools = f.Tools
+	for i, p := range f.Presets {
+		if strings.TrimSpace(p.Title) == "" || strings.TrimSpace(p.Prompt) == "" {
+			return &Error{File: path, Msg: fmt.Sprintf("presets[%d] needs a title and a prompt", i)}
+		}
+		if p.ID == "" {
+			f.Presets[i].ID = fmt.Sprintf("user-%d", i+1)
+		}
+	}
+	c.Presets = f.Presets
 	return c.applyProfiles(path, &f.Providers)
 }
 

@@ -206,3 +206,19 @@ tools:
 		}
 	}
 }
+
+func TestUserPresets(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, "presets:\n  - title: Sorting\n    prompt: Implement merge sort with tests\n  - id: fib\n    title: Fibonacci\n    prompt: Print 20 Fibonacci numbers\n")
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Presets) != 2 || c.Presets[0].ID != "user-1" || c.Presets[1].ID != "fib" || c.Presets[0].Prompt == "" {
+		t.Fatalf("%+v", c.Presets)
+	}
+	write(t, wd, FileName, "presets:\n  - title: no prompt\n")
+	if _, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})}); err == nil || !strings.Contains(err.Error(), "needs a title and a prompt") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -21,6 +21,7 @@ import (
 type Backend interface {
 	Providers() []service.ProviderStatus
 	Defaults() service.Defaults
+	Presets() []config.Preset
 	StartRun(ctx context.Context, req service.RunRequest) (service.RunInfo, error)
 	Cancel(runID string) error
 	Sessions(ctx context.Context, query string, limit int) ([]store.SessionSummary, error)
@@ -29,6 +30,7 @@ type Backend interface {
 	Subscribe(ctx context.Context, runID string, after int64) (*service.Subscription, error)
 	Workdir() string
 	SetWorkdir(path string) (string, error)
+	Folders(path string) (service.FolderListing, error)
 	StartCompare(ctx context.Context, req service.CompareRequest) (service.CompareInfo, error)
 	Comparison(ctx context.Context, sessionID string) ([]service.ComparisonRow, error)
 	Stats(ctx context.Context) (service.Stats, error)
@@ -70,21 +72,6 @@ func (r RunRequest) ToService() service.RunRequest {
 	}
 }
 
-// Preset is a built-in prompt.
-type Preset struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Prompt string `json:"prompt"`
-}
-
-// Presets lists the built-in prompts in a stable order.
-func Presets() []Preset {
-	return []Preset{
-		{ID: "data-structures-pt", Title: "Estruturas de dados (pt)", Prompt: loop.Presets["data-structures-pt"]},
-		{ID: "data-structures-en", Title: "Data structures (en)", Prompt: loop.Presets["data-structures-en"]},
-	}
-}
-
 func (s *Server) routeAPI() {
 	b := s.opts.Backend
 	if b == nil {
@@ -97,7 +84,7 @@ func (s *Server) routeAPI() {
 		writeJSON(w, http.StatusOK, b.Defaults())
 	})
 	s.mux.HandleFunc("GET /api/presets", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, Presets())
+		writeJSON(w, http.StatusOK, b.Presets())
 	})
 	s.mux.HandleFunc("POST /api/runs", func(w http.ResponseWriter, r *http.Request) {
 		var req RunRequest
@@ -170,6 +157,14 @@ func (s *Server) routeAPI() {
 	})
 	s.mux.HandleFunc("GET /api/workdir", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, Workdir{Path: b.Workdir()})
+	})
+	s.mux.HandleFunc("GET /api/folders", func(w http.ResponseWriter, r *http.Request) {
+		l, err := b.Folders(r.URL.Query().Get("path"))
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, l)
 	})
 	s.mux.HandleFunc("PUT /api/workdir", func(w http.ResponseWriter, r *http.Request) {
 		var req Workdir

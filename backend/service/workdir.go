@@ -1,9 +1,11 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -48,4 +50,52 @@ func (s *Service) SetWorkdir(path string) (string, error) {
 	s.workdir.path = abs
 	s.workdir.mu.Unlock()
 	return abs, nil
+}
+
+// Folder is one entry of a FolderListing.
+type Folder struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// FolderListing is what a folder picker shows: a folder, its parent and its
+// subfolders (hidden ones left out).
+type FolderListing struct {
+	Path    string   `json:"path"`
+	Parent  string   `json:"parent"` // "" at the root
+	Folders []Folder `json:"folders"`
+}
+
+// Folders lists the subfolders of path, for the web face's folder picker
+// (a browser cannot hand the page a real path). "" starts at the working
+// directory, else the home directory.
+func (s *Service) Folders(path string) (FolderListing, error) {
+	if path == "" {
+		path = s.Workdir()
+	}
+	if path == "" {
+		path, _ = os.UserHomeDir()
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return FolderListing{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return FolderListing{}, fmt.Errorf("%w: cannot list %s: %v", ErrInvalidRequest, abs, errors.Unwrap(err))
+	}
+	l := FolderListing{Path: abs, Folders: []Folder{}}
+	if parent := filepath.Dir(abs); parent != abs {
+		l.Parent = parent
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(abs, e.Name())
+		if st, err := os.Stat(p); err == nil && st.IsDir() { // follows symlinks to folders
+			l.Folders = append(l.Folders, Folder{Name: e.Name(), Path: p})
+		}
+	}
+	return l, nil
 }

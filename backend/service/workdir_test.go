@@ -26,3 +26,28 @@ func TestSetWorkdir(t *testing.T) {
 		t.Fatalf("%q %v, want %q", got, err, want)
 	}
 }
+
+func TestFolders(t *testing.T) {
+	svc := newService(t, &echoModel{answers: []string{"print(1)"}})
+	root := t.TempDir()
+	for _, d := range []string{"b", "a", ".hidden"} {
+		_ = os.Mkdir(filepath.Join(root, d), 0o700)
+	}
+	_ = os.WriteFile(filepath.Join(root, "file.txt"), nil, 0o600)
+	l, err := svc.Folders(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Path != root || l.Parent != filepath.Dir(root) || len(l.Folders) != 2 || l.Folders[0].Name != "a" || l.Folders[1].Path != filepath.Join(root, "b") {
+		t.Fatalf("%+v", l)
+	}
+	if _, err := svc.Folders(filepath.Join(root, "missing")); !errors.Is(err, ErrInvalidRequest) {
+		t.Fatalf("%v", err)
+	}
+	if _, err := svc.SetWorkdir(root); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := svc.Folders(""); err != nil || l.Path != root {
+		t.Fatalf("empty path starts at the workdir: %+v %v", l, err)
+	}
+}

@@ -1,3 +1,24 @@
+export namespace config {
+	
+	export class Preset {
+	    id: string;
+	    title: string;
+	    prompt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Preset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.prompt = source["prompt"];
+	    }
+	}
+
+}
+
 export namespace server {
 	
 	export class CompareRequest {
@@ -44,22 +65,6 @@ export namespace server {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.url = source["url"];
 	        this.token = source["token"];
-	    }
-	}
-	export class Preset {
-	    id: string;
-	    title: string;
-	    prompt: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Preset(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.prompt = source["prompt"];
 	    }
 	}
 	export class RunRequest {

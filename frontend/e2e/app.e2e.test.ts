@@ -3,7 +3,7 @@
 // Nothing is built here: LOOPFORGE_BIN names the binary (default
 // ../build/bin/loopforge-e2e), built with the current frontend embedded.
 
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -86,8 +86,12 @@ describe('loopforge in a browser', () => {
   it('opens on the run panel with presets and the ready provider', async () => {
     // The tokenised URL set the cookie and redirected to a clean address.
     expect(new URL(page.url()).search).toBe('')
-    const fakeRadio = page.getByTestId('provider-fake').locator('input[type=radio]')
-    await expect.poll(() => fakeRadio.isChecked()).toBe(true)
+    const fakeBox = page.getByTestId('provider-fake').locator('input[type=checkbox]')
+    await expect.poll(() => fakeBox.isChecked()).toBe(true)
+    // The form starts from loopforge.yml (max_iterations 3, timeout 20s), not from built-in values.
+    expect(await page.getByTestId('max-iterations').inputValue()).toBe('3')
+    expect(await page.getByTestId('timeout').inputValue()).toBe('20')
+    expect(await page.getByTestId('reflect').isChecked()).toBe(true)
     const presetTitles = await page.getByTestId('preset').locator('option').allTextContents()
     expect(presetTitles.some((t) => /\(pt\)/.test(t))).toBe(true)
     expect(presetTitles.some((t) => /\(en\)/.test(t))).toBe(true)
@@ -250,15 +254,18 @@ describe('loopforge in a browser', () => {
     const notReady = page.getByTestId('providers-not-ready')
     await notReady.locator('summary').click()
     expect(await page.getByTestId('provider-needs-key').textContent()).toContain('LOOPFORGE_E2E_MISSING_KEY')
-    await page.getByTestId('provider-offline').locator('input[type=radio]').check()
+    await page.getByTestId('provider-offline').locator('input[type=checkbox]').check()
+    await page.getByTestId('provider-fake').locator('input[type=checkbox]').uncheck()
     await newRun('Print a friendly greeting, offline')
-    const banner = page.getByTestId('run-banner')
+    // Wait for this run's banner (the previous run's may still be on screen for a moment).
+    const banner = page.locator('[data-testid=run-banner]:not([data-status=success])')
     await banner.waitFor({ timeout: 45_000 })
     expect(await banner.getAttribute('data-status')).toBe('error')
     const message = (await page.getByTestId('run-error').textContent()) ?? ''
     expect(message.length).toBeGreaterThan('The provider said: '.length + 5)
     await shot('provider-error')
-    await page.getByTestId('provider-fake').locator('input[type=radio]').check()
+    await page.getByTestId('provider-fake').locator('input[type=checkbox]').check()
+    await page.getByTestId('provider-offline').locator('input[type=checkbox]').uncheck()
   })
 
   it('resumes from the last event seen when the event connection drops mid-run', async () => {
@@ -306,6 +313,112 @@ describe('loopforge in a browser', () => {
     } finally {
       await ctx.close()
     }
+  })
+
+  it('compares three providers side by side: one at once, one after a fix, one never', async () => {
+    await page.getByTestId('nav-run').click()
+    for (const p of ['quick', 'fake', 'never']) await page.getByTestId(`provider-${p}`).locator('input[type=checkbox]').check()
+    await page.getByTestId('max-iterations').fill('2')
+    expect(await page.getByTestId('run').textContent()).toBe('Compare 3')
+    await newRun('Compare a friendly greeting')
+    const view = page.getByTestId('compare-view')
+    await view.waitFor()
+    expect(await page.getByTestId('compare-column').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider')))).toEqual(['fake', 'quick', 'never'])
+    await page.waitForFunction(() => (document.querySelectorAll('[data-testid=compare-column] [data-testid=stream-generation]').length >= 2), undefined, { timeout: 20_000 })
+    await shot('compare-live')
+    const table = page.getByTestId('comparison-table')
+    await table.waitFor({ timeout: 45_000 })
+    const row = (p: string) => page.locator(`[data-testid=comparison-row][data-provider=${p}]`)
+    const cell = (p: string, col: string) => row(p).locator(`[data-col=${col}]`).textContent()
+    expect(await row('quick').getAttribute('data-status')).toBe('success')
+    expect(await row('fake').getAttribute('data-status')).toBe('success')
+    expect(await row('never').getAttribute('data-status')).toBe('limit_reached')
+    expect([await cell('quick', 'iterations'), await cell('quick', 'iterations_to_success'), await cell('quick', 'final_exit_code')]).toEqual(['1', '1', '0'])
+    expect([await cell('fake', 'iterations'), await cell('fake', 'iterations_to_success'), await cell('fake', 'final_exit_code')]).toEqual(['2', '2', '0'])
+    expect([await cell('never', 'iterations'), await cell('never', 'iterations_to_success'), await cell('never', 'final_exit_code')]).toEqual(['2', '—', '1'])
+    expect(await cell('quick', 'lines_of_code')).toBe('2')
+    expect(await cell('quick', 'cost_usd')).toBe('—')
+    // The quickest to success is highlighted.
+    expect(await row('quick').locator('[data-col=iterations_to_success]').getAttribute('class')).toContain('best')
+    await page.getByTestId('compare-chart').waitFor()
+    // Diff of two final scripts: quick (working) vs never (failing).
+    await page.getByTestId('diff-right').selectOption({ label: 'never' })
+    await expect.poll(() => page.locator('[data-testid=script-diff] .cm-changedLine, [data-testid=script-diff] .cm-changedText').count()).toBeGreaterThan(0)
+    await shot('compare-done')
+    await table.scrollIntoViewIfNeeded()
+    await shot('compare-table')
+  })
+
+  it('exports the final script of a run as a .py download', async () => {
+    const col = page.locator('[data-testid=compare-column][data-provider=quick]')
+    await col.getByTestId('export-menu').locator('summary').click()
+    const [download] = await Promise.all([page.waitForEvent('download'), col.getByTestId('export-py').click()])
+    expect(download.suggestedFilename()).toMatch(/\.py$/)
+    const path = await download.path()
+    const text = readFileSync(path, 'utf8')
+    expect(text).toContain(WORKING_CODE)
+    // The script is the final code, after a short provenance header.
+    expect(text.trimEnd().endsWith(WORKING_CODE)).toBe(true)
+    await page.keyboard.press('Escape')
+  })
+
+  it('cancelling one column leaves the others running; Cancel all stops the rest', async () => {
+    await page.getByTestId('nav-run').click()
+    await newRun('STALL: three of them think forever')
+    await page.getByTestId('compare-view').waitFor()
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('[data-testid=compare-column] [data-testid=stream-generation]')].filter((e) => (e.textContent ?? '').length > 5).length === 3,
+      undefined,
+      { timeout: 20_000 },
+    )
+    const col = (p: string) => page.locator(`[data-testid=compare-column][data-provider=${p}]`)
+    await col('fake').getByTestId('cancel-column').click()
+    await expect.poll(() => col('fake').getByTestId('run-view').getAttribute('data-status'), { timeout: 15_000 }).toBe('cancelled')
+    await new Promise((r) => setTimeout(r, 500))
+    expect(await col('quick').getByTestId('run-view').getAttribute('data-status')).toBe('running')
+    expect(await col('never').getByTestId('run-view').getAttribute('data-status')).toBe('running')
+    await shot('compare-one-cancelled')
+    await page.getByTestId('cancel-all').click()
+    await expect.poll(() => page.getByTestId('comparison-row').count(), { timeout: 15_000 }).toBe(3)
+    expect(await page.getByTestId('comparison-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))).toEqual(['cancelled', 'cancelled', 'cancelled'])
+    for (const p of ['fake', 'never']) await page.getByTestId(`provider-${p}`).locator('input[type=checkbox]').uncheck()
+  })
+
+  it('reopens a comparison from History', async () => {
+    await page.getByTestId('nav-history').click()
+    await searchHistory('Compare a friendly greeting')
+    await page.getByTestId('session').first().click()
+    await page.getByTestId('open-comparison').click()
+    await page.getByTestId('comparison-table').waitFor({ timeout: 15_000 })
+    expect(await page.getByTestId('comparison-row').count()).toBe(3)
+  })
+
+  it('shows the statistics per provider', async () => {
+    await page.getByTestId('nav-stats').click()
+    await page.getByTestId('stats-table').waitFor()
+    const providers = await page.getByTestId('stats-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider')))
+    expect(providers).toEqual(expect.arrayContaining(['fake', 'quick', 'never']))
+    const quickRuns = Number(await page.locator('[data-testid=stats-row][data-provider=quick] [data-col=runs]').textContent())
+    expect(quickRuns).toBe(2)
+    expect(await page.locator('[data-testid=stats-row][data-provider=quick] [data-col=successes]').textContent()).toBe('1')
+    await page.getByTestId('stats-chart').waitFor()
+    await shot('stats')
+  })
+
+  it('switches the UI to Portuguese and keeps it after a reload', async () => {
+    await page.getByTestId('lang-pt').click()
+    await expect.poll(() => page.getByTestId('nav-history').textContent()).toBe('Histórico')
+    expect(await page.getByTestId('nav-stats').textContent()).toBe('Estatísticas')
+    await shot('stats-pt')
+    await page.reload()
+    await page.getByTestId('nav-run').click()
+    await expect.poll(() => page.getByTestId('run').textContent()).toBe('Executar')
+    expect(await page.locator('.providers legend').textContent()).toBe('Provedores')
+    await page.getByTestId('provider-fake').waitFor()
+    expect(await page.getByTestId('max-iterations').inputValue()).toBe('3')
+    await shot('run-pt')
+    await page.getByTestId('lang-en').click()
+    await expect.poll(() => page.getByTestId('nav-history').textContent()).toBe('History')
   })
 
   it('logged no page errors and no failed request but the refused workdir', () => {

@@ -5,7 +5,9 @@
 //   - a generation whose last message reports a failure gets working code;
 //   - any other generation gets code that divides by zero;
 //   - a prompt containing STALL gets a few tokens, then nothing until the
-//     client hangs up (to test Stop).
+//     client hangs up (to test Stop);
+//   - per model, for comparisons: "quick-model" writes working code at once,
+//     "never-model" never stops dividing by zero (other models as above).
 // Structured output (response_format) is answered with {"explanation","code"},
 // otherwise with a ```python fenced block.
 
@@ -82,6 +84,10 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
     } else if (firstUser.includes('STALL')) {
       answer = program(structured, 'while True:\n    pass', 'Thinking about it for a very long time')
       stall = true
+    } else if (body.model === 'quick-model') {
+      answer = program(structured, WORKING_CODE, 'Right the first time.')
+    } else if (body.model === 'never-model') {
+      answer = program(structured, FAILING_CODE, 'Still dividing.')
     } else if (last.includes('failed')) {
       answer = program(structured, WORKING_CODE, 'Fixed: no more division by zero.')
     } else {

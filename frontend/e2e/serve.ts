@@ -30,9 +30,20 @@ export async function startServe(fakeBaseURL: string, opts: { structured?: boole
   writeFileSync(
     join(home, 'loopforge.yml'),
     `provider: fake
-max_iterations: 5
+max_iterations: 3
 reflect: true
+timeout: 20s
 providers:
+  quick:
+    kind: openai
+    model: quick-model
+    base_url: ${fakeBaseURL}
+    api_key_env: ""
+  never:
+    kind: openai
+    model: never-model
+    base_url: ${fakeBaseURL}
+    api_key_env: ""
   fake:
     kind: openai
     model: fake-model
@@ -47,7 +58,7 @@ providers:
     kind: openai
     model: nowhere-model
     base_url: http://127.0.0.1:9/v1
-    api_key_env: ""
+    api_key_env: LOOPFORGE_E2E_KEY
 `,
   )
   const env: NodeJS.ProcessEnv = {
@@ -55,6 +66,9 @@ providers:
     HOME: home,
     LOOPFORGE_HOME: home,
     TMPDIR: process.env.TMPDIR ?? '/tmp',
+    // A keyless local endpoint is ready only when a server answers; with a
+    // (dummy) key "offline" counts as ready, so a run shows the network error.
+    LOOPFORGE_E2E_KEY: 'e2e-dummy-key',
   }
   const child: ChildProcess = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''

@@ -23,11 +23,11 @@ function codeOf(testId: string): string {
 describe('Run panel', () => {
   it('selects the ready provider and says why the others are not ready', async () => {
     await ready()
-    const fake = within(screen.getByTestId('provider-fake')).getByRole('radio')
+    const fake = within(screen.getByTestId('provider-fake')).getByRole('checkbox')
     expect((fake as HTMLInputElement).checked).toBe(true)
     const off = screen.getByTestId('provider-openai')
     expect(off.textContent).toContain('no API key: set OPENAI_API_KEY')
-    expect(within(screen.getByTestId('providers')).getAllByRole('radio')).toHaveLength(1)
+    expect(within(screen.getByTestId('providers')).getAllByRole('checkbox')).toHaveLength(1)
   })
 
   it('shows a failed provider list with Retry instead of an endless spinner', async () => {
@@ -44,7 +44,11 @@ describe('Run panel', () => {
     const { api } = await ready()
     fireEvent.change(screen.getByTestId('preset'), { target: { value: 'data-structures-en' } })
     expect(screen.getByTestId('prompt')).toHaveProperty('value', 'Write a didactic Python script')
-    fireEvent.change(screen.getByTestId('max-iterations'), { target: { value: '3' } })
+    // The form starts from the configured defaults (loopforge.yml): 3 iterations, reflection off, 20 s.
+    expect(screen.getByTestId('max-iterations')).toHaveProperty('value', '3')
+    expect(screen.getByTestId('reflect')).toHaveProperty('checked', false)
+    expect(screen.getByTestId('timeout')).toHaveProperty('value', '20')
+    fireEvent.change(screen.getByTestId('max-iterations'), { target: { value: '4' } })
     fireEvent.click(screen.getByTestId('reflect'))
     fireEvent.change(screen.getByTestId('timeout'), { target: { value: '12' } })
     fireEvent.click(screen.getByTestId('run'))
@@ -52,8 +56,8 @@ describe('Run panel', () => {
     expect(api.startRun).toHaveBeenCalledWith({
       prompt: 'Write a didactic Python script',
       provider: 'fake',
-      max_iterations: 3,
-      reflect: false,
+      max_iterations: 4,
+      reflect: true,
       timeout_seconds: 12,
       language: 'python',
     })

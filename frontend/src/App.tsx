@@ -2,9 +2,11 @@ import { useEffect, useState } from 'react'
 import { ErrorBoundary } from './components/ErrorBoundary'
 import { Header, type Tab } from './components/Header'
 import { HistoryView } from './components/HistoryView'
+import { StatsView } from './components/StatsView'
 import { RunPanel } from './components/RunPanel'
 import { StoresProvider, useSettings, useStores, type Stores } from './stores'
 import { effectiveTheme } from './stores/settings'
+import { setLanguage } from './strings'
 
 export function App({ stores }: { stores: Stores }) {
   return (
@@ -21,6 +23,10 @@ function Shell() {
   const [tab, setTab] = useState<Tab>('run')
   const theme = useSettings((s) => effectiveTheme(s))
   const projector = useSettings((s) => s.projector)
+  const lang = useSettings((s) => s.lang)
+  // Every component reads strings while rendering: switch the table first,
+  // then re-mount the tree under a new key so all of it renders again.
+  setLanguage(lang)
 
   useEffect(() => {
     void stores.providers.getState().load()
@@ -31,7 +37,8 @@ function Shell() {
     const root = document.documentElement
     root.dataset.theme = theme
     root.dataset.projector = projector ? 'on' : 'off'
-  }, [theme, projector])
+    root.lang = lang === 'pt' ? 'pt-BR' : 'en'
+  }, [theme, projector, lang])
 
   useEffect(() => {
     const mq = globalThis.matchMedia?.('(prefers-color-scheme: dark)')
@@ -43,15 +50,22 @@ function Shell() {
   }, [stores])
 
   return (
-    <div className="app">
+    <div className="app" key={lang}>
       <Header tab={tab} onTab={setTab} />
       <main className="main">
         <ErrorBoundary>
           {tab === 'run' ? (
             <RunPanel />
+          ) : tab === 'stats' ? (
+            <StatsView />
           ) : (
             <HistoryView
               onContinued={() => {
+                stores.compare.getState().close()
+                setTab('run')
+              }}
+              onOpenComparison={(detail) => {
+                stores.compare.getState().open(detail)
                 setTab('run')
               }}
             />

@@ -5,12 +5,18 @@
 // (through the stores) and never touch window.go, fetch or WebSocket directly.
 
 import type {
+  CompareInfo,
+  CompareRequest,
+  ComparisonRow,
+  Defaults,
+  ExportFormat,
   Preset,
   ProviderStatus,
   RunInfo,
   RunRequest,
   SessionDetail,
   SessionSummary,
+  Stats,
   StreamMessage,
 } from './types'
 
@@ -24,8 +30,26 @@ export interface Api {
   providers(): Promise<ProviderStatus[]>
   /** Built-in prompts. */
   presets(): Promise<Preset[]>
+  /** The configured run settings (loopforge.yml). */
+  defaults(): Promise<Defaults>
   /** Starts a loop; its events arrive through events.subscribe. */
   startRun(req: RunRequest): Promise<RunInfo>
+  /** Starts one loop per provider in a new comparison session (all validated first). */
+  startCompare(req: CompareRequest): Promise<CompareInfo>
+  /** One row per run of a comparison session, in start order. */
+  comparison(sessionId: string): Promise<ComparisonRow[]>
+  /** The history summarised, in total and per provider+model. */
+  stats(): Promise<Stats>
+  /**
+   * Web only (null on the desktop): the download address of an export
+   * (an attachment; runId picks one run, "" = the whole session).
+   */
+  readonly exportURL: ((sessionId: string, format: ExportFormat, runId?: string) => string) | null
+  /**
+   * Desktop only (null on the web): the native save dialog; resolves to the
+   * saved path, "" when the user cancelled.
+   */
+  readonly saveExport: ((sessionId: string, format: ExportFormat, runId?: string) => Promise<string>) | null
   /** Stops a run; its run_finished event (status cancelled) follows. */
   cancelRun(runId: string): Promise<void>
   sessions(query: string, limit: number): Promise<SessionSummary[]>

@@ -1,7 +1,20 @@
 import type { Api, EventStream } from './api'
 import { ApiError } from './api'
 import { EventClient, type SocketFactory } from './events'
-import type { Preset, ProviderStatus, RunInfo, RunRequest, SessionDetail, SessionSummary } from './types'
+import type {
+  CompareInfo,
+  CompareRequest,
+  ComparisonRow,
+  Defaults,
+  ExportFormat,
+  Preset,
+  ProviderStatus,
+  RunInfo,
+  RunRequest,
+  SessionDetail,
+  SessionSummary,
+  Stats,
+} from './types'
 
 // Browser face: loopforge serve exposes the same operations as JSON under
 // /api on the page's own origin. The access token travels in a cookie that
@@ -72,7 +85,14 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
     version: async () => field<string>(await call(f, 'GET', '/api/health'), 'version', 'string'),
     providers: async () => list<ProviderStatus>(await call(f, 'GET', '/api/providers'), 'providers'),
     presets: async () => list<Preset>(await call(f, 'GET', '/api/presets'), 'presets'),
+    defaults: async () => (await call(f, 'GET', '/api/defaults')) as Defaults,
     startRun: async (req: RunRequest) => (await call(f, 'POST', '/api/runs', req)) as RunInfo,
+    startCompare: async (req: CompareRequest) => (await call(f, 'POST', '/api/compare', req)) as CompareInfo,
+    comparison: async (id: string) => list<ComparisonRow>(await call(f, 'GET', `/api/sessions/${enc(id)}/comparison`), 'comparison'),
+    stats: async () => (await call(f, 'GET', '/api/stats')) as Stats,
+    exportURL: (id: string, format: ExportFormat, runId?: string) =>
+      `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}`,
+    saveExport: null,
     cancelRun: async (id: string) => {
       await call(f, 'POST', `/api/runs/${enc(id)}/cancel`)
     },

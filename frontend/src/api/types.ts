@@ -32,6 +32,68 @@ export interface RunRequest {
   reflect?: boolean
   timeout_seconds?: number
   language?: string
+  /** With session_id: a new thread in that session (re-run one provider of a comparison). */
+  fresh?: boolean
+}
+
+/** The configured run settings (loopforge.yml), the form's starting point. */
+export interface Defaults {
+  /** "" when none is configured or usable. */
+  provider: string
+  max_iterations: number
+  reflect: boolean
+  timeout_seconds: number
+  language: string
+}
+
+export interface CompareRequest extends RunRequest {
+  providers: string[]
+}
+
+export interface CompareInfo {
+  session_id: string
+  runs: RunInfo[] | null
+}
+
+export interface ComparisonRow {
+  run_id: string
+  provider: string
+  model: string
+  status: RunStatus | string
+  iterations: number
+  iterations_to_success: number | null
+  wall_ms: number
+  first_token_ms: number | null
+  input_tokens: number
+  output_tokens: number
+  /** 0 = unknown. */
+  cost_usd: number
+  lines_of_code: number
+  final_exit_code: number | null
+}
+
+export type ExportFormat = 'py' | 'zip' | 'md' | 'html' | 'ipynb' | 'json'
+
+export interface StatsGroup {
+  provider?: string
+  model?: string
+  runs: number
+  successes: number
+  failures: number
+  cancelled: number
+  exec_timeouts: number
+  success_rate: number
+  avg_duration_ms: number
+  median_duration_ms: number
+  avg_iterations_to_success: number
+  input_tokens: number
+  output_tokens: number
+  cost_usd: number
+}
+
+export interface Stats {
+  total: StatsGroup
+  groups: StatsGroup[] | null
 }
 
 export interface RunInfo {
@@ -67,6 +129,8 @@ export interface StoredRun {
   session_id: string
   provider: string
   model: string
+  /** The prompt this run answered (a follow-up's own prompt). */
+  prompt?: string
   status: RunStatus | string
   max_iterations: number
   reflect: boolean

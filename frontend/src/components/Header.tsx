@@ -4,7 +4,7 @@ import { strings } from '../strings'
 import { AutoIcon, MoonIcon, ProjectorIcon, SunIcon } from './Icons'
 import { WorkdirControl } from './WorkdirControl'
 
-export type Tab = 'run' | 'history'
+export type Tab = 'run' | 'history' | 'stats'
 
 /** Header: brand, navigation, workdir, connection state, theme and projector toggles. */
 export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
@@ -12,6 +12,7 @@ export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
   const theme = useSettings((s) => s.theme)
   const dark = useSettings((s) => effectiveTheme(s) === 'dark')
   const projector = useSettings((s) => s.projector)
+  const lang = useSettings((s) => s.lang)
   const t = strings.theme
   return (
     <header className="topbar">
@@ -23,8 +24,8 @@ export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
           loop<span className="accent">forge</span>
         </span>
       </div>
-      <nav className="nav" aria-label="Main">
-        {(['run', 'history'] as Tab[]).map((x) => (
+      <nav className="nav" aria-label={strings.nav.run}>
+        {(['run', 'history', 'stats'] as Tab[]).map((x) => (
           <button key={x} type="button" className={`nav-item${tab === x ? ' nav-active' : ''}`} aria-current={tab === x ? 'page' : undefined} onClick={() => onTab(x)} data-testid={`nav-${x}`}>
             {strings.nav[x]}
           </button>
@@ -33,6 +34,22 @@ export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
       <WorkdirControl />
       <div className="topbar-right">
         <ConnectionPill />
+        <div className="lang-switch" role="group" aria-label={strings.language.label} data-testid="lang">
+          {(['pt', 'en'] as const).map((l) => (
+            <button
+              key={l}
+              type="button"
+              className={`lang-btn${lang === l ? ' lang-on' : ''}`}
+              aria-pressed={lang === l}
+              title={strings.language[l]}
+              lang={l}
+              onClick={() => stores.settings.getState().setLang(l)}
+              data-testid={`lang-${l}`}
+            >
+              {l}
+            </button>
+          ))}
+        </div>
         <button
           type="button"
           className="icon-btn"

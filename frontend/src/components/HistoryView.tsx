@@ -3,11 +3,18 @@ import type { SessionDetail } from '../api'
 import { when } from '../format'
 import { useHistory, useStores } from '../stores'
 import { strings } from '../strings'
+import { ExportMenu } from './ExportMenu'
 import { RunView } from './RunView'
 import { StatusPill } from './StatusPill'
 
 /** HistoryView: search and open past sessions, replay a run, continue or delete. */
-export function HistoryView({ onContinued }: { onContinued(runId: string): void }) {
+interface Callbacks {
+  onContinued(runId: string): void
+  /** Shows a comparison session in the comparison view. */
+  onOpenComparison(detail: SessionDetail): void
+}
+
+export function HistoryView({ onContinued, onOpenComparison }: Callbacks) {
   const stores = useStores()
   const h = strings.history
   const query = useHistory((x) => x.query)
@@ -89,7 +96,7 @@ export function HistoryView({ onContinued }: { onContinued(runId: string): void 
           ))}
         </ul>
       </aside>
-      <SessionPanel onContinued={onContinued} />
+      <SessionPanel onContinued={onContinued} onOpenComparison={onOpenComparison} />
     </div>
   )
 }
@@ -100,7 +107,7 @@ async function openSession(stores: ReturnType<typeof useStores>, id: string): Pr
   if (d && last) stores.runs.getState().loadStored(d, last.id)
 }
 
-function SessionPanel({ onContinued }: { onContinued(runId: string): void }) {
+function SessionPanel({ onContinued, onOpenComparison }: Callbacks) {
   const stores = useStores()
   const h = strings.history
   const detail = useHistory((x) => x.detail)
@@ -121,10 +128,10 @@ function SessionPanel({ onContinued }: { onContinued(runId: string): void }) {
       </section>
     )
   if (detailLoading || !detail || detail.id !== selectedId) return <section className="session-detail muted pulse">{h.loading}</section>
-  return <SessionDetailView key={detail.id} detail={detail} onContinued={onContinued} />
+  return <SessionDetailView key={detail.id} detail={detail} onContinued={onContinued} onOpenComparison={onOpenComparison} />
 }
 
-function SessionDetailView({ detail, onContinued }: { detail: SessionDetail; onContinued(runId: string): void }) {
+function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: SessionDetail } & Callbacks) {
   const stores = useStores()
   const h = strings.history
   const runs = detail.runs ?? []
@@ -169,6 +176,12 @@ function SessionDetailView({ detail, onContinued }: { detail: SessionDetail; onC
           </p>
         </div>
         <div className="session-actions">
+          {detail.mode === 'compare' && runs.length > 0 && (
+            <button type="button" className="btn btn-primary btn-small" onClick={() => onOpenComparison(detail)} data-testid="open-comparison">
+              {strings.compare.open}
+            </button>
+          )}
+          {runs.length > 0 && <ExportMenu sessionId={detail.id} />}
           {!confirming ? (
             <button type="button" className="btn btn-ghost btn-danger-text" onClick={() => setConfirming(true)} data-testid="delete">
               {h.delete}

@@ -2,12 +2,13 @@ import { useProviders } from '../stores'
 import { strings } from '../strings'
 
 interface Props {
-  value: string | null
-  onChange(name: string): void
+  /** The chosen profiles: one → a run, several → a comparison. */
+  value: string[]
+  onToggle(name: string, on: boolean): void
 }
 
-/** ProviderPicker lists every profile: ready ones can be chosen, the others say why not. */
-export function ProviderPicker({ value, onChange }: Props) {
+/** ProviderPicker lists every profile: ready ones can be ticked (several to compare), the others say why not. */
+export function ProviderPicker({ value, onToggle }: Props) {
   const s = strings.run
   const providers = useProviders((p) => p.providers)
   const loading = useProviders((p) => p.loading)
@@ -43,7 +44,7 @@ export function ProviderPicker({ value, onChange }: Props) {
         {ready.map((p) => (
           <li key={p.name} className="provider" data-testid={`provider-${p.name}`}>
             <label>
-              <input type="radio" name="provider" value={p.name} checked={value === p.name} onChange={() => onChange(p.name)} />
+              <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
               <span className="dot dot-ok" aria-hidden="true" />
               <span className="provider-name">{p.name}</span>
               <span className="provider-model">{p.model}</span>
@@ -52,6 +53,7 @@ export function ProviderPicker({ value, onChange }: Props) {
           </li>
         ))}
       </ul>
+      {ready.length > 1 && <p className="muted small compare-hint">{s.compareHint}</p>}
       {notReady.length > 0 && (
         <details className="not-ready" open={!anyReady} data-testid="providers-not-ready">
           <summary>{s.notReadyCount(notReady.length)}</summary>

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
-import { useComposer, useProviders, useRuns, useStores } from '../stores'
+import { useCompare, useComposer, useProviders, useRuns, useStores } from '../stores'
 import { limits } from '../stores/composer'
 import { defaultProvider } from '../stores/providers'
 import { isFinished } from '../stores/runModel'
 import { strings } from '../strings'
+import { CompareView } from './CompareView'
 import { ProviderPicker } from './ProviderPicker'
 import { RunView } from './RunView'
 
@@ -16,7 +17,7 @@ export function RunPanel() {
     useShallow((x) => ({
       prompt: x.prompt,
       presetId: x.presetId,
-      provider: x.provider,
+      providers: x.providers,
       maxIterations: x.maxIterations,
       reflect: x.reflect,
       timeoutSeconds: x.timeoutSeconds,
@@ -27,21 +28,31 @@ export function RunPanel() {
   const presets = useProviders((p) => p.presets)
   const providers = useProviders((p) => p.providers)
   const providersLoaded = useProviders((p) => p.loaded)
+  const configured = useProviders((p) => p.defaults?.provider)
+  const compareId = useCompare((x) => x.sessionId)
+  const compareStarting = useCompare((x) => x.starting)
+  const compareError = useCompare((x) => x.startError)
+  const compareColumns = useCompare((x) => x.columns)
+  const compareRunning = useRuns((r) => compareColumns.some((col) => r.runs[col.runId] && !isFinished(r.runs[col.runId])))
+  const compareCancelling = useRuns((r) => compareColumns.length > 0 && compareColumns.every((col) => !r.runs[col.runId] || isFinished(r.runs[col.runId]) || r.runs[col.runId].cancelling))
   const activeRunId = useRuns((r) => r.activeRunId)
   const active = useRuns((r) => (r.activeRunId ? r.runs[r.activeRunId] : undefined))
   const starting = useRuns((r) => r.starting)
   const startError = useRuns((r) => r.startError)
 
-  // The chosen provider if it is ready, else the configured default.
-  const chosen = providers.find((p) => p.name === c.provider && p.available) ? c.provider : defaultProvider(providers)
-  const running = active != null && !isFinished(active)
-  const cancelling = active?.cancelling ?? false
+  // The ticked providers that are ready, else the configured default.
+  const ticked = c.providers.filter((n) => providers.some((p) => p.name === n && p.available))
+  const fallback = defaultProvider(providers, configured)
+  const chosen = ticked.length ? ticked : fallback ? [fallback] : []
+  const comparing = compareId != null
+  const running = comparing ? compareRunning : active != null && !isFinished(active)
+  const cancelling = comparing ? compareRunning && compareCancelling : (active?.cancelling ?? false)
   const [hint, setHint] = useState<string | null>(null)
   const [slowStop, setSlowStop] = useState(false)
   const runArea = useRef<HTMLDivElement>(null)
 
   // A hint about a missing prompt or provider goes once that is fixed.
-  useEffect(() => setHint(null), [c.prompt, chosen])
+  useEffect(() => setHint(null), [c.prompt, chosen.join(',')])
 
   useEffect(() => {
     if (!cancelling) {
@@ -54,9 +65,15 @@ export function RunPanel() {
 
   const start = async () => {
     if (!c.prompt.trim()) return setHint(s.needPrompt)
-    if (!chosen) return setHint(s.needProvider)
+    if (!chosen.length) return setHint(s.needProvider)
     setHint(null)
-    const id = await stores.runs.getState().start(stores.composer.getState().request(chosen))
+    let id: string | null
+    if (chosen.length > 1) {
+      id = await stores.compare.getState().start(stores.composer.getState().compareRequest(chosen))
+    } else {
+      stores.compare.getState().close()
+      id = await stores.runs.getState().start(stores.composer.getState().request(chosen[0]))
+    }
     // Bring the live run into view: on a projector the prompt is already known.
     if (id) requestAnimationFrame(() => runArea.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' }))
   }
@@ -109,7 +126,14 @@ export function RunPanel() {
           />
         </div>
         <div className="composer-side">
-          <ProviderPicker value={chosen} onChange={(name) => setC({ provider: name })} />
+          <ProviderPicker
+            value={chosen}
+            onToggle={(name, on) => {
+              // The first tick next to the implicit default keeps the default ticked too.
+              const base = ticked.length ? ticked : chosen
+              setC({ providers: on ? [...base.filter((x) => x !== name), name] : base.filter((x) => x !== name) })
+            }}
+          />
           <fieldset className="settings">
             <legend>{s.settings}</legend>
             <label>
@@ -148,14 +172,17 @@ export function RunPanel() {
             </label>
           </fieldset>
           <div className="actions">
-            <button type="submit" className="btn btn-primary btn-big" disabled={starting || running || !providersLoaded} data-testid="run">
-              {starting ? s.starting : s.start}
+            <button type="submit" className="btn btn-primary btn-big" disabled={starting || compareStarting || running || !providersLoaded} data-testid="run">
+              {starting || compareStarting ? s.starting : chosen.length > 1 ? s.compare(chosen.length) : s.start}
             </button>
             <button
               type="button"
               className="btn btn-danger btn-big"
               disabled={!running || cancelling}
-              onClick={() => activeRunId && void stores.runs.getState().cancel(activeRunId)}
+              onClick={() => {
+                if (comparing) void stores.compare.getState().cancelAll()
+                else if (activeRunId) void stores.runs.getState().cancel(activeRunId)
+              }}
               data-testid="stop"
             >
               {cancelling ? s.stopping : s.stop}
@@ -167,11 +194,16 @@ export function RunPanel() {
               <strong>{s.startFailed}:</strong> {startError}
             </p>
           )}
+          {compareError && (
+            <p className="notice notice-error" role="alert" data-testid="compare-error">
+              <strong>{strings.compare.startFailed}:</strong> {compareError}
+            </p>
+          )}
           {slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
         </div>
       </form>
       <div className="run-area" ref={runArea}>
-        {activeRunId ? <RunView runId={activeRunId} /> : <p className="empty-run muted">{s.empty}</p>}
+        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} /> : <p className="empty-run muted">{s.empty}</p>}
       </div>
     </div>
   )

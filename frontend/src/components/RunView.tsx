@@ -3,6 +3,7 @@ import { useRuns } from '../stores'
 import { isFinished } from '../stores/runModel'
 import { strings } from '../strings'
 import { CodePanel } from './CodePanel'
+import { ExportMenu } from './ExportMenu'
 import { ExecPanel } from './ExecPanel'
 import { RunBanner } from './RunBanner'
 import { RunStats } from './RunStats'
@@ -66,6 +67,11 @@ export function RunView({ runId, replay = false }: Props) {
     <section className="run-view" data-testid="run-view" data-run-id={run.runId} data-status={run.status} aria-label={`${run.provider} run`}>
       <RunStats run={run} />
       <RunBanner run={run} />
+      {!live && run.sessionId && (
+        <div className="run-tools">
+          <ExportMenu sessionId={run.sessionId} runId={run.runId} formats={['py', 'md', 'html', 'ipynb', 'json']} />
+        </div>
+      )}
       {live && !run.fromHistory && connection.status === 'reconnecting' && (
         <p className="notice notice-warn" role="status" data-testid="run-paused">
           {strings.connection.paused}

@@ -1,7 +1,9 @@
 // One store per domain (design §7.13), created once per app around one Api:
 //   providers — profiles and presets      composer — the run about to start
 //   runs      — live and reopened runs    history  — sessions, search, delete
-//   workdir   — the working directory     settings — theme and projector mode
+//   workdir   — the working directory     settings — theme, projector, language
+//   compare   — the comparison shown      stats    — the history summarised
+//   exports   — downloads / save dialog
 // They are zustand vanilla stores: plain objects that tests drive without
 // React, and that components read through selectors, so a token arriving
 // for one run re-renders only what shows that run.
@@ -10,12 +12,15 @@ import { createContext, useContext, type ReactNode } from 'react'
 import { useStore } from 'zustand'
 import type { StoreApi } from 'zustand/vanilla'
 import type { Api } from '../api'
+import { createCompareStore, type CompareState, type CompareStore } from './compare'
 import { createComposerStore, type ComposerState, type ComposerStore } from './composer'
+import { createExportsStore, type ExportsState, type ExportsStore } from './exports'
 import { createHistoryStore, type HistoryState, type HistoryStore } from './history'
 import type { KV } from './persist'
 import { createProvidersStore, type ProvidersState, type ProvidersStore } from './providers'
 import { createRunsStore, type RunsOptions, type RunsState, type RunsStore } from './runs'
-import { createSettingsStore, type SettingsState, type SettingsStore } from './settings'
+import { createSettingsStore, type Lang, type SettingsState, type SettingsStore } from './settings'
+import { createStatsStore, type StatsState, type StatsStore } from './stats'
 import { createWorkdirStore, type WorkdirState, type WorkdirStore } from './workdir'
 
 export interface Stores {
@@ -26,22 +31,37 @@ export interface Stores {
   history: HistoryStore
   workdir: WorkdirStore
   settings: SettingsStore
+  compare: CompareStore
+  stats: StatsStore
+  exports: ExportsStore
 }
 
 export interface StoresOptions extends RunsOptions {
   storage?: KV | null
   systemDark?: boolean
+  /** The language when none was chosen yet (default: the browser's). */
+  lang?: Lang
 }
 
 export function createStores(api: Api, opts: StoresOptions = {}): Stores {
+  const providers = createProvidersStore(api)
+  const composer = createComposerStore(opts.storage)
+  const runs = createRunsStore(api, opts)
+  // The form starts from the configured settings as soon as they arrive.
+  providers.subscribe((s, prev) => {
+    if (s.loaded && !prev.loaded) composer.getState().applyDefaults(s.defaults)
+  })
   return {
     api,
-    providers: createProvidersStore(api),
-    composer: createComposerStore(opts.storage),
-    runs: createRunsStore(api, opts),
+    providers,
+    composer,
+    runs,
     history: createHistoryStore(api),
     workdir: createWorkdirStore(api),
-    settings: createSettingsStore(opts.storage, opts.systemDark),
+    settings: createSettingsStore(opts.storage, opts.systemDark, opts.lang),
+    compare: createCompareStore(api, runs),
+    stats: createStatsStore(api),
+    exports: createExportsStore(api),
   }
 }
 
@@ -69,3 +89,6 @@ export const useRuns = bind<RunsState>((s) => s.runs)
 export const useHistory = bind<HistoryState>((s) => s.history)
 export const useWorkdir = bind<WorkdirState>((s) => s.workdir)
 export const useSettings = bind<SettingsState>((s) => s.settings)
+export const useCompare = bind<CompareState>((s) => s.compare)
+export const useStats = bind<StatsState>((s) => s.stats)
+export const useExports = bind<ExportsState>((s) => s.exports)

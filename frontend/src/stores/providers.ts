@@ -1,13 +1,16 @@
 // Providers store: the configured provider profiles (ready or not, and why)
-// and the built-in prompt presets, loaded together when the app starts.
+// the built-in prompt presets and the configured run settings, loaded
+// together when the app starts.
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { Api, Preset, ProviderStatus } from '../api'
+import type { Api, Defaults, Preset, ProviderStatus } from '../api'
 import { errorMessage } from '../api'
 
 export interface ProvidersState {
   providers: ProviderStatus[]
   presets: Preset[]
+  /** The configured run settings; null until loaded (or when the server cannot say). */
+  defaults: Defaults | null
   loading: boolean
   loaded: boolean
   error: string | null
@@ -20,14 +23,16 @@ export function createProvidersStore(api: Api): ProvidersStore {
   return createStore<ProvidersState>()((set) => ({
     providers: [],
     presets: [],
+    defaults: null,
     loading: false,
     loaded: false,
     error: null,
     async load() {
       set({ loading: true, error: null })
       try {
-        const [providers, presets] = await Promise.all([api.providers(), api.presets()])
-        set({ providers, presets, loading: false, loaded: true })
+        // An older server without /api/defaults still gets a usable form.
+        const [providers, presets, defaults] = await Promise.all([api.providers(), api.presets(), api.defaults().catch(() => null)])
+        set({ providers, presets, defaults, loading: false, loaded: true })
       } catch (err) {
         set({ loading: false, error: errorMessage(err) })
       }
@@ -36,7 +41,7 @@ export function createProvidersStore(api: Api): ProvidersStore {
 }
 
 /** defaultProvider picks the configured default when it is ready, else the first ready one. */
-export function defaultProvider(list: ProviderStatus[]): string | null {
-  const d = list.find((p) => p.default && p.available)
+export function defaultProvider(list: ProviderStatus[], configured?: string | null): string | null {
+  const d = list.find((p) => p.available && (configured ? p.name === configured : p.default)) ?? list.find((p) => p.default && p.available)
   return (d ?? list.find((p) => p.available))?.name ?? null
 }

@@ -6,7 +6,7 @@
 // per token.
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { Api, ConnectionState, RunRequest, SessionDetail, StreamMessage } from '../api'
+import type { Api, ConnectionState, RunInfo, RunRequest, SessionDetail, StreamMessage } from '../api'
 import { errorMessage } from '../api'
 import { applyEvent, fromStored, isFinished, newRun, type RunState } from './runModel'
 
@@ -21,6 +21,8 @@ export interface RunsState {
   /** Starts a run and follows it; resolves to its id, or null (startError says why). */
   start(req: RunRequest): Promise<string | null>
   cancel(runId: string): Promise<void>
+  /** Adds a run started elsewhere (e.g. one column of a comparison) and follows it, without making it active. */
+  track(info: RunInfo, req: RunRequest): void
   /** Streams a run from the server (from seq 0), e.g. one still running when reopened. */
   watch(runId: string, init?: Partial<RunState>): void
   /** Puts a finished run from the history into the store (no network). */
@@ -90,19 +92,9 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         set({ starting: true, startError: null })
         try {
           const info = await api.startRun(req)
-          const run = newRun({
-            runId: info.run_id,
-            sessionId: info.session_id,
-            provider: info.provider,
-            model: info.model,
-            prompt: req.prompt,
-            maxIterations: req.max_iterations ?? 0,
-            reflect: req.reflect ?? true,
-            language: req.language ?? 'python',
-          })
-          set({ runs: { ...get().runs, [run.runId]: run }, activeRunId: run.runId, starting: false })
-          follow(run.runId, 0)
-          return run.runId
+          get().track(info, req)
+          set({ activeRunId: info.run_id, starting: false })
+          return info.run_id
         } catch (err) {
           set({ starting: false, startError: errorMessage(err) })
           return null
@@ -120,6 +112,21 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         }
       },
 
+      track(info, req) {
+        const run = newRun({
+          runId: info.run_id,
+          sessionId: info.session_id,
+          provider: info.provider,
+          model: info.model,
+          prompt: req.prompt,
+          maxIterations: req.max_iterations ?? 0,
+          reflect: req.reflect ?? true,
+          language: req.language ?? 'python',
+        })
+        set({ runs: { ...get().runs, [run.runId]: run } })
+        follow(run.runId, 0)
+      },
+
       watch(runId, init) {
         if (!get().runs[runId]) {
           set({ runs: { ...get().runs, [runId]: newRun({ runId, ...init }) } })
@@ -134,14 +141,14 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
           // Still going: stream it from the start so tokens show too.
           const existing = get().runs[runId]
           if (!existing || existing.fromHistory) {
-            set({ runs: { ...get().runs, [runId]: newRun({ runId, sessionId: r.session_id, provider: r.provider, model: r.model, prompt: detail.prompt }) } })
+            set({ runs: { ...get().runs, [runId]: newRun({ runId, sessionId: r.session_id, provider: r.provider, model: r.model, prompt: r.prompt || detail.prompt }) } })
           }
           follow(runId, get().runs[runId].lastSeq)
           return
         }
         const live = get().runs[runId]
         if (live && !live.fromHistory && isFinished(live)) return // the streamed copy has more detail
-        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], detail.prompt) } })
+        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt) } })
       },
 
       setActive(runId) {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { fakeApi, memoryStorage, missingKeyProvider, presets, readyProvider } from '../test/fakeApi'
 import { createComposerStore } from './composer'
+import { createStores } from './index'
 import { createHistoryStore } from './history'
 import { createProvidersStore, defaultProvider } from './providers'
 import { createSettingsStore, effectiveTheme } from './settings'
@@ -47,12 +48,47 @@ describe('composer store', () => {
     expect(c.getState().request(null)).not.toHaveProperty('provider')
   })
 
-  it('survives a reload through storage, ignoring garbage', () => {
+  it('keeps the prompt and providers across a reload, ignoring garbage, but not the loop settings', () => {
     const kv = memoryStorage()
-    createComposerStore(kv).getState().set({ prompt: 'kept', maxIterations: 7, provider: 'fake' })
-    expect(createComposerStore(kv).getState()).toMatchObject({ prompt: 'kept', maxIterations: 7, provider: 'fake' })
+    createComposerStore(kv).getState().set({ prompt: 'kept', maxIterations: 7, providers: ['fake', 'other'] })
+    expect(createComposerStore(kv).getState()).toMatchObject({ prompt: 'kept', maxIterations: 5, providers: ['fake', 'other'] })
+    kv.setItem('loopforge.composer', '{"provider":"old"}')
+    expect(createComposerStore(kv).getState().providers).toEqual(['old'])
     kv.setItem('loopforge.composer', '{"maxIterations":"lots","language":"cobol"')
     expect(createComposerStore(kv).getState()).toMatchObject({ maxIterations: 5, language: 'python', prompt: '' })
+  })
+
+  it('starts from the configured defaults once the providers load', async () => {
+    const api = fakeApi()
+    api.defaults.mockResolvedValue({ provider: 'fake', max_iterations: 3, reflect: false, timeout_seconds: 12, language: 'sh' })
+    const stores = createStores(api, { storage: memoryStorage() })
+    expect(stores.composer.getState().defaultsLoaded).toBe(false)
+    await stores.providers.getState().load()
+    expect(stores.composer.getState()).toMatchObject({ defaultsLoaded: true, maxIterations: 3, reflect: false, timeoutSeconds: 12, language: 'sh' })
+    expect(stores.composer.getState().request('fake')).toMatchObject({ max_iterations: 3, reflect: false, timeout_seconds: 12, language: 'sh' })
+    stores.runs.getState().dispose()
+  })
+
+  it('still works when the server cannot tell its defaults', async () => {
+    const api = fakeApi()
+    api.defaults.mockRejectedValue(new Error('404'))
+    const stores = createStores(api, { storage: memoryStorage() })
+    await stores.providers.getState().load()
+    expect(stores.providers.getState().loaded).toBe(true)
+    expect(stores.composer.getState()).toMatchObject({ defaultsLoaded: true, maxIterations: 5, reflect: true, timeoutSeconds: 30 })
+    stores.runs.getState().dispose()
+  })
+
+  it('builds a comparison request and toggles providers', () => {
+    const c = createComposerStore(memoryStorage())
+    c.getState().set({ prompt: 'p' })
+    c.getState().toggleProvider('a', true)
+    c.getState().toggleProvider('b', true)
+    c.getState().toggleProvider('a', false)
+    c.getState().toggleProvider('c', true)
+    expect(c.getState().providers).toEqual(['b', 'c'])
+    expect(c.getState().compareRequest(['b', 'c'])).toMatchObject({ prompt: 'p', providers: ['b', 'c'], max_iterations: 5 })
+    expect(c.getState().compareRequest(['b', 'c'])).not.toHaveProperty('provider')
   })
 })
 

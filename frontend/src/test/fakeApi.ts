@@ -3,7 +3,7 @@
 
 import { vi } from 'vitest'
 import type { Api, ConnectionState, EventStream } from '../api'
-import type { Preset, ProviderStatus, RunEvent, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
+import type { Defaults, Preset, ProviderStatus, RunEvent, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
 
 export class FakeEvents implements EventStream {
   state: ConnectionState = { status: 'idle' }
@@ -53,9 +53,12 @@ export const presets: Preset[] = [
   { id: 'data-structures-en', title: 'Data structures (en)', prompt: 'Write a didactic Python script' },
 ]
 
+type Optional = 'chooseWorkdir' | 'exportURL' | 'saveExport'
 export type FakeApi = Api & {
-  [K in Exclude<keyof Api, 'face' | 'events' | 'chooseWorkdir'>]: ReturnType<typeof vi.fn>
-} & { events: FakeEvents; chooseWorkdir: ReturnType<typeof vi.fn> | null }
+  [K in Exclude<keyof Api, 'face' | 'events' | Optional>]: ReturnType<typeof vi.fn>
+} & { events: FakeEvents } & { [K in Optional]: ReturnType<typeof vi.fn> | null }
+
+export const defaults: Defaults = { provider: 'fake', max_iterations: 3, reflect: false, timeout_seconds: 20, language: 'python' }
 
 export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
   const events = new FakeEvents()
@@ -66,6 +69,15 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
     version: vi.fn().mockResolvedValue('0.1.0'),
     providers: vi.fn().mockResolvedValue([readyProvider, missingKeyProvider]),
     presets: vi.fn().mockResolvedValue(presets),
+    defaults: vi.fn().mockResolvedValue(defaults),
+    startCompare: vi.fn().mockImplementation(async (req: { providers: string[] }) => {
+      const session_id = `cmp-${++runs}`
+      return { session_id, runs: req.providers.map((p, i) => ({ run_id: `${session_id}-r${i + 1}`, session_id, provider: p, model: `${p}-model` })) }
+    }),
+    comparison: vi.fn().mockResolvedValue([]),
+    stats: vi.fn().mockResolvedValue({ total: { runs: 0, successes: 0, failures: 0, cancelled: 0, exec_timeouts: 0, success_rate: 0, avg_duration_ms: 0, median_duration_ms: 0, avg_iterations_to_success: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 }, groups: [] }),
+    exportURL: face === 'web' ? vi.fn().mockImplementation((id: string, f: string, r?: string) => `/api/sessions/${id}/export?format=${f}${r ? `&run=${r}` : ''}`) : null,
+    saveExport: face === 'desktop' ? vi.fn().mockResolvedValue('/home/me/saved.py') : null,
     startRun: vi.fn().mockImplementation(async (req: { session_id?: string; provider?: string }) => {
       runs++
       return { run_id: `run-${runs}`, session_id: req.session_id ?? `sess-${runs}`, provider: req.provider ?? 'fake', model: 'fake-model' }

@@ -1,0 +1,181 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ComparisonRow, SessionDetail } from '../api'
+import { fakeApi, finished, readyProvider, sessionDetail } from '../test/fakeApi'
+import { renderApp } from '../test/render'
+
+afterEach(cleanup)
+
+const two = [readyProvider, { ...readyProvider, name: 'other', model: 'other-model', default: false }]
+
+function row(p: Partial<ComparisonRow>): ComparisonRow {
+  return {
+    run_id: 'x',
+    provider: 'fake',
+    model: 'm',
+    status: 'success',
+    iterations: 1,
+    iterations_to_success: 1,
+    wall_ms: 1000,
+    first_token_ms: 100,
+    input_tokens: 100,
+    output_tokens: 50,
+    cost_usd: 0,
+    lines_of_code: 2,
+    final_exit_code: 0,
+    ...p,
+  }
+}
+
+async function readyTwo() {
+  const api = fakeApi()
+  api.providers.mockResolvedValue(two)
+  const r = renderApp(api)
+  await screen.findByTestId('provider-other')
+  return r
+}
+
+describe('comparison', () => {
+  it('ticking two providers starts a comparison with one column each; cancel one, then the table', async () => {
+    const { api } = await readyTwo()
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'fizzbuzz' } })
+    fireEvent.click(within(screen.getByTestId('provider-other')).getByRole('checkbox'))
+    expect(screen.getByTestId('run').textContent).toBe('Compare 2')
+    fireEvent.click(screen.getByTestId('run'))
+    await waitFor(() => expect(api.startCompare).toHaveBeenCalled())
+    expect(api.startCompare.mock.calls[0][0]).toMatchObject({ prompt: 'fizzbuzz', providers: ['fake', 'other'], max_iterations: 3 })
+    expect(api.startRun).not.toHaveBeenCalled()
+    const cols = await screen.findAllByTestId('compare-column')
+    expect(cols.map((c) => c.dataset.provider)).toEqual(['fake', 'other'])
+    expect(within(cols[0]).getByTestId('run-view')).toBeTruthy()
+
+    // Cancel one column: only that run is cancelled.
+    fireEvent.click(within(cols[1]).getByTestId('cancel-column'))
+    await waitFor(() => expect(api.cancelRun).toHaveBeenCalledWith('cmp-1-r2'))
+    expect(api.cancelRun).toHaveBeenCalledTimes(1)
+
+    api.comparison.mockResolvedValue([
+      row({ run_id: 'cmp-1-r1', provider: 'fake', wall_ms: 1200 }),
+      row({ run_id: 'cmp-1-r2', provider: 'other', status: 'cancelled', iterations_to_success: null, wall_ms: 3000, final_exit_code: null }),
+    ])
+    act(() => {
+      api.events.emit(finished('cmp-1-r2', 1, 'cancelled'))
+    })
+    expect(api.comparison).not.toHaveBeenCalled()
+    act(() => {
+      api.events.emit(finished('cmp-1-r1', 1, 'success'))
+    })
+    await waitFor(() => expect(api.comparison).toHaveBeenCalledWith('cmp-1'))
+    const rows = await screen.findAllByTestId('comparison-row')
+    expect(rows.map((r) => r.dataset.status)).toEqual(['success', 'cancelled'])
+    const wall = rows[0].querySelector('[data-col=wall_ms]')!
+    expect(wall.textContent).toBe('1.2 s')
+    expect(wall.classList.contains('best')).toBe(true)
+    expect(rows[1].querySelector('[data-col=iterations_to_success]')!.textContent).toBe('—')
+    expect(screen.getByTestId('compare-chart')).toBeTruthy()
+    expect(screen.getByTestId('script-diff')).toBeTruthy()
+  })
+
+  it('re-runs one provider in a fresh thread of the session', async () => {
+    const { api } = await readyTwo()
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'fizzbuzz' } })
+    fireEvent.click(within(screen.getByTestId('provider-other')).getByRole('checkbox'))
+    fireEvent.click(screen.getByTestId('run'))
+    await screen.findAllByTestId('compare-column')
+    act(() => {
+      api.events.emit(finished('cmp-1-r1', 1, 'success'))
+      api.events.emit(finished('cmp-1-r2', 1, 'error'))
+    })
+    const cols = screen.getAllByTestId('compare-column')
+    fireEvent.click(within(cols[1]).getByTestId('rerun'))
+    await waitFor(() => expect(api.startRun).toHaveBeenCalled())
+    expect(api.startRun.mock.calls[0][0]).toMatchObject({ session_id: 'cmp-1', provider: 'other', fresh: true, prompt: 'fizzbuzz' })
+    await waitFor(() => expect(screen.getAllByTestId('compare-column')[1].dataset.runId).toBe('run-2'))
+  })
+
+  it('shows why a comparison did not start', async () => {
+    const { api } = await readyTwo()
+    api.startCompare.mockRejectedValueOnce(new Error('provider "other": no API key'))
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'x' } })
+    fireEvent.click(within(screen.getByTestId('provider-other')).getByRole('checkbox'))
+    fireEvent.click(screen.getByTestId('run'))
+    expect((await screen.findByTestId('compare-error')).textContent).toContain('no API key')
+  })
+
+  it('opens a comparison session from the history', async () => {
+    const api = fakeApi()
+    const d: SessionDetail = sessionDetail()
+    d.mode = 'compare'
+    d.runs = [d.runs![0], { ...d.runs![0], id: 'run-b', provider: 'other', prompt: 'Print a greeting' }]
+    api.sessions.mockResolvedValue([{ id: 'sess-1', title: 't', prompt: 'p', mode: 'compare', workdir: '', created_at: '', updated_at: '', runs: [] }])
+    api.session.mockResolvedValue(d)
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('session'))
+    fireEvent.click(await screen.findByTestId('open-comparison'))
+    const cols = await screen.findAllByTestId('compare-column')
+    expect(cols.map((c) => c.dataset.runId)).toEqual(['run-old', 'run-b'])
+    await waitFor(() => expect(api.comparison).toHaveBeenCalledWith('sess-1'))
+  })
+})
+
+describe('export menu', () => {
+  it('offers downloads of a finished run in the browser', async () => {
+    const api = fakeApi()
+    api.sessions.mockResolvedValue([{ id: 'sess-1', title: 't', prompt: 'p', mode: 'script', workdir: '', created_at: '', updated_at: '', runs: [] }])
+    api.session.mockResolvedValue(sessionDetail())
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('session'))
+    const view = await screen.findByTestId('run-view')
+    const py = within(view).getByTestId('export-py') as HTMLAnchorElement
+    expect(py.getAttribute('href')).toBe('/api/sessions/sess-1/export?format=py&run=run-old')
+    expect(py.hasAttribute('download')).toBe(true)
+    // The session-wide menu has the zip too.
+    const all = screen.getAllByTestId('export-zip') as HTMLAnchorElement[]
+    expect(all[0].getAttribute('href')).toBe('/api/sessions/sess-1/export?format=zip')
+  })
+
+  it('uses the save dialog on the desktop and shows the saved path', async () => {
+    const api = fakeApi('desktop')
+    api.sessions.mockResolvedValue([{ id: 'sess-1', title: 't', prompt: 'p', mode: 'script', workdir: '', created_at: '', updated_at: '', runs: [] }])
+    api.session.mockResolvedValue(sessionDetail())
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('session'))
+    const view = await screen.findByTestId('run-view')
+    fireEvent.click(within(view).getByTestId('export-py'))
+    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-1', 'py', 'run-old'))
+    expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/saved.py')
+  })
+})
+
+describe('stats view', () => {
+  it('shows a row per provider/model and the total', async () => {
+    const api = fakeApi()
+    const g = { runs: 4, successes: 3, failures: 1, cancelled: 0, exec_timeouts: 0, success_rate: 0.75, avg_duration_ms: 2000, median_duration_ms: 1500, avg_iterations_to_success: 1.5, input_tokens: 1000, output_tokens: 300, cost_usd: 0 }
+    api.stats.mockResolvedValue({ total: g, groups: [{ ...g, provider: 'fake', model: 'fake-model' }] })
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-stats'))
+    const r = await screen.findByTestId('stats-row')
+    expect(r.dataset.provider).toBe('fake')
+    expect(r.querySelector('[data-col=success_rate]')!.textContent).toBe('75%')
+    expect(screen.getByTestId('stats-total').querySelector('[data-col=runs]')!.textContent).toBe('4')
+    expect(screen.getByTestId('stats-chart')).toBeTruthy()
+  })
+})
+
+describe('language', () => {
+  it('switches the visible labels to Portuguese and remembers it', async () => {
+    const { stores } = renderApp()
+    await screen.findByTestId('provider-fake')
+    expect(screen.getByTestId('nav-history').textContent).toBe('History')
+    fireEvent.click(screen.getByTestId('lang-pt'))
+    await waitFor(() => expect(screen.getByTestId('nav-history').textContent).toBe('Histórico'))
+    expect(screen.getByTestId('run').textContent).toBe('Executar')
+    expect(stores.settings.getState().lang).toBe('pt')
+    fireEvent.click(screen.getByTestId('lang-en'))
+    await waitFor(() => expect(screen.getByTestId('nav-history').textContent).toBe('History'))
+  })
+})

@@ -72,6 +72,11 @@ type FolderListing struct {
 func (s *Service) Folders(path string) (FolderListing, error) {
 	if path == "" {
 		path = s.Workdir()
+		// A working folder deleted since it was chosen must not leave the
+		// picker with nowhere to start.
+		if st, err := os.Stat(path); path != "" && (err != nil || !st.IsDir()) {
+			path = ""
+		}
 	}
 	if path == "" {
 		path, _ = os.UserHomeDir()

@@ -50,4 +50,15 @@ func TestFolders(t *testing.T) {
 	if l, err := svc.Folders(""); err != nil || l.Path != root {
 		t.Fatalf("empty path starts at the workdir: %+v %v", l, err)
 	}
+	t.Setenv("HOME", filepath.Join(root, "a"))
+	_ = os.RemoveAll(root + "/b")
+	if _, err := svc.SetWorkdir(filepath.Join(root, "b")); err == nil {
+		t.Fatal("a missing folder was accepted")
+	}
+	gone := t.TempDir()
+	_, _ = svc.SetWorkdir(gone)
+	_ = os.RemoveAll(gone)
+	if l, err := svc.Folders(""); err != nil || l.Path != filepath.Join(root, "a") {
+		t.Fatalf("a deleted workdir falls back to home: %+v %v", l, err)
+	}
 }

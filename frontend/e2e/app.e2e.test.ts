@@ -3,9 +3,9 @@
 // Nothing is built here: LOOPFORGE_BIN names the binary (default
 // ../build/bin/loopforge-e2e), built with the current frontend embedded.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FAILING_CODE, REFLECTION, WORKING_CODE, startFakeOpenAI, type FakeOpenAI } from './fakeOpenAI'
@@ -201,6 +201,50 @@ describe('loopforge in a browser', () => {
     await expect.poll(() => page.getByTestId('session').count()).toBe(0)
     await page.getByTestId('history-search').fill('')
     await expect.poll(() => page.getByTestId('session').count()).toBeGreaterThanOrEqual(1)
+  })
+
+  it('browses the server folders in a dialog and sets the chosen one as the workdir', async () => {
+    const tmp = realpathSync(tmpdir())
+    const dir = mkdtempSync(join(tmp, 'loopforge-e2e-browse-'))
+    mkdirSync(join(dir, 'lessons'))
+    mkdirSync(join(dir, 'notes'))
+    mkdirSync(join(dir, '.hidden'))
+    const picker = page.getByRole('dialog', { name: 'Choose the working folder' })
+    const shown = () => page.getByTestId('folder-path').getAttribute('data-path')
+    try {
+      // Escape closes it without a change.
+      await page.getByTestId('workdir-browse').click()
+      await picker.waitFor()
+      await expect.poll(shown).not.toBe('')
+      await page.keyboard.press('Escape')
+      await picker.waitFor({ state: 'detached' })
+
+      // It starts at the workdir or the home directory, both temp folders here: go up to the temp root.
+      await page.getByTestId('workdir-browse').click()
+      await expect.poll(shown).not.toBe('')
+      for (let i = 0; i < 10 && (await shown()) !== tmp; i++) {
+        const before = await shown()
+        await page.getByTestId('folder-up').click()
+        await expect.poll(shown).not.toBe(before)
+      }
+      expect(await shown()).toBe(tmp)
+      await picker.getByRole('button', { name: basename(dir), exact: true }).click()
+      await expect.poll(shown).toBe(dir)
+      expect(await page.getByTestId('folder-item').allTextContents()).toEqual(['lessons', 'notes'])
+      await picker.getByRole('button', { name: 'lessons', exact: true }).click()
+      await expect.poll(shown).toBe(join(dir, 'lessons'))
+      await page.getByTestId('folder-up').click()
+      await expect.poll(shown).toBe(dir)
+      await shot('folder-picker')
+
+      await picker.getByRole('button', { name: 'Use this folder' }).click()
+      await picker.waitFor({ state: 'detached' })
+      await expect.poll(() => page.getByTestId('workdir-path').getAttribute('title')).toBe(dir)
+      expect(await page.getByTestId('workdir-path').textContent()).toContain(basename(dir))
+      expect(await page.getByTestId('workdir-error').count()).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('validates the workdir on the server and shows its error', async () => {

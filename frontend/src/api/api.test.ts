@@ -113,6 +113,8 @@ describe('httpApi', () => {
       'DELETE /api/sessions/s1': { ok: true },
       'GET /api/workdir': { path: '/w' },
       'PUT /api/workdir': { path: '/w2' },
+      'GET /api/folders?path=': { path: '/home/ana', parent: '/home', folders: [{ name: 'aulas', path: '/home/ana/aulas' }] },
+      'GET /api/folders?path=%2F': { path: '/', parent: '', folders: null },
     }
     const fetchFn = vi.fn(async (url: string, init: RequestInit) => {
       const key = `${init.method} ${url}`
@@ -143,6 +145,14 @@ describe('httpApi', () => {
     })
     expect(calls.find((c) => c[0] === 'PUT')?.[2]).toEqual({ path: '/w2' })
     expect(api.chooseWorkdir).toBeNull()
+    expect(await api.folders!('')).toEqual({ path: '/home/ana', parent: '/home', folders: [{ name: 'aulas', path: '/home/ana/aulas' }] })
+    expect(await api.folders!('/')).toEqual({ path: '/', parent: '', folders: [] })
+  })
+
+  it('shows why a folder cannot be listed', async () => {
+    const fetchFn = vi.fn().mockResolvedValue(jsonResponse({ error: 'cannot list /root: permission denied' }, 400, 'Bad Request'))
+    await expect(httpApi(fetchFn).folders!('/root')).rejects.toThrow('cannot list /root: permission denied')
+    expect(fetchFn.mock.calls[0][0]).toBe('/api/folders?path=%2Froot')
   })
 
   it('shows why a workdir was refused', async () => {
@@ -191,6 +201,7 @@ describe('wailsApi', () => {
     expect(await api.workdir()).toBe('/w')
     expect(await api.setWorkdir('/w2')).toBe('/w2')
     expect(await api.chooseWorkdir!()).toBe('/picked')
+    expect(api.folders).toBeNull()
   })
 
   it('turns a binding rejection (a plain string) into an ApiError with that text', async () => {

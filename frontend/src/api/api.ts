@@ -10,6 +10,7 @@ import type {
   ComparisonRow,
   Defaults,
   ExportFormat,
+  FolderListing,
   Preset,
   ProviderStatus,
   RunInfo,
@@ -64,6 +65,13 @@ export interface Api {
    * working directory afterwards (unchanged when the user cancelled).
    */
   readonly chooseWorkdir: (() => Promise<string>) | null
+  /**
+   * Web only (null on the desktop, which has chooseWorkdir): lists the
+   * subfolders of path on the machine running loopforge, for the folder
+   * picker; "" starts at the working directory, else the home directory.
+   * Rejects with the server's reason when path cannot be listed.
+   */
+  readonly folders: ((path: string) => Promise<FolderListing>) | null
   /**
    * Desktop: a folder dropped on the window is set natively and reported here.
    * The web face never calls the handlers. Returns an unsubscribe function.

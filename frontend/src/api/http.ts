@@ -7,6 +7,7 @@ import type {
   ComparisonRow,
   Defaults,
   ExportFormat,
+  FolderListing,
   Preset,
   ProviderStatus,
   RunInfo,
@@ -105,6 +106,11 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
     workdir: async () => field<string>(await call(f, 'GET', '/api/workdir'), 'path', 'string'),
     setWorkdir: async (path: string) => field<string>(await call(f, 'PUT', '/api/workdir', { path }), 'path', 'string'),
     chooseWorkdir: null,
+    folders: async (path: string) => {
+      const l = (await call(f, 'GET', `/api/folders?path=${enc(path)}`)) as Partial<FolderListing> | null
+      if (typeof l?.path !== 'string') throw new ApiError('unexpected response: "path" is not a string')
+      return { path: l.path, parent: typeof l.parent === 'string' ? l.parent : '', folders: list(l.folders, 'folders') }
+    },
     onWorkdirDropped: () => () => {},
     get events(): EventStream {
       // Created on first use: a page that never watches a run opens no socket.

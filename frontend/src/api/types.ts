@@ -269,3 +269,18 @@ export interface SubscriptionError {
 }
 
 export type StreamMessage = RunEvent | SubscriptionError
+
+/** One subfolder in a FolderListing. */
+export interface Folder {
+  name: string
+  path: string
+}
+
+/** What the web folder picker shows: a folder, its parent and its subfolders (hidden ones left out). */
+export interface FolderListing {
+  /** The absolute path listed. */
+  path: string
+  /** "" at the root. */
+  parent: string
+  folders: Folder[]
+}

@@ -61,6 +61,8 @@ export function createWailsApi(socket?: SocketFactory): Api {
     workdir: wrap(async () => (await App.Workdir()).path),
     setWorkdir: wrap(async (p: string) => (await App.SetWorkdir(p)).path),
     chooseWorkdir: wrap(async () => (await App.ChooseWorkdir()).path),
+    // The desktop picks folders with the native dialog (chooseWorkdir).
+    folders: null,
     onWorkdirDropped(onChanged, onError) {
       const offChanged = EventsOn('workdir:changed', (p: unknown) => onChanged(String(p)))
       const offError = EventsOn('workdir:error', (m: unknown) => onError(String(m)))

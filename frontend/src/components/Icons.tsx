@@ -36,3 +36,19 @@ export function ProjectorIcon() {
     </svg>
   )
 }
+
+export function FolderIcon() {
+  return (
+    <svg {...base}>
+      <path d="M3 6.5A1.5 1.5 0 0 1 4.5 5h4.4l2 2.2h8.6A1.5 1.5 0 0 1 21 8.7v9.8a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 18.5z" />
+    </svg>
+  )
+}
+
+export function UpIcon() {
+  return (
+    <svg {...base}>
+      <path d="M12 19V5M5.5 11.5 12 5l6.5 6.5" />
+    </svg>
+  )
+}

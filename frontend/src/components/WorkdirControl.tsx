@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { useStores, useWorkdir } from '../stores'
 import { strings } from '../strings'
+import { FolderPicker } from './FolderPicker'
 
 /** shortPath keeps the end of a long path, which names the folder. */
 export function shortPath(p: string, max = 42): string {
@@ -8,8 +9,9 @@ export function shortPath(p: string, max = 42): string {
 }
 
 /**
- * WorkdirControl shows the working directory. Web: a path typed here is
- * checked by the server, which says what is wrong with it. Desktop: the
+ * WorkdirControl shows the working directory. Web: a path typed here, or a
+ * folder picked by browsing the server's folders, is checked by the server,
+ * which says what is wrong with it. Desktop: the
  * native folder dialog, or a folder dropped anywhere on the window.
  */
 export function WorkdirControl() {
@@ -19,6 +21,8 @@ export function WorkdirControl() {
   const saving = useWorkdir((s) => s.saving)
   const error = useWorkdir((s) => s.error)
   const canChoose = useWorkdir((s) => s.canChoose)
+  const canBrowse = useWorkdir((s) => s.canBrowse)
+  const picking = useWorkdir((s) => s.picker != null)
   const [editing, setEditing] = useState(false)
   const [typed, setTyped] = useState('')
 
@@ -44,9 +48,24 @@ export function WorkdirControl() {
               <span className="workdir-hint muted">{w.dropHint}</span>
             </>
           ) : (
-            <button type="button" className="btn btn-ghost btn-small" onClick={startEdit} data-testid="workdir-change">
-              {w.change}
-            </button>
+            <>
+              <button type="button" className="btn btn-ghost btn-small" onClick={startEdit} data-testid="workdir-change">
+                {w.change}
+              </button>
+              {canBrowse && (
+                <button
+                  type="button"
+                  className="btn btn-ghost btn-small"
+                  onClick={() => void stores.workdir.getState().openPicker()}
+                  title={w.browseTitle}
+                  aria-haspopup="dialog"
+                  aria-expanded={picking}
+                  data-testid="workdir-browse"
+                >
+                  {w.browse}
+                </button>
+              )}
+            </>
           )}
         </>
       )}
@@ -78,6 +97,7 @@ export function WorkdirControl() {
           </button>
         </form>
       )}
+      {picking && <FolderPicker />}
       {error && (
         <span className="workdir-error" role="alert" data-testid="workdir-error">
           {error}

@@ -1,10 +1,22 @@
 // Workdir store: the working directory shown in the header. The web face sets
-// it from a typed path (the server validates it); the desktop face also has
-// the native folder dialog and folder drops on the window.
+// it from a typed path or from the folder picker (both validated by the
+// server); the desktop face has the native folder dialog and folder drops on
+// the window instead of the picker.
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { Api } from '../api'
+import type { Api, FolderListing } from '../api'
 import { errorMessage } from '../api'
+
+/** The web folder picker while it is open. */
+export interface PickerState {
+  /** The folder shown (null until the first listing arrives). */
+  listing: FolderListing | null
+  loading: boolean
+  /** Setting the shown folder as the workdir. */
+  saving: boolean
+  /** Why a folder could not be listed or was refused as the workdir. */
+  error: string | null
+}
 
 export interface WorkdirState {
   path: string
@@ -12,22 +24,37 @@ export interface WorkdirState {
   saving: boolean
   error: string | null
   canChoose: boolean
+  /** Web: the server can list folders for the picker. */
+  canBrowse: boolean
+  /** The open folder picker; null when closed. */
+  picker: PickerState | null
   load(): Promise<void>
   set(path: string): Promise<boolean>
   choose(): Promise<void>
   clearError(): void
+  /** Opens the picker at the workdir (or the home directory). */
+  openPicker(): Promise<void>
+  /** Shows the subfolders of path in the open picker. */
+  browse(path: string): Promise<void>
+  /** Sets the folder shown as the workdir; closes the picker when the server accepts it. */
+  pick(): Promise<boolean>
+  closePicker(): void
   dispose(): void
 }
 
 export type WorkdirStore = StoreApi<WorkdirState>
 
 export function createWorkdirStore(api: Api): WorkdirStore {
-  const store = createStore<WorkdirState>()((set) => ({
+  // Only the latest listing asked for is shown, however the answers arrive.
+  let browsing = 0
+  const store = createStore<WorkdirState>()((set, get) => ({
     path: '',
     loaded: false,
     saving: false,
     error: null,
     canChoose: api.chooseWorkdir != null,
+    canBrowse: api.folders != null,
+    picker: null,
     async load() {
       try {
         set({ path: await api.workdir(), loaded: true })
@@ -56,6 +83,44 @@ export function createWorkdirStore(api: Api): WorkdirStore {
     },
     clearError() {
       set({ error: null })
+    },
+    async openPicker() {
+      set({ picker: { listing: null, loading: false, saving: false, error: null }, error: null })
+      await get().browse('')
+    },
+    async browse(path) {
+      const picker = get().picker
+      if (!api.folders || !picker) return
+      const id = ++browsing
+      set({ picker: { ...picker, loading: true, error: null } })
+      const update = (p: Partial<PickerState>) => {
+        const cur = get().picker
+        if (cur && id === browsing) set({ picker: { ...cur, loading: false, ...p } })
+      }
+      try {
+        update({ listing: await api.folders(path) })
+      } catch (err) {
+        update({ error: errorMessage(err) })
+      }
+    },
+    async pick() {
+      const picker = get().picker
+      const target = picker?.listing?.path
+      if (!picker || !target) return false
+      set({ picker: { ...picker, saving: true, error: null } })
+      try {
+        const path = await api.setWorkdir(target)
+        set({ path, picker: null, error: null })
+        return true
+      } catch (err) {
+        const cur = get().picker
+        if (cur) set({ picker: { ...cur, saving: false, error: errorMessage(err) } })
+        return false
+      }
+    },
+    closePicker() {
+      browsing++
+      set({ picker: null })
     },
     dispose() {
       off()

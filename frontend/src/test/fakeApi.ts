@@ -3,7 +3,7 @@
 
 import { vi } from 'vitest'
 import type { Api, ConnectionState, EventStream } from '../api'
-import type { Defaults, Preset, ProviderStatus, RunEvent, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
+import type { Defaults, FolderListing, Preset, ProviderStatus, RunEvent, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
 
 export class FakeEvents implements EventStream {
   state: ConnectionState = { status: 'idle' }
@@ -53,10 +53,31 @@ export const presets: Preset[] = [
   { id: 'data-structures-en', title: 'Data structures (en)', prompt: 'Write a didactic Python script' },
 ]
 
-type Optional = 'chooseWorkdir' | 'exportURL' | 'saveExport'
+type Optional = 'chooseWorkdir' | 'folders' | 'exportURL' | 'saveExport'
 export type FakeApi = Api & {
   [K in Exclude<keyof Api, 'face' | 'events' | Optional>]: ReturnType<typeof vi.fn>
 } & { events: FakeEvents } & { [K in Optional]: ReturnType<typeof vi.fn> | null }
+
+/**
+ * A small folder tree for the web folder picker: /home/ana holds aulas and
+ * notas, aulas holds turma-1; "" starts at /home/ana.
+ */
+export const folderTree: Record<string, string[]> = {
+  '/': ['home'],
+  '/home': ['ana'],
+  '/home/ana': ['aulas', 'notas'],
+  '/home/ana/aulas': ['turma-1'],
+  '/home/ana/aulas/turma-1': [],
+  '/home/ana/notas': [],
+}
+
+export function fakeFolders(path: string): FolderListing {
+  const p = path || '/home/ana'
+  const names = folderTree[p]
+  if (!names) throw new Error(`cannot list ${p}: no such file or directory`)
+  const parent = p === '/' ? '' : p.slice(0, p.lastIndexOf('/')) || '/'
+  return { path: p, parent, folders: names.map((name) => ({ name, path: p === '/' ? `/${name}` : `${p}/${name}` })) }
+}
 
 export const defaults: Defaults = { provider: 'fake', max_iterations: 3, reflect: false, timeout_seconds: 20, language: 'python' }
 
@@ -89,6 +110,7 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
     workdir: vi.fn().mockResolvedValue(''),
     setWorkdir: vi.fn().mockImplementation(async (p: string) => p),
     chooseWorkdir: face === 'desktop' ? vi.fn().mockResolvedValue('/chosen') : null,
+    folders: face === 'web' ? vi.fn().mockImplementation(async (p: string) => fakeFolders(p)) : null,
     onWorkdirDropped: vi.fn().mockReturnValue(() => {}),
   } as unknown as FakeApi
 }

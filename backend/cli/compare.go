@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/spf13/cobra"
@@ -54,22 +51,11 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 	if err != nil {
 		return err
 	}
-	req := service.CompareRequest{Providers: providers, RunRequest: service.RunRequest{
-		Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language}}
-	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
-		return usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
+	rr, err := f.request(cmd, prompt)
+	if err != nil {
+		return err
 	}
-	if f.timeout != "" {
-		d, err := config.ParseDuration(f.timeout)
-		if err != nil {
-			return usagef("--timeout: %v", err)
-		}
-		req.Timeout = d
-	}
-	if f.noReflect {
-		no := false
-		req.Reflect = &no
-	}
+	req := service.CompareRequest{Providers: providers, RunRequest: rr}
 	workdir, err := resolveWorkdir(f.workdir)
 	if err != nil {
 		return err
@@ -84,21 +70,11 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 		return err
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	stopSig := make(chan struct{})
-	defer close(stopSig)
-	go func() {
-		select {
-		case <-sigs:
-			signal.Stop(sigs)
-			for _, r := range info.Runs {
-				_ = svc.Cancel(r.RunID)
-			}
-		case <-stopSig:
-		}
-	}()
+	ids := make([]string, len(info.Runs))
+	for i, r := range info.Runs {
+		ids[i] = r.RunID
+	}
+	defer cancelOnInterrupt(svc, ids...)()
 
 	if !f.json {
 		fmt.Fprintf(e.stderr, "loopforge: comparing %d providers, session %s\n", len(info.Runs), info.SessionID)

@@ -88,25 +88,12 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 	if f.mode != "workspace" && (task != nil || len(f.validate) > 0 || f.auditor != "") {
 		return usagef("--task, --validate and --auditor need --mode workspace")
 	}
-	req := service.RunRequest{
-		SessionID: f.session, Prompt: prompt, Provider: f.provider, Model: f.model, BaseURL: f.baseURL,
-		MaxIterations: f.maxIter, Language: f.language,
-		Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task,
+	req, err := f.request(cmd, prompt)
+	if err != nil {
+		return err
 	}
-	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
-		return usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
-	}
-	if f.timeout != "" {
-		d, err := config.ParseDuration(f.timeout)
-		if err != nil {
-			return usagef("--timeout: %v", err)
-		}
-		req.Timeout = d
-	}
-	if f.noReflect {
-		no := false
-		req.Reflect = &no
-	}
+	req.SessionID, req.Provider, req.BaseURL = f.session, f.provider, f.baseURL
+	req.Mode, req.Validate, req.Auditor, req.Task = f.mode, f.validate, f.auditor, task
 	workdir, err := resolveWorkdir(f.workdir)
 	if err != nil {
 		return err
@@ -125,21 +112,7 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 		return err
 	}
 
-	// Ctrl-C cancels the run (killing the generated code's process group) and
-	// still records it; a second Ctrl-C is left to the default handler.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	stopSig := make(chan struct{})
-	defer close(stopSig)
-	go func() {
-		select {
-		case <-sigs:
-			signal.Stop(sigs)
-			_ = svc.Cancel(info.RunID)
-		case <-stopSig:
-		}
-	}()
+	defer cancelOnInterrupt(svc, info.RunID)()
 
 	var p printer
 	if f.json {
@@ -165,6 +138,49 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 		}
 	}
 	return &exitError{code: ExitFailed}
+}
+
+// request turns the flags run and compare share into a request.
+func (f runFlags) request(cmd *cobra.Command, prompt string) (service.RunRequest, error) {
+	req := service.RunRequest{Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language}
+	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
+		return req, usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
+	}
+	if f.timeout != "" {
+		d, err := config.ParseDuration(f.timeout)
+		if err != nil {
+			return req, usagef("--timeout: %v", err)
+		}
+		req.Timeout = d
+	}
+	if f.noReflect {
+		no := false
+		req.Reflect = &no
+	}
+	return req, nil
+}
+
+// cancelOnInterrupt makes Ctrl-C (or SIGTERM) cancel the runs — killing the
+// generated code's process groups — while they are still recorded; a second
+// Ctrl-C is left to the default handler. Call the returned func when done.
+func cancelOnInterrupt(svc *service.Service, runIDs ...string) func() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			signal.Stop(sigs)
+			for _, id := range runIDs {
+				_ = svc.Cancel(id)
+			}
+		case <-stop:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(stop)
+	}
 }
 
 func (e *env) prompt(f runFlags, args []string) (string, error) {

@@ -176,7 +176,7 @@ func (e *env) rootCmd() *cobra.Command {
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
-	root.AddCommand(e.runCmd(), e.compareCmd(), e.statsCmd(), e.exportCmd(), e.importCmd(), e.sessionsCmd(), e.providersCmd(), e.serveCmd())
+	root.AddCommand(e.runCmd(), e.compareCmd(), e.statsCmd(), e.exportCmd(), e.importCmd(), e.sessionsCmd(), e.providersCmd(), e.serveCmd(), e.doctorCmd())
 	return root
 }
 

@@ -95,6 +95,7 @@ func TestDefaultLimits(t *testing.T) {
 	want := Limits{
 		Timeout: 30 * time.Second, MemoryBytes: 1 << 30, FileSizeBytes: 32 << 20, OpenFiles: 256,
 		CPUSeconds: 35, OutputHead: 1 << 20, OutputTail: 64 << 10, OutputHardCap: 8 << 20,
+		Processes: 128, CPUs: 1, TmpBytes: 64 << 20,
 	}
 	if got := DefaultLimits(); got != want {
 		t.Errorf("DefaultLimits() = %+v", got)
@@ -110,6 +111,8 @@ func TestIsMemoryError(t *testing.T) {
 		"Traceback:\nMemoryError: too big\n":    true,
 		"print('MemoryError')\nValueError: x\n": false,
 		"":                                      false,
+		"<--- Last few GCs --->\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n": true,
+		"RangeError: Array buffer allocation failed\n    at new ArrayBuffer":                                          true,
 	} {
 		if got := isMemoryError(stderr); got != want {
 			t.Errorf("isMemoryError(%q) = %v", stderr, got)

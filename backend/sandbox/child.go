@@ -5,8 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The parent starts "<self> __sbx_child" with the spec in specEnv and the
@@ -22,14 +27,23 @@ const (
 	statusExec    = 'X'
 	statusFail    = 'E'
 	childFailExit = 127
+	// specVersion changes whenever childSpec changes meaning.
+	specVersion = 2
 )
 
 // childSpec is everything the shim needs, JSON-encoded in specEnv.
 type childSpec struct {
+	// Version guards against a stale stand-alone shim (loopforge-shim) left
+	// next to a newer app: the shim refuses a spec it does not know.
+	Version   int           `json:"v"`
 	Path      string        `json:"path"` // interpreter to exec
 	Args      []string      `json:"args"` // its argv, argv[0] included
 	Rlimits   []childRlimit `json:"rlimits"`
 	Isolation string        `json:"isolation"`
+	// Cgroups are cgroup.procs files (v1 hierarchies) to join first.
+	Cgroups  []string      `json:"cgroups,omitempty"`
+	Landlock *landlockSpec `json:"landlock,omitempty"`
+	Seccomp  *seccompSpec  `json:"seccomp,omitempty"`
 }
 
 type childRlimit struct {
@@ -51,6 +65,13 @@ func RunChildIfRequested() {
 }
 
 func runChild() {
+	// Landlock, seccomp and no_new_privs bind the calling OS thread only;
+	// everything from here to exec must happen on one thread.
+	runtime.LockOSThread()
+	// No garbage collection in the shim: the rlimits set just before exec
+	// (RLIMIT_AS below the Go runtime's own reservations) would make a GC
+	// worker or finalizer that needs memory meanwhile abort the process.
+	debug.SetGCPercent(-1)
 	raw, ok := os.LookupEnv(specEnv)
 	if !ok {
 		// Someone typed the internal argument by hand; fd 3 is not ours.
@@ -71,39 +92,89 @@ func runChild() {
 	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
 		fail(fmt.Errorf("decode spec: %w", err))
 	}
+	if spec.Version != specVersion {
+		fail(fmt.Errorf("spec version %d, this shim (%s) knows %d: rebuild it with the app", spec.Version, os.Args[0], specVersion))
+	}
 	if spec.Path == "" || len(spec.Args) == 0 {
 		fail(errors.New("spec names no interpreter"))
 	}
 	env := make([]string, 0, 8)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, specEnv+"=") {
+		// PWD: bwrap --chdir sets it; the code's environment is the same
+		// at every level.
+		if !strings.HasPrefix(kv, specEnv+"=") && !strings.HasPrefix(kv, "PWD=") {
 			env = append(env, kv)
 		}
 	}
 	if err := restrict(spec); err != nil {
 		fail(fmt.Errorf("apply isolation %q: %w", spec.Isolation, err))
 	}
+	// Everything exec needs is allocated before the rlimits: after them the
+	// Go runtime may be unable to get memory (RLIMIT_AS, RLIMIT_DATA).
+	path, err := syscall.BytePtrFromString(spec.Path)
+	if err != nil {
+		fail(fmt.Errorf("exec %s: %w", spec.Path, err))
+	}
+	argv, err := syscall.SlicePtrFromStrings(spec.Args)
+	if err != nil {
+		fail(fmt.Errorf("exec %s: %w", spec.Path, err))
+	}
+	envv, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		fail(fmt.Errorf("exec %s: %w", spec.Path, err))
+	}
+	execFailed := []byte(string(statusFail) + "exec " + spec.Path + ": ")
 	if _, err := status.Write([]byte{statusExec}); err != nil {
 		fail(fmt.Errorf("status pipe: %w", err))
 	}
-	// Last, because RLIMIT_AS also binds this Go process: after it, the
-	// runtime must not need new address space before exec replaces it.
+	// Last, because RLIMIT_AS also binds this Go process.
 	if err := setRlimits(spec.Rlimits); err != nil {
 		fail(err)
 	}
-	err := syscall.Exec(spec.Path, spec.Args, env)
-	fail(fmt.Errorf("exec %s: %w", spec.Path, err))
+	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)),
+		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	// Still here: exec failed. Report without allocating.
+	msg := errno.Error() // a static string for every known errno
+	for _, fd := range []int{statusFD, 2} {
+		_, _ = syscall.Write(fd, execFailed)
+		_, _ = syscall.Write(fd, unsafe.Slice(unsafe.StringData(msg), len(msg)))
+	}
+	syscall.Exit(childFailExit)
 }
 
-// restrict applies the isolation layers that live inside the shim. Basic
-// isolation has none; Landlock (and seccomp) will be applied here, after the
-// spec is read and before the rlimits and exec.
+// restrict applies the isolation layers that live inside the shim, after
+// the spec is read and before the rlimits and exec: join the run's v1
+// cgroups, then Landlock and the seccomp filter on this (locked) thread.
 func restrict(spec childSpec) error {
 	switch spec.Isolation {
-	case "", IsolationBasic:
+	case IsolationBasic, IsolationLandlock, IsolationNamespace:
+	default:
+		return fmt.Errorf("unknown isolation level %q", spec.Isolation)
+	}
+	for _, procs := range spec.Cgroups {
+		if err := os.WriteFile(procs, []byte("0"), 0); err != nil {
+			return fmt.Errorf("join cgroup: %w", err)
+		}
+	}
+	if spec.Landlock == nil && spec.Seccomp == nil {
 		return nil
 	}
-	return fmt.Errorf("unknown isolation level %q", spec.Isolation)
+	// Required by both for an unprivileged process; also keeps setuid
+	// binaries from gaining privileges inside the sandbox.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if spec.Landlock != nil {
+		if err := applyLandlock(spec.Landlock); err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+	}
+	if spec.Seccomp != nil {
+		if err := applySeccomp(*spec.Seccomp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setRlimits applies the limits in order. A requested hard limit above the

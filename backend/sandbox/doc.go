@@ -1,35 +1,73 @@
 // Package sandbox executes untrusted, AI-generated code and reports what
-// happened in terms the reflect step can use.
+// happened in terms the reflect step can use, together with the isolation
+// that applied.
 //
-// Contract:
+// Contract (every level):
 //
-//   - The code goes to the interpreter on stdin (python3 -I -, sh -s); it is
-//     never written to a file. Stdin is closed after the code, so input() sees
-//     EOF instead of hanging.
+//   - The code goes to the interpreter on stdin (python3 -I -, sh -s,
+//     node -); it is never written to a file. Stdin is closed after the code,
+//     so input() sees EOF instead of hanging.
 //   - Every run gets a fresh 0700 temp directory as cwd, HOME and TMPDIR,
 //     removed before Run returns. The environment is rebuilt from an
 //     allow-list; nothing (API keys in particular) is inherited from the app.
 //   - The interpreter runs in its own session and process group, behind a
-//     re-exec shim: the app binary started as "<self> __sbx_child" applies the
-//     rlimits and then execs the interpreter. Binaries that host a Runner must
-//     therefore call [RunChildIfRequested] first thing in main (and TestMain).
-//   - The whole process group is SIGKILLed on timeout, on cancellation, when a
-//     stream passes its hard output cap, and as soon as the leader exits (so a
-//     forgotten background child cannot outlive the run); Run sweeps the group
-//     again before it returns and never waits on the code's pipes for more
-//     than a short grace period.
+//     re-exec shim: "<self> __sbx_child" (the app binary, or the small
+//     loopforge-shim next to it) applies the layers below and then execs the
+//     interpreter. Binaries that host a Runner must therefore call
+//     [RunChildIfRequested] first thing in main (and TestMain).
+//   - Everything the run started is SIGKILLed on timeout, on cancellation,
+//     when a stream passes its hard output cap, and as soon as the leader
+//     exits; Run returns only when it is all dead, reads the output pipes to
+//     the end without waiting on a writer that escaped, and never blocks on
+//     the code.
 //   - Run returns an error only when the sandbox itself failed (bad request,
-//     temp dir, shim or interpreter could not start); everything the code did,
-//     including being killed, is a [Result] with a [Status].
+//     temp dir, shim, bwrap or interpreter could not start); everything the
+//     code did, including being killed, is a [Result] with a [Status].
 //
-// Isolation levels are layered: this package currently implements "basic"
-// (the list above). Stronger layers (Landlock, namespaces, cgroups) plug in
-// where the parent builds the command and where the shim restricts itself
-// before exec; [Result.Isolation] records which level applied.
+// Layers, probed once per process ([Probe]) and applied when available, the
+// strongest first; [Options.Isolation] can cap the level:
 //
-// Known gaps of the basic level: a process that calls setsid() leaves the
-// group and survives the kill; RLIMIT_NPROC is not used (it is per user and
-// ignored for root), so fork bombs are not contained; the code can signal the
-// app (same uid); RLIMIT_AS is applied to Python only; no network or
-// filesystem isolation.
+//   - rlimits (always): CPU, file size, open files, no core dumps; per-process
+//     memory as RLIMIT_AS for Python and RLIMIT_DATA for Node.js (V8 reserves
+//     address space, so RLIMIT_AS breaks it); RLIMIT_NPROC only where it
+//     counts the run's processes alone (a non-root user in bwrap's user
+//     namespace).
+//   - seccomp (basic level and up): a small BPF filter refusing internet,
+//     raw and packet sockets (and, outside a namespace, Unix sockets to the
+//     host's D-Bus, X11 or docker), io_uring, ptrace and process_vm_*, the
+//     key-ring calls, mounts, new namespaces, module loading, clock setting,
+//     TIOCSTI.
+//   - Landlock (level "landlock"): read-only /usr, the merged-/usr dirs and
+//     /etc without its credential files; read-write the run dir only; no TCP;
+//     no signals or ptrace to processes outside the sandbox. Only the
+//     process's own /proc entries: Landlock alone leaves other processes'
+//     /proc/<pid>/environ readable.
+//   - bubblewrap (level "namespace"): own user, PID, network, IPC and mount
+//     namespaces; only /usr, /etc (credential files masked), the interpreter,
+//     the shim and the run dir are visible, never / or $HOME; size-capped
+//     private /tmp and /dev/shm; --die-with-parent, --new-session, no
+//     capabilities. Killing bwrap kills the whole PID namespace. Landlock and
+//     seccomp still apply inside.
+//   - cgroup ("+cgroup"): one cgroup per run beneath the app's own, with
+//     pids, memory and CPU limits and a complete kill (cgroup.kill). cgroup
+//     v2 where the app's cgroup is writable (children are born inside it with
+//     CLONE_INTO_CGROUP); v1 hierarchies when running as root on hybrid hosts
+//     (the shim joins them before exec).
+//
+// [Result.Isolation], [Result.Protections] (files, network, processes,
+// memory, signals), [Result.Layers] and [Result.Warnings] record what applied
+// to each run; [Doctor] explains the host and how to get more.
+//
+// Known gaps, by level (asserted by the hostile suite, hostile_test.go):
+//
+//   - basic: the code can read and write the user's files and read other
+//     processes' /proc entries, the app's environment included; it can
+//     signal the app (kill its parent); a setsid() daemon survives the run
+//     unless a cgroup applies; fork bombs are only bounded by a pids cgroup
+//     (RLIMIT_NPROC is per user and root ignores it); memory is per process.
+//   - landlock: no namespaces, so without a cgroup a setsid() daemon survives
+//     and fork bombs are unbounded; UDP/DNS are refused by seccomp, not by
+//     Landlock (UDP rules need a newer ABI).
+//   - namespace as root without a cgroup: processes are killed completely but
+//     not bounded in number (root is exempt from RLIMIT_NPROC).
 package sandbox

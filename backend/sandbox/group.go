@@ -23,6 +23,7 @@ const (
 // known: os/exec starts copying output during Start, and a flood can pass the
 // cap before Start returns.
 type group struct {
+	cg     *runCgroup // the run's cgroup, nil if none; killed along with the group
 	mu     sync.Mutex
 	pid    int
 	reason killReason
@@ -38,6 +39,9 @@ func (g *group) kill(why killReason) {
 	}
 	if g.pid > 0 {
 		_ = syscall.Kill(-g.pid, syscall.SIGKILL)
+		if g.cg != nil {
+			g.cg.kill()
+		}
 	}
 }
 
@@ -48,6 +52,9 @@ func (g *group) started(pid int) {
 	g.pid = pid
 	if g.reason != reasonNone {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		if g.cg != nil {
+			g.cg.kill()
+		}
 	}
 }
 

@@ -16,18 +16,45 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Options configure a Runner. Zero fields take defaults.
 type Options struct {
 	// Self is the executable re-exec'd as the shim; it must call
-	// RunChildIfRequested at the top of main. Default: os.Executable().
+	// RunChildIfRequested at the top of main. Default: the loopforge-shim
+	// binary next to os.Executable() when there is one (it starts much
+	// faster than the app), else os.Executable() itself.
 	Self string
 	// Python is the interpreter. Default: resolved once, preferring
 	// /usr/bin/python3 over whatever PATH holds (often a slow pyenv shim).
 	Python string
+	// Node runs language "node". Default: /usr/bin/node, else node on PATH;
+	// without one, "node" requests fail with ErrUnsupportedLanguage.
+	Node string
 	// TempRoot holds the per-run work directories. Default: os.TempDir().
 	TempRoot string
+	// Isolation caps the level: "" or "auto" = the strongest this host
+	// offers; "basic", "landlock" or "namespace" = at most that one.
+	Isolation string
+	// NoCgroup leaves out the per-run cgroup even where one could be made.
+	NoCgroup bool
+}
+
+// ShimName is the file name of the stand-alone shim binary
+// (./cmd/loopforge-shim) looked for next to the app's executable.
+const ShimName = "loopforge-shim"
+
+// trustedShim reports whether p is a regular executable that only its owner
+// (this user or root) can change, so a planted file is not run.
+func trustedShim(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 || fi.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && (int(st.Uid) == os.Geteuid() || st.Uid == 0)
 }
 
 // ErrShim is matched (errors.Is) by Run's error when the shim could not set
@@ -35,10 +62,15 @@ type Options struct {
 var ErrShim = errors.New("sandbox shim failed")
 
 const (
-	// waitDelay bounds how long Wait waits for output pipes after the leader
-	// exited. The group is killed at that point, so only a process that left
-	// the group (setsid) can hold them open.
+	// waitDelay bounds how long Wait waits for the stdin copy after the
+	// leader exited.
 	waitDelay = 500 * time.Millisecond
+	// drainGrace bounds how long the output pipes are read once every
+	// process of the run is dead. Only a writer that escaped the run (a
+	// setsid daemon at the basic level) or another child of the app still
+	// between fork and exec can hold them open then; what is already in the
+	// pipes is read in full either way.
+	drainGrace = 100 * time.Millisecond
 	// sweepWithin bounds the final wait for the group to die.
 	sweepWithin = 2 * time.Second
 	// systemPath is the PATH given to the code; never the app's own PATH,
@@ -48,19 +80,42 @@ const (
 
 var errTimedOut = errors.New("sandbox: execution timed out")
 
+// Isolation levels as numbers, for comparisons.
+const (
+	levelBasic = iota
+	levelLandlock
+	levelNamespace
+)
+
+var levelNames = []string{IsolationBasic, IsolationLandlock, IsolationNamespace}
+
 // Runner executes code. It is safe for concurrent use; each Run is
 // independent.
 type Runner struct {
-	self      string
-	python    string
-	tempRoot  string
-	path      string // PATH for the code
-	isolation string
+	self     string
+	python   string
+	node     string
+	tempRoot string
+	path     string // PATH for the code
+	host     *Host
+
+	// The layers this Runner applies (each one only if the host has it).
+	level     int
+	isolation string // level name the shim checks; tests may break it
+	landlock  int    // Landlock ABI in use, 0 = none
+	seccomp   bool
+	bwrap     *bwrapPlan
+	cgroups   *cgroupManager
+	// nproc: RLIMIT_NPROC counts only this run's processes (a non-root user
+	// inside bwrap's fresh user namespace), so it bounds a fork bomb.
+	nproc    bool
+	readExec []string // Landlock read+execute paths
 }
 
-// NewRunner resolves the shim executable, the Python interpreter and the temp
-// root once. It fails with an *InterpreterError (matching ErrNoInterpreter)
-// when no Python can be found.
+// NewRunner resolves the shim executable, the interpreters and the temp root
+// once, and picks the isolation layers from the host probe ([Probe]). It
+// fails with an *InterpreterError (matching ErrNoInterpreter) when no Python
+// can be found.
 func NewRunner(o Options) (*Runner, error) {
 	self := o.Self
 	if self == "" {
@@ -68,11 +123,18 @@ func NewRunner(o Options) (*Runner, error) {
 		if self, err = os.Executable(); err != nil {
 			return nil, fmt.Errorf("sandbox: locate own executable for the shim: %w", err)
 		}
+		if shim := filepath.Join(filepath.Dir(self), ShimName); trustedShim(shim) {
+			self = shim
+		}
+	}
+	if abs, err := filepath.Abs(self); err == nil {
+		self = abs
 	}
 	python, err := findPython(o.Python)
 	if err != nil {
 		return nil, err
 	}
+	node := findNode(o.Node)
 	root := o.TempRoot
 	if root == "" {
 		root = os.TempDir()
@@ -82,40 +144,161 @@ func NewRunner(o Options) (*Runner, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("sandbox: temp root %s is not a directory", root)
 	}
+	if abs, err := filepath.EvalSymlinks(root); err == nil {
+		root = abs // bwrap binds and Landlock rules need the real path
+	}
+	maxLevel := levelNamespace
+	switch o.Isolation {
+	case "", "auto":
+	case IsolationBasic:
+		maxLevel = levelBasic
+	case IsolationLandlock:
+		maxLevel = levelLandlock
+	case IsolationNamespace:
+	default:
+		return nil, fmt.Errorf("sandbox: unknown isolation level %q (want auto, basic, landlock or namespace)", o.Isolation)
+	}
 	path := systemPath
 	// Let the code's own subprocesses find the same interpreter first.
 	if dir := filepath.Dir(python); !slices.Contains(filepath.SplitList(path), dir) {
 		path = dir + string(filepath.ListSeparator) + path
 	}
-	return &Runner{self: self, python: python, tempRoot: root, path: path, isolation: IsolationBasic}, nil
+	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, host: Probe()}
+	r.plan(maxLevel, !o.NoCgroup)
+	return r, nil
 }
 
-// Isolation reports the isolation level this Runner applies.
-func (r *Runner) Isolation() string { return r.isolation }
+// plan picks the layers: the strongest the host has, up to maxLevel.
+func (r *Runner) plan(maxLevel int, cgroups bool) {
+	h := r.host
+	r.seccomp = h.Seccomp
+	if maxLevel >= levelLandlock && h.LandlockABI > 0 {
+		r.landlock = h.LandlockABI
+		r.level = levelLandlock
+	}
+	// Interpreters outside the system dirs (pyenv, nvm) are exposed by
+	// their install prefix only.
+	var extra []string
+	for _, exe := range []string{r.python, r.node} {
+		if exe == "" {
+			continue
+		}
+		if p := installRoot(exe); p != "" && !slices.Contains(extra, p) {
+			extra = append(extra, p)
+		}
+	}
+	if maxLevel >= levelNamespace && h.BwrapOK {
+		plan := newBwrapPlan(h.Bwrap, h.Root, h.BwrapSize, append(slices.Clone(extra), r.self))
+		r.bwrap = &plan
+		r.level = levelNamespace
+		r.nproc = !h.Root
+	}
+	if cgroups && h.cgroups != nil && h.Cgroup.Usable() {
+		r.cgroups = h.cgroups
+	}
+	r.isolation = levelNames[r.level]
+	r.readExec = append(slices.Clone(systemDirs), expandExcept("/etc", etcSecrets)...)
+	if r.bwrap != nil {
+		r.readExec = append(r.readExec, "/proc") // the namespace's own: only the run's processes
+	} else {
+		r.readExec = append(r.readExec, procFiles...)
+	}
+	r.readExec = append(r.readExec, extra...)
+}
+
+// procFiles are what the code may read of the host's /proc. Not all of it:
+// Landlock (ABI 7 here) still lets a sandboxed process read
+// /proc/<pid>/environ and maps of every process of the same user, the app's
+// API keys included. "/proc/self" resolves, in the shim, to the directory of
+// the process that becomes the interpreter.
+var procFiles = []string{
+	"/proc/self", "/proc/meminfo", "/proc/cpuinfo", "/proc/stat", "/proc/loadavg",
+	"/proc/uptime", "/proc/version", "/proc/filesystems", "/proc/sys",
+}
+
+// expandExcept lists the entries beneath dir that contain none of the
+// excluded paths: whole subtrees where possible, single entries next to an
+// excluded one.
+func expandExcept(dir string, excluded []string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case slices.Contains(excluded, p):
+		case slices.ContainsFunc(excluded, func(x string) bool { return strings.HasPrefix(x, p+"/") }):
+			if e.IsDir() {
+				out = append(out, expandExcept(p, excluded)...)
+			}
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Isolation reports the isolation level this Runner applies when all its
+// layers work: "basic", "landlock" or "namespace", plus "+cgroup".
+func (r *Runner) Isolation() string {
+	if r.cgroups != nil {
+		return r.isolation + CgroupSuffix
+	}
+	return r.isolation
+}
+
+// Host reports what the host offered when the Runner was made.
+func (r *Runner) Host() *Host { return r.host }
 
 // Python reports the resolved interpreter path.
 func (r *Runner) Python() string { return r.python }
 
+// Node reports the Node.js interpreter, "" when there is none.
+func (r *Runner) Node() string { return r.node }
+
+// memRlimit is the per-process memory rlimit an interpreter tolerates.
+type memRlimit int
+
+const (
+	memNone memRlimit = iota
+	memAS             // RLIMIT_AS: a clean MemoryError in CPython
+	memData           // RLIMIT_DATA: V8 reserves address space, so not AS
+)
+
 // interpreter is how one language is started by the shim.
 type interpreter struct {
-	path     string
-	args     []string // argv, argv[0] included
-	memLimit bool     // apply RLIMIT_AS (it breaks runtimes that reserve address space)
+	path string
+	args []string // argv, argv[0] included
+	mem  memRlimit
 }
 
-func (r *Runner) interpreter(lang string) (interpreter, error) {
+func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
 	switch lang {
 	case "", "python":
 		// -I: ignore PYTHON* env, user site and cwd on sys.path. -I also
 		// ignores PYTHONUNBUFFERED etc., hence -B -u -X utf8: unbuffered so a
 		// killed program keeps what it printed.
 		return interpreter{
-			path:     r.python,
-			args:     []string{r.python, "-I", "-B", "-u", "-X", "utf8", "-"},
-			memLimit: true,
+			path: r.python,
+			args: []string{r.python, "-I", "-B", "-u", "-X", "utf8", "-"},
+			mem:  memAS,
 		}, nil
 	case "sh":
 		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}}, nil
+	case "node", "javascript", "js":
+		if r.node == "" {
+			return interpreter{}, fmt.Errorf("sandbox: %w %q: Node.js is not installed", ErrUnsupportedLanguage, lang)
+		}
+		// V8 sizes its heap from the machine, not from rlimits; keep it
+		// under the memory limit so the error is V8's clear one.
+		heap := max(lim.MemoryBytes*3/4/mib, 16)
+		return interpreter{
+			path: r.node,
+			args: []string{r.node, fmt.Sprintf("--max-old-space-size=%d", heap), "-"},
+			mem:  memData,
+		}, nil
 	}
 	return interpreter{}, fmt.Errorf("sandbox: %w %q", ErrUnsupportedLanguage, lang)
 }
@@ -132,7 +315,7 @@ func (r *Runner) env(wd string) []string {
 	}
 }
 
-func rlimits(l Limits, in interpreter) []childRlimit {
+func rlimits(l Limits, in interpreter, nproc bool) []childRlimit {
 	rl := []childRlimit{
 		{Resource: syscall.RLIMIT_CORE, Cur: 0, Max: 0},
 		// Soft then hard: SIGXCPU first (reported as a CPU limit), SIGKILL
@@ -141,11 +324,79 @@ func rlimits(l Limits, in interpreter) []childRlimit {
 		{Resource: syscall.RLIMIT_FSIZE, Cur: uint64(l.FileSizeBytes), Max: uint64(l.FileSizeBytes)},
 		{Resource: syscall.RLIMIT_NOFILE, Cur: l.OpenFiles, Max: l.OpenFiles},
 	}
-	if in.memLimit {
-		// Must stay last: see runChild.
+	// The rest must stay last: see runChild.
+	if nproc {
+		rl = append(rl, childRlimit{Resource: unix.RLIMIT_NPROC, Cur: uint64(l.Processes), Max: uint64(l.Processes)})
+	}
+	switch in.mem {
+	case memAS:
 		rl = append(rl, childRlimit{Resource: syscall.RLIMIT_AS, Cur: uint64(l.MemoryBytes), Max: uint64(l.MemoryBytes)})
+	case memData:
+		rl = append(rl, childRlimit{Resource: syscall.RLIMIT_DATA, Cur: uint64(l.MemoryBytes), Max: uint64(l.MemoryBytes)})
 	}
 	return rl
+}
+
+// layers builds the shim's spec and fills in res's isolation report.
+func (r *Runner) layers(req Request, in interpreter, lim Limits, wd string, cg *runCgroup, res *Result) childSpec {
+	spec := childSpec{Version: specVersion, Path: in.path, Args: in.args, Rlimits: rlimits(lim, in, r.nproc), Isolation: r.isolation}
+	res.Layers = append(res.Layers, "rlimits")
+	bwrap := r.bwrap != nil
+	if r.seccomp {
+		sc := &seccompSpec{}
+		switch {
+		case bwrap && req.AllowNetwork:
+			// The network namespace is shared; no socket rule.
+		case bwrap:
+			sc.Sockets = []uint32{unix.AF_UNIX} // sockets inside the sandbox's own namespaces
+		case req.AllowNetwork:
+			// Internet, not the host's Unix sockets (D-Bus, X11, docker).
+			sc.Sockets = []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
+		default:
+			sc.Sockets = []uint32{}
+		}
+		spec.Seccomp = sc
+		res.Layers = append(res.Layers, "seccomp")
+	}
+	if r.landlock > 0 {
+		ll := &landlockSpec{ABI: r.landlock, ReadExec: r.readExec, ReadDev: devRO, RWDev: devRW, RW: []string{wd},
+			DenyTCP: !req.AllowNetwork, Scope: true}
+		if bwrap {
+			ll.RW = append(ll.RW, "/tmp", "/dev/shm") // private tmpfs mounts
+		}
+		spec.Landlock = ll
+		res.Layers = append(res.Layers, "landlock")
+	}
+	if bwrap {
+		res.Layers = append(res.Layers, "bwrap")
+	}
+	if cg != nil {
+		spec.Cgroups = cg.joinFiles()
+		res.Layers = append(res.Layers, "cgroup")
+	}
+
+	p := &res.Protections
+	p.Files = r.landlock > 0 || bwrap
+	p.Network = !req.AllowNetwork && (bwrap || r.seccomp)
+	p.Signals = bwrap || r.landlock >= 6
+	p.Memory = cg != nil && cg.has("memory")
+	bounded := r.nproc || (cg != nil && cg.has("pids"))
+	p.Processes = bounded && (bwrap || cg != nil)
+
+	res.Isolation = r.isolation
+	if cg != nil {
+		res.Isolation += CgroupSuffix
+	}
+	if !p.Files {
+		res.Warnings = append(res.Warnings, "no file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock)")
+	}
+	switch {
+	case req.AllowNetwork:
+		res.Warnings = append(res.Warnings, "network access allowed for this run")
+	case !p.Network:
+		res.Warnings = append(res.Warnings, "no network isolation: the code can reach the network (install bubblewrap)")
+	}
+	return spec
 }
 
 // Run executes req and reports the outcome. The error is non-nil only when
@@ -155,8 +406,8 @@ func rlimits(l Limits, in interpreter) []childRlimit {
 // work directory removed.
 func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	lim := req.Limits.withDefaults()
-	res := Result{Isolation: r.isolation, Limits: lim}
-	in, err := r.interpreter(req.Language)
+	res := Result{Isolation: r.Isolation(), Limits: lim}
+	in, err := r.interpreter(req.Language, lim)
 	if err != nil {
 		return failed(res, err)
 	}
@@ -171,7 +422,18 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	defer removeWorkdir(wd)
 
-	spec, err := json.Marshal(childSpec{Path: in.path, Args: in.args, Rlimits: rlimits(lim, in), Isolation: r.isolation})
+	var cg *runCgroup
+	if r.cgroups != nil {
+		if cg, err = r.cgroups.create(lim); err != nil {
+			slog.Warn("sandbox: no cgroup for this run", "err", err)
+			res.Warnings = append(res.Warnings, "cgroup limits not applied: "+err.Error())
+			cg = nil
+		} else {
+			defer cg.remove()
+		}
+	}
+	spec := r.layers(req, in, lim, wd, cg, &res)
+	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return failed(res, fmt.Errorf("sandbox: encode spec: %w", err))
 	}
@@ -179,25 +441,53 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return failed(res, fmt.Errorf("sandbox: status pipe: %w", err))
 	}
+	// Own pipes rather than os/exec's: Run decides when output has ended
+	// (see drainGrace), and never loses what the code wrote before dying.
+	outPipe, err := newOutputPipe()
+	if err != nil {
+		statusR.Close()
+		statusW.Close()
+		return failed(res, err)
+	}
+	defer outPipe.close()
+	errPipe, err := newOutputPipe()
+	if err != nil {
+		statusR.Close()
+		statusW.Close()
+		return failed(res, err)
+	}
+	defer errPipe.close()
 
 	runCtx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, errTimedOut)
 	defer cancel()
-	g := &group{}
+	g := &group{cg: cg}
 	stdout := newCapture(lim.OutputHead, lim.OutputTail, lim.OutputHardCap, func() { g.kill(reasonOutput) })
 	stderr := newCapture(lim.OutputHead, lim.OutputTail, lim.OutputHardCap, func() { g.kill(reasonOutput) })
 
-	// Stronger isolation layers will wrap this command (e.g. bwrap in front of
-	// the shim); the shim itself applies in-process restrictions.
-	cmd := exec.CommandContext(runCtx, r.self, childArg)
+	// The shim applies the in-process layers (cgroup v1 join, Landlock,
+	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
+	var cmd *exec.Cmd
+	if r.bwrap != nil {
+		cmd = exec.CommandContext(runCtx, r.bwrap.path, r.bwrap.args(wd, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
+	} else {
+		cmd = exec.CommandContext(runCtx, r.self, childArg)
+	}
 	cmd.Dir = wd
-	cmd.Env = append(r.env(wd), specEnv+"="+string(spec))
+	cmd.Env = append(r.env(wd), specEnv+"="+string(specJSON))
+	if m, ok := ctx.Value(testMarkerKey{}).(string); ok {
+		cmd.Env = append(cmd.Env, m) // lets tests find every process of a run
+	}
 	cmd.Stdin = strings.NewReader(req.Code)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = outPipe.w, errPipe.w
 	cmd.ExtraFiles = []*os.File{statusW} // becomes fd 3 (statusFD)
 	// Setsid rather than just Setpgid: a new session is also a new process
 	// group (pgid = pid), and it detaches the code from the app's
 	// controlling terminal (no /dev/tty, no TIOCSTI injection).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if cg != nil && cg.v2fd >= 0 {
+		// Born inside the run's cgroup (clone3 CLONE_INTO_CGROUP).
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.v2fd
+	}
 	cmd.Cancel = func() error {
 		if errors.Is(context.Cause(runCtx), errTimedOut) {
 			g.kill(reasonTimeout)
@@ -210,19 +500,26 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 
 	start := time.Now()
 	err = cmd.Start()
-	statusW.Close() // the child holds its own copy; EOF must come from it alone
+	// The child holds its own copies; EOF must come from it alone.
+	statusW.Close()
+	outPipe.start(stdout)
+	errPipe.start(stderr)
+	if cg != nil {
+		cg.closeFD()
+	}
 	if err != nil {
 		statusR.Close()
 		if runCtx.Err() != nil { // cancelled or timed out between the check above and Start
 			res.Status = statusFromCause(runCtx)
 			return res, nil
 		}
-		return failed(res, fmt.Errorf("sandbox: start shim %s: %w", r.self, err))
+		return failed(res, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err))
 	}
 	pid := cmd.Process.Pid
 	g.started(pid)
 
-	// EOF arrives when the shim execs (close-on-exec) or exits.
+	// EOF arrives when the shim execs (close-on-exec) or exits; under bwrap
+	// only when the sandbox ends, since bwrap keeps its own copy.
 	status, readErr := io.ReadAll(statusR)
 	statusR.Close()
 	if werr := waitExit(pid); werr != nil {
@@ -232,14 +529,24 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	reason := g.leaderExited()
 	// The leader is gone: kill whatever it left behind so the pipes close now.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	waitErr := cmd.Wait()
+	if cg != nil {
+		cg.kill()
+	}
 	if err := sweepGroup(pid, sweepWithin); err != nil {
 		slog.Warn("sandbox: final sweep incomplete", "err", err)
 	}
-	if errors.Is(waitErr, exec.ErrWaitDelay) {
-		// Only a process outside the group (setsid) can still hold the pipes.
-		slog.Warn("sandbox: output pipes held open after the group was killed; a process escaped the group", "pid", pid)
+	if cg != nil {
+		if err := cg.killAndWait(sweepWithin); err != nil {
+			slog.Warn("sandbox: cgroup sweep incomplete", "err", err)
+		}
 	}
+	// Every process of the run is dead (unless one escaped): read what is
+	// left in the pipes, waiting for EOF no longer than drainGrace.
+	heldOut, heldErr := outPipe.drain(drainGrace), errPipe.drain(drainGrace)
+	if (heldOut || heldErr) && r.bwrap == nil && cg == nil {
+		slog.Debug("sandbox: output pipes held open after the run was killed; a process may have escaped the group", "pid", pid)
+	}
+	waitErr := cmd.Wait()
 
 	res.Stdout, res.StdoutBytes, res.Truncated = stdout.result()
 	var errTrunc bool
@@ -250,10 +557,17 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	if ps == nil {
 		return failed(res, fmt.Errorf("sandbox: wait: %w", waitErr))
 	}
-	res.ExitCode = ps.ExitCode()
 	ws, _ := ps.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		res.Signal = ws.Signal().String()
+	signaled, sig := ws.Signaled(), ws.Signal()
+	res.ExitCode = ps.ExitCode()
+	if r.bwrap != nil && ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() <= 128+64 {
+		// bwrap reports a child killed by signal N as exit 128+N, like a
+		// shell; an explicit exit(129..192) reads the same (rare).
+		signaled, sig = true, syscall.Signal(ws.ExitStatus()-128)
+		res.ExitCode = -1
+	}
+	if signaled {
+		res.Signal = sig.String()
 	}
 	if readErr != nil {
 		return failed(res, fmt.Errorf("sandbox: read shim status: %w", readErr))
@@ -262,26 +576,35 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	// A kill we sent explains the outcome only if the process died of a
 	// signal; if it exited normally first, its own status stands. Output
 	// over the cap is reported either way: the capture is incomplete.
-	killedByUs := reason == reasonOutput || (reason != reasonNone && ws.Signaled())
+	killedByUs := reason == reasonOutput || (reason != reasonNone && signaled)
 	switch i := bytes.IndexByte(status, statusFail); {
 	case i >= 0:
 		return failed(res, fmt.Errorf("%w: %s", ErrShim, status[i+1:]))
 	case killedByUs:
 		res.Status = reason.status()
+	case len(status) == 0 && r.bwrap != nil && strings.HasPrefix(lastLine(res.Stderr), "bwrap: "):
+		return failed(res, fmt.Errorf("%w: bubblewrap could not start the sandbox: %s", ErrShim, lastLine(res.Stderr)))
 	case len(status) == 0:
 		return failed(res, fmt.Errorf("%w: %s exited without acting as the shim (does its main call sandbox.RunChildIfRequested first?)", ErrShim, r.self))
-	case ws.Signaled() && ws.Signal() == syscall.SIGXCPU:
+	case signaled && sig == syscall.SIGXCPU:
 		res.Status = StatusTimeout
 	case ws.Exited() && ws.ExitStatus() == 0:
 		res.Status = StatusOK
-	case isMemoryError(res.Stderr):
+	case isMemoryError(res.Stderr) || (cg != nil && cg.oomKilled()):
 		res.Status = StatusMemory
 	default:
 		res.Status = StatusError
 	}
-	slog.Debug("sandbox: run finished", "status", res.Status, "exit", res.ExitCode, "signal", res.Signal, "duration", res.Duration)
+	if cg != nil && cg.pidsLimitHit() {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the process limit (%d) was reached", lim.Processes))
+	}
+	slog.Debug("sandbox: run finished", "status", res.Status, "exit", res.ExitCode, "signal", res.Signal, "duration", res.Duration, "isolation", res.Isolation)
 	return res, nil
 }
+
+// testMarkerKey carries an extra environment entry for the code, which the
+// tests use to find every process a run started.
+type testMarkerKey struct{}
 
 func (k killReason) status() Status {
 	switch k {
@@ -312,7 +635,35 @@ func failed(res Result, err error) (Result, error) {
 // the last line of a traceback names the exception.
 func isMemoryError(stderr string) bool {
 	last := lastLine(stderr)
-	return last == "MemoryError" || strings.HasPrefix(last, "MemoryError:")
+	if last == "MemoryError" || strings.HasPrefix(last, "MemoryError:") {
+		return true
+	}
+	// Node.js: V8 aborts with this line when the heap limit is reached, and
+	// a failed Buffer/ArrayBuffer allocation is a RangeError.
+	return strings.Contains(stderr, "JavaScript heap out of memory") ||
+		strings.Contains(stderr, "RangeError: Array buffer allocation failed")
+}
+
+// findNode resolves the Node.js binary once; "" when there is none.
+func findNode(explicit string) string {
+	if explicit != "" {
+		if p, err := exec.LookPath(explicit); err == nil {
+			return p
+		}
+		return ""
+	}
+	if isExecutable("/usr/bin/node") {
+		return "/usr/bin/node"
+	}
+	for _, name := range []string{"node", "nodejs"} {
+		if p, err := exec.LookPath(name); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+			return p
+		}
+	}
+	return ""
 }
 
 // removeWorkdir deletes a run's directory even if the code removed its own

@@ -16,25 +16,52 @@ const (
 	StatusError        Status = "error"         // nonzero exit or a signal we did not send
 	StatusTimeout      Status = "timeout"       // wall-clock timeout (or the RLIMIT_CPU backstop)
 	StatusOutputLimit  Status = "output_limit"  // a stream passed OutputHardCap; the group was killed
-	StatusMemory       Status = "memory"        // the interpreter reported MemoryError
+	StatusMemory       Status = "memory"        // MemoryError, V8 out of memory, or the cgroup's OOM killer
 	StatusKilled       Status = "killed"        // the caller's context was cancelled
 	StatusSandboxError Status = "sandbox_error" // the sandbox itself failed; Run also returns an error
 )
 
-// IsolationBasic is the level implemented here: process group, rlimits,
-// rebuilt environment, private temp dir, code on stdin.
-const IsolationBasic = "basic"
+// Isolation levels, weakest first. [Result.Isolation] is one of them,
+// followed by "+cgroup" when the run also had its own cgroup.
+const (
+	// IsolationBasic: process group, rlimits, rebuilt environment, private
+	// temp dir, code on stdin (and a seccomp filter when the kernel has one).
+	IsolationBasic = "basic"
+	// IsolationLandlock adds Landlock: the file system is read-only outside
+	// the run dir, system credential files are unreadable, TCP is refused
+	// and the code cannot signal or ptrace the app.
+	IsolationLandlock = "landlock"
+	// IsolationNamespace runs the shim inside bubblewrap: own user, PID,
+	// network, IPC and mount namespaces with a minimal read-only view of the
+	// system (never the whole / and never $HOME), Landlock inside when available.
+	IsolationNamespace = "namespace"
+	// CgroupSuffix is appended to the level when the run had its own cgroup
+	// (memory, process and CPU limits, complete kill).
+	CgroupSuffix = "+cgroup"
+)
 
 // Limits bound one execution. Zero fields take the defaults of [DefaultLimits].
 type Limits struct {
-	Timeout       time.Duration // wall clock for one execution (default 30s)
-	MemoryBytes   int64         // RLIMIT_AS for python (default 1 GiB)
-	FileSizeBytes int64         // RLIMIT_FSIZE (default 32 MiB)
-	OpenFiles     uint64        // RLIMIT_NOFILE (default 256)
-	CPUSeconds    uint64        // RLIMIT_CPU backstop (default: timeout+5s rounded up)
-	OutputHead    int           // bytes kept from the start of each stream (default 1 MiB)
-	OutputTail    int           // bytes kept from the end of each stream (default 64 KiB)
-	OutputHardCap int64         // total bytes of one stream before the group is killed → StatusOutputLimit (default 8 MiB)
+	Timeout time.Duration // wall clock for one execution (default 30s)
+	// MemoryBytes bounds memory (default 1 GiB): the cgroup's memory limit
+	// for the whole run when a cgroup applies, and per process RLIMIT_AS for
+	// python, RLIMIT_DATA for node (RLIMIT_AS breaks V8's reservations).
+	MemoryBytes   int64
+	FileSizeBytes int64  // RLIMIT_FSIZE (default 32 MiB)
+	OpenFiles     uint64 // RLIMIT_NOFILE (default 256)
+	CPUSeconds    uint64 // RLIMIT_CPU backstop (default: timeout+5s rounded up)
+	OutputHead    int    // bytes kept from the start of each stream (default 1 MiB)
+	OutputTail    int    // bytes kept from the end of each stream (default 64 KiB)
+	OutputHardCap int64  // total bytes of one stream before the group is killed → StatusOutputLimit (default 8 MiB)
+	// Processes bounds processes plus threads (default 128): the cgroup's
+	// pids.max, or RLIMIT_NPROC where it counts only the sandbox's own
+	// processes (a non-root user inside bubblewrap's user namespace).
+	Processes int
+	// CPUs is the CPU bandwidth of the run's cgroup in cores (default 1).
+	CPUs float64
+	// TmpBytes sizes the private /tmp and /dev/shm of the namespace level
+	// (default 64 MiB each); both are RAM.
+	TmpBytes int64
 }
 
 const (
@@ -75,14 +102,60 @@ func (l Limits) withDefaults() Limits {
 	if l.OutputHardCap <= 0 {
 		l.OutputHardCap = 8 * mib
 	}
+	if l.Processes <= 0 {
+		l.Processes = 128
+	}
+	if l.CPUs <= 0 {
+		l.CPUs = 1
+	}
+	if l.TmpBytes <= 0 {
+		l.TmpBytes = 64 * mib
+	}
 	return l
 }
 
 // Request is one piece of code to run.
 type Request struct {
-	Language string // "python" (default when empty) or "sh"
+	Language string // "python" (default when empty), "sh" or "node"
 	Code     string
 	Limits   Limits // zero fields take defaults
+	// AllowNetwork lets this run open internet sockets (the user's opt-in
+	// for one run); everything else stays isolated. Off by default.
+	AllowNetwork bool
+}
+
+// Protections are the per-run ticks shown to the user: true means the
+// protection was enforced for this run.
+type Protections struct {
+	// Files: writes outside the run dir (and reads of private files such as
+	// $HOME and /etc/shadow) are blocked (Landlock or a mount namespace).
+	Files bool `json:"files"`
+	// Network: no internet sockets (network namespace or seccomp); always
+	// false for a run with AllowNetwork.
+	Network bool `json:"network"`
+	// Processes: the number of processes is bounded and none can outlive
+	// the run, not even one that called setsid (PID namespace or cgroup).
+	Processes bool `json:"processes"`
+	// Memory: one hard limit for the whole run (cgroup); without it only
+	// per-process rlimits apply.
+	Memory bool `json:"memory"`
+	// Signals: the code cannot signal or ptrace the app (Landlock scopes or
+	// a PID namespace).
+	Signals bool `json:"signals"`
+}
+
+// Missing names the protections that did not apply, in a fixed order.
+func (p Protections) Missing() []string {
+	var m []string
+	for _, x := range []struct {
+		ok   bool
+		name string
+	}{{p.Files, "files"}, {p.Network, "network"}, {p.Processes, "processes"}, {p.Memory, "memory"}, {p.Signals, "signals"}} {
+		if !x.ok {
+			m = append(m, x.name)
+		}
+	}
+	return m
 }
 
 // Result is what one execution did.
@@ -97,8 +170,17 @@ type Result struct {
 	StdoutBytes, StderrBytes int64 // total produced
 	Truncated                bool
 
-	Duration  time.Duration
-	Isolation string // isolation level that applied, e.g. "basic"
+	Duration time.Duration
+	// Isolation is the level that applied: "basic", "landlock" or
+	// "namespace", plus "+cgroup" when the run had its own cgroup.
+	Isolation   string
+	Protections Protections
+	// Layers lists the mechanisms applied, e.g. ["rlimits", "seccomp",
+	// "landlock", "bwrap", "cgroup"].
+	Layers []string
+	// Warnings explain missing protections (network, files) and layers
+	// that failed for this run; empty when everything applied.
+	Warnings []string
 
 	// Limits are the effective limits (defaults filled in).
 	Limits Limits
@@ -128,7 +210,7 @@ func (r Result) Description() string {
 		}
 		return "output limit exceeded"
 	case StatusMemory:
-		return withDetail("memory limit exceeded", lastLine(r.Stderr))
+		return withDetail("memory limit exceeded", memoryDetail(r))
 	case StatusKilled:
 		return "killed (cancelled)"
 	case StatusSandboxError:
@@ -138,6 +220,21 @@ func (r Result) Description() string {
 		return withDetail("signal: "+r.Signal, lastLine(r.Stderr))
 	}
 	return withDetail(fmt.Sprintf("exit %d", r.ExitCode), lastLine(r.Stderr))
+}
+
+// memoryDetail picks the line that names the memory error: Python's is
+// last, V8 prints its own then a stack, and the kernel's OOM killer leaves
+// only a signal.
+func memoryDetail(r Result) string {
+	for _, known := range []string{"JavaScript heap out of memory", "RangeError: Array buffer allocation failed"} {
+		if strings.Contains(r.Stderr, known) {
+			return known
+		}
+	}
+	if r.Signal == syscall.SIGKILL.String() && !strings.Contains(r.Stderr, "MemoryError") {
+		return "killed by the out-of-memory killer"
+	}
+	return lastLine(r.Stderr)
 }
 
 func withDetail(head, detail string) string {

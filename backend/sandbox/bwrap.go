@@ -1,0 +1,200 @@
+package sandbox
+
+// bubblewrap: the namespace level. The shim runs inside
+//
+//	bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL
+//	      <read-only system dirs> <masked secrets> --dev /dev --proc /proc
+//	      --size N --tmpfs /tmp --size N --tmpfs /dev/shm --bind <run dir> …
+//	      -- <self> __sbx_child
+//
+// so the code gets its own user, PID, network, IPC, UTS and cgroup
+// namespaces, sees only /usr (and the merged-/usr symlinks), /etc without its
+// credential files, the interpreter, the shim binary and its run dir; never
+// the whole / and never $HOME. Killing bwrap kills the PID namespace and with
+// it every process of the run, setsid daemons included.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// systemDirs are mirrored read-only into the namespace (as symlinks where
+// the host has symlinks, e.g. merged /usr) and readable under Landlock.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// etcSecrets are hidden from the code even when the app runs as root (which
+// otherwise reads /etc/shadow through any read-only view of /etc).
+var etcSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private",
+	"/etc/security/opasswd", "/etc/krb5.keytab", "/etc/wireguard",
+	"/etc/NetworkManager/system-connections", "/etc/credstore", "/etc/credstore.encrypted",
+}
+
+// devRW and devRO are the device files the code may use.
+var (
+	devRW = []string{"/dev/null", "/dev/zero", "/dev/full"}
+	devRO = []string{"/dev/random", "/dev/urandom"}
+)
+
+// isSystemPath reports whether p lies in a directory every level exposes.
+func isSystemPath(p string) bool {
+	for _, d := range systemDirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// installRoot is the directory to expose for an interpreter outside the
+// system dirs: the prefix above its bin/ (e.g. ~/.pyenv/versions/3.12.1),
+// never more.
+func installRoot(exe string) string {
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if isSystemPath(exe) {
+		return ""
+	}
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) == "bin" {
+		dir = filepath.Dir(dir)
+	}
+	if dir == "/" || dir == "" {
+		return exe
+	}
+	if home, err := os.UserHomeDir(); err == nil && (dir == home || dir == filepath.Dir(home)) {
+		return exe // never the whole home
+	}
+	return dir
+}
+
+// bwrapPlan is the part of the command line that is the same for every run.
+type bwrapPlan struct {
+	path    string
+	size    bool // bwrap knows --size (0.7+); without it tmpfs is bounded by the cgroup only
+	base    []string
+	extraRO []string // bound after the tmpfs mounts: they may live under /tmp
+}
+
+// newBwrapPlan builds the static arguments. extraRO are read-only binds
+// outside the system dirs (interpreter prefixes, the shim binary).
+func newBwrapPlan(path string, root, size bool, extraRO []string) bwrapPlan {
+	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	if root {
+		// Not root inside: the code must not think it is, and root's
+		// owner rights on /etc files are hidden behind an unmapped uid.
+		a = append(a, "--uid", "65534", "--gid", "65534")
+	}
+	a = append(a, "--hostname", "sandbox")
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				a = append(a, "--symlink", target, d)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	a = append(a, "--ro-bind", "/etc", "/etc")
+	for _, s := range etcSecrets {
+		fi, err := os.Lstat(s)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			a = append(a, "--tmpfs", s, "--remount-ro", s)
+		default:
+			a = append(a, "--ro-bind", "/dev/null", s)
+		}
+	}
+	a = append(a, "--dev", "/dev", "--proc", "/proc")
+	return bwrapPlan{path: path, size: size, base: a, extraRO: extraRO}
+}
+
+// args completes the command line for one run. joins are the v1
+// cgroup.procs files the shim must reach inside.
+func (b bwrapPlan) args(wd string, lim Limits, allowNet bool, joins []string, self string) []string {
+	a := make([]string, 0, len(b.base)+24)
+	a = append(a, b.base...)
+	if allowNet {
+		a = append(a, "--share-net")
+	}
+	for _, dir := range []string{"/dev/shm", "/tmp"} {
+		if b.size {
+			a = append(a, "--size", fmt.Sprint(lim.TmpBytes))
+		}
+		a = append(a, "--tmpfs", dir)
+	}
+	a = append(a, "--remount-ro", "/dev")
+	for _, p := range b.extraRO {
+		a = append(a, "--ro-bind", p, p)
+	}
+	for _, j := range joins {
+		a = append(a, "--bind", j, j)
+	}
+	// After /tmp: the run dir usually lives under it.
+	a = append(a, "--bind", wd, wd, "--chdir", wd, "--", self, childArg)
+	return a
+}
+
+// probeBwrap checks that bwrap exists and can build this sandbox here (it
+// cannot, e.g., where AppArmor forbids unprivileged user namespaces).
+func probeBwrap(explicit string, root bool) (path, version string, size bool, err error) {
+	path = explicit
+	if path == "" {
+		for _, p := range []string{"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"} {
+			if isExecutable(p) {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			if p, lerr := exec.LookPath("bwrap"); lerr == nil {
+				path = p
+			}
+		}
+	}
+	if path == "" {
+		return "", "", false, errors.New("bubblewrap (bwrap) is not installed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, verr := exec.CommandContext(ctx, path, "--version").Output()
+	if verr != nil {
+		return path, "", false, fmt.Errorf("%s --version: %w", path, verr)
+	}
+	help, _ := exec.CommandContext(ctx, path, "--help").CombinedOutput()
+	size = strings.Contains(string(help), "--size")
+	version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "bubblewrap"))
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+		return path, version, size, errors.New("bwrap is setuid root; loopforge only uses an unprivileged bwrap (user namespaces)")
+	}
+	wd, err := os.MkdirTemp("", "loopforge-probe-")
+	if err != nil {
+		return path, version, size, err
+	}
+	defer os.RemoveAll(wd)
+	plan := newBwrapPlan(path, root, size, nil)
+	args := plan.args(wd, DefaultLimits(), false, nil, "/bin/sh")
+	args = append(args[:len(args)-1], "-c", "exit 0") // "/bin/sh -c 'exit 0'" instead of the shim
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = []string{"PATH=" + systemPath}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return path, version, size, fmt.Errorf("bwrap cannot create the sandbox here: %s", msg)
+	}
+	return path, version, size, nil
+}

@@ -1,0 +1,578 @@
+package sandbox
+
+// Cgroups: one cgroup per run, created next to (beneath) the app's own
+// cgroup, so the app's own limits still bind the code. Two sources:
+//
+//   - cgroup v2: a writable directory under the app's v2 cgroup. cgroup.kill
+//     (Linux 5.14+) kills every member at once, setsid escapees included; the
+//     pids, memory and cpu controllers give limits when the app's cgroup
+//     delegates them. The child is started inside it atomically
+//     (clone3 CLONE_INTO_CGROUP), so nothing runs outside even for a moment.
+//   - cgroup v1 (hybrid hosts, as root): pids, memory and cpu directories in
+//     the v1 hierarchies. The shim joins them itself, before it restricts
+//     itself and execs, so the code never runs outside them either.
+//
+// A v2 cgroup that holds processes cannot hand controllers to children ("no
+// internal processes"). When the app is alone in its cgroup (a desktop app
+// started in its own scope, or `systemd-run --user --scope -p Delegate=yes`),
+// the probe moves the app into a leaf "loopforge-app" to free the controllers;
+// otherwise it settles for cgroup.kill without limits.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// CgroupHost describes the cgroups this process can create for runs.
+type CgroupHost struct {
+	// Version is "v2", "v1", "hybrid" (v1 controllers plus a v2 hierarchy)
+	// or "" when no cgroup file system is mounted.
+	Version string `json:"version"`
+	// Kill: a run's cgroup can be killed completely (cgroup.kill, or
+	// membership that the code cannot leave).
+	Kill bool `json:"kill"`
+	// Pids, Memory and CPU: limits a run's cgroup can enforce.
+	Pids   bool `json:"pids"`
+	Memory bool `json:"memory"`
+	CPU    bool `json:"cpu"`
+	// Where run cgroups are created, by controller ("v2" for the unified
+	// hierarchy).
+	Dirs map[string]string `json:"dirs,omitempty"`
+	// Problem explains why cgroups are unusable or partial.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Usable reports whether any cgroup feature can be used.
+func (c CgroupHost) Usable() bool { return c.Kill || c.Pids || c.Memory || c.CPU }
+
+// cgroupManager creates per-run cgroups according to a probed CgroupHost.
+type cgroupManager struct {
+	host   CgroupHost
+	v2     string            // parent dir on the v2 hierarchy, "" if unused
+	v2Ctrl map[string]bool   // controllers enabled for children of v2
+	v1     map[string]string // v1 controller → parent dir
+	prefix string            // run dir name prefix: "loopforge-<pid>-"
+	seq    atomic.Uint64
+}
+
+// v1Controllers are the v1 hierarchies we use, by the name in /proc/self/cgroup.
+var v1Controllers = []string{"pids", "memory", "cpu"}
+
+type cgMount struct {
+	dir  string // mount point
+	root string // mount root within the hierarchy
+	opts []string
+	v2   bool
+}
+
+// probeCgroups inspects /proc/self/{mountinfo,cgroup} and tries to create
+// (and remove) a directory where run cgroups would go.
+func probeCgroups() (*cgroupManager, CgroupHost) {
+	m := &cgroupManager{v1: map[string]string{}, v2Ctrl: map[string]bool{}, prefix: fmt.Sprintf("loopforge-%d-", os.Getpid())}
+	h := CgroupHost{Dirs: map[string]string{}}
+	mounts, err := cgroupMounts()
+	if err != nil {
+		h.Problem = err.Error()
+		m.host = h
+		return m, h
+	}
+	own, err := ownCgroups()
+	if err != nil {
+		h.Problem = err.Error()
+		m.host = h
+		return m, h
+	}
+	var problems []string
+	denied := 0 // problems that are permission errors
+	hasV1, hasV2 := false, false
+	for _, mt := range mounts {
+		if mt.v2 {
+			hasV2 = true
+			if m.v2 != "" {
+				continue
+			}
+			dir, ok := cgroupDir(mt, own[""])
+			if !ok {
+				continue
+			}
+			if err := tryMkdir(dir, m.prefix+"probe"); err != nil {
+				problems = append(problems, fmt.Sprintf("cgroup v2 %s: %v", dir, err))
+				if errors.Is(err, os.ErrPermission) {
+					denied++
+				}
+				continue
+			}
+			m.v2 = dir
+			h.Dirs["v2"] = dir
+			// cgroup.kill (5.14+) kills at once; on older kernels killing
+			// each member until none is left still reaches every process.
+			h.Kill = true
+			for _, c := range m.enableV2Controllers(dir, &problems) {
+				m.v2Ctrl[c] = true
+			}
+			continue
+		}
+		for _, c := range v1Controllers {
+			if !slices.Contains(mt.opts, c) {
+				continue
+			}
+			hasV1 = true
+			if _, done := m.v1[c]; done || m.v2Ctrl[c] {
+				continue
+			}
+			dir, ok := cgroupDir(mt, own[c])
+			if !ok {
+				continue
+			}
+			if err := tryMkdir(dir, m.prefix+"probe"); err != nil {
+				problems = append(problems, fmt.Sprintf("cgroup v1 %s: %v", c, err))
+				if errors.Is(err, os.ErrPermission) {
+					denied++
+				}
+				continue
+			}
+			m.v1[c] = dir
+			h.Dirs[c] = dir
+		}
+	}
+	// A v2 controller wins over the same v1 one (a controller lives in one
+	// hierarchy only, so both cannot be present; this is for clarity).
+	for c := range m.v2Ctrl {
+		delete(m.v1, c)
+		delete(h.Dirs, c)
+	}
+	switch {
+	case hasV1 && hasV2:
+		h.Version = "hybrid"
+	case hasV2:
+		h.Version = "v2"
+	case hasV1:
+		h.Version = "v1"
+	}
+	h.Pids = m.v2Ctrl["pids"] || m.v1["pids"] != ""
+	h.Memory = m.v2Ctrl["memory"] || m.v1["memory"] != ""
+	h.CPU = m.v2Ctrl["cpu"] || m.v1["cpu"] != ""
+	// v1 membership also allows a complete kill: the code cannot leave.
+	h.Kill = h.Kill || len(m.v1) > 0
+	if !h.Usable() && len(problems) == 0 && h.Version == "" {
+		problems = append(problems, "no cgroup file system mounted")
+	}
+	h.Problem = strings.Join(problems, "; ")
+	if len(problems) > 0 && denied == len(problems) && !h.Usable() {
+		h.Problem = "cgroup directories are not writable by this user"
+	}
+	m.host = h
+	m.cleanStale()
+	return m, h
+}
+
+// enableV2Controllers makes pids, memory and cpu available to run cgroups
+// under dir, and returns those that are.
+func (m *cgroupManager) enableV2Controllers(dir string, problems *[]string) []string {
+	avail := strings.Fields(readTrim(filepath.Join(dir, "cgroup.controllers")))
+	var want []string
+	for _, c := range v1Controllers {
+		if slices.Contains(avail, c) {
+			want = append(want, c)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	enabled := func() []string {
+		on := strings.Fields(readTrim(filepath.Join(dir, "cgroup.subtree_control")))
+		var got []string
+		for _, c := range want {
+			if slices.Contains(on, c) {
+				got = append(got, c)
+			}
+		}
+		return got
+	}
+	write := func() error {
+		var b strings.Builder
+		for _, c := range want {
+			b.WriteString("+" + c + " ")
+		}
+		return os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte(strings.TrimSpace(b.String())), 0)
+	}
+	if got := enabled(); len(got) == len(want) {
+		return got
+	}
+	err := write()
+	if errors.Is(err, unix.EBUSY) && m.moveSelfToLeaf(dir) {
+		err = write()
+	}
+	if err != nil {
+		*problems = append(*problems, fmt.Sprintf("cgroup v2 controllers %v not delegated to %s: %v (run loopforge in its own scope: systemd-run --user --scope -p Delegate=yes loopforge)", want, dir, err))
+	}
+	return enabled()
+}
+
+// moveSelfToLeaf moves this process into dir/loopforge-app when it is the
+// only process in dir, so dir may enable controllers for its children.
+func (m *cgroupManager) moveSelfToLeaf(dir string) bool {
+	procs := strings.Fields(readTrim(filepath.Join(dir, "cgroup.procs")))
+	if len(procs) != 1 || procs[0] != strconv.Itoa(os.Getpid()) {
+		return false
+	}
+	leaf := filepath.Join(dir, "loopforge-app")
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return false
+	}
+	return os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0) == nil
+}
+
+// cleanStale removes run cgroups left by loopforge processes that died
+// (their directories are empty; rmdir fails harmlessly otherwise).
+func (m *cgroupManager) cleanStale() {
+	dirs := []string{m.v2}
+	for _, d := range m.v1 {
+		dirs = append(dirs, d)
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			rest, ok := strings.CutPrefix(e.Name(), "loopforge-")
+			if !ok || !e.IsDir() {
+				continue
+			}
+			pidStr, _, _ := strings.Cut(rest, "-")
+			pid, err := strconv.Atoi(pidStr)
+			if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+				continue
+			}
+			_ = os.Remove(filepath.Join(d, e.Name()))
+		}
+	}
+}
+
+func tryMkdir(parent, name string) error {
+	p := filepath.Join(parent, name)
+	if err := os.Mkdir(p, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return os.Remove(p)
+		}
+		return err
+	}
+	return os.Remove(p)
+}
+
+// cgroupMounts lists cgroup (v1) and cgroup2 mounts from /proc/self/mountinfo.
+func cgroupMounts() ([]cgMount, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []cgMount
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*kib), mib)
+	for sc.Scan() {
+		// id parent maj:min root mountpoint opts [optional...] - fstype source superopts
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok {
+			continue
+		}
+		pf, qf := strings.Fields(pre), strings.Fields(post)
+		if len(pf) < 5 || len(qf) < 3 {
+			continue
+		}
+		switch qf[0] {
+		case "cgroup2":
+			out = append(out, cgMount{dir: unescapeMount(pf[4]), root: unescapeMount(pf[3]), v2: true})
+		case "cgroup":
+			out = append(out, cgMount{dir: unescapeMount(pf[4]), root: unescapeMount(pf[3]), opts: strings.Split(qf[2], ",")})
+		}
+	}
+	return out, sc.Err()
+}
+
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
+	return r.Replace(s)
+}
+
+// ownCgroups maps each controller of /proc/self/cgroup to this process's
+// path in that hierarchy; "" is the v2 path.
+func ownCgroups() (map[string]string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	own := map[string]string{}
+	for line := range strings.Lines(string(b)) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			own[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			own[c] = parts[2]
+		}
+	}
+	return own, nil
+}
+
+// cgroupDir is the directory of cgroup path p in mount mt, if the mount
+// shows it.
+func cgroupDir(mt cgMount, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	rel, ok := strings.CutPrefix(p, mt.root)
+	if !ok {
+		return "", false
+	}
+	if mt.root != "/" && rel != "" && !strings.HasPrefix(rel, "/") {
+		return "", false
+	}
+	dir := filepath.Join(mt.dir, rel)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return dir, true
+}
+
+// runCgroup is the cgroup (one directory per hierarchy) of one run.
+type runCgroup struct {
+	v2     string            // run dir on v2, "" if none
+	v2fd   int               // open v2 dir for CLONE_INTO_CGROUP, -1 if none
+	v1     map[string]string // controller → run dir
+	limits []string          // what is enforced: "pids", "memory", "cpu"
+}
+
+// create makes the cgroup of one run and writes its limits.
+func (m *cgroupManager) create(lim Limits) (*runCgroup, error) {
+	name := m.prefix + strconv.FormatUint(m.seq.Add(1), 10)
+	cg := &runCgroup{v2fd: -1, v1: map[string]string{}}
+	fail := func(err error) (*runCgroup, error) {
+		cg.remove()
+		return nil, err
+	}
+	memory := strconv.FormatInt(lim.MemoryBytes, 10)
+	pids := strconv.Itoa(lim.Processes)
+	const period = 100000
+	quota := max(int(lim.CPUs*period), 1000)
+	if m.v2 != "" {
+		dir := filepath.Join(m.v2, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fail(fmt.Errorf("create cgroup: %w", err))
+		}
+		cg.v2 = dir
+		writes := [][2]string{}
+		if m.v2Ctrl["pids"] {
+			writes = append(writes, [2]string{"pids.max", pids})
+		}
+		if m.v2Ctrl["memory"] {
+			writes = append(writes, [2]string{"memory.max", memory}, [2]string{"memory.swap.max", "0"}, [2]string{"memory.oom.group", "1"})
+		}
+		if m.v2Ctrl["cpu"] {
+			writes = append(writes, [2]string{"cpu.max", fmt.Sprintf("%d %d", quota, period)})
+		}
+		for _, w := range writes {
+			err := os.WriteFile(filepath.Join(dir, w[0]), []byte(w[1]), 0)
+			if err != nil && !(w[0] == "memory.swap.max" && errors.Is(err, os.ErrNotExist)) {
+				return fail(fmt.Errorf("cgroup %s: %w", w[0], err))
+			}
+		}
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail(fmt.Errorf("open cgroup: %w", err))
+		}
+		cg.v2fd = fd
+	}
+	for _, c := range v1Controllers {
+		parent := m.v1[c]
+		if parent == "" {
+			continue
+		}
+		dir := filepath.Join(parent, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fail(fmt.Errorf("create %s cgroup: %w", c, err))
+		}
+		cg.v1[c] = dir
+		var writes [][2]string
+		switch c {
+		case "pids":
+			writes = [][2]string{{"pids.max", pids}}
+		case "memory":
+			writes = [][2]string{{"memory.limit_in_bytes", memory}, {"memory.memsw.limit_in_bytes", memory}}
+		case "cpu":
+			writes = [][2]string{{"cpu.cfs_period_us", strconv.Itoa(period)}, {"cpu.cfs_quota_us", strconv.Itoa(quota)}}
+		}
+		for _, w := range writes {
+			err := os.WriteFile(filepath.Join(dir, w[0]), []byte(w[1]), 0)
+			// memsw exists only with swap accounting.
+			if err != nil && !(w[0] == "memory.memsw.limit_in_bytes" && errors.Is(err, os.ErrNotExist)) {
+				return fail(fmt.Errorf("cgroup %s: %w", w[0], err))
+			}
+		}
+	}
+	for _, c := range v1Controllers {
+		if m.v2Ctrl[c] || cg.v1[c] != "" {
+			cg.limits = append(cg.limits, c)
+		}
+	}
+	return cg, nil
+}
+
+// joinFiles are the v1 cgroup.procs files the shim writes "0" to.
+func (cg *runCgroup) joinFiles() []string {
+	var files []string
+	for _, c := range v1Controllers {
+		if d := cg.v1[c]; d != "" {
+			files = append(files, filepath.Join(d, "cgroup.procs"))
+		}
+	}
+	return files
+}
+
+func (cg *runCgroup) has(limit string) bool { return slices.Contains(cg.limits, limit) }
+
+// closeFD releases the directory handle once the child has started.
+func (cg *runCgroup) closeFD() {
+	if cg.v2fd >= 0 {
+		unix.Close(cg.v2fd)
+		cg.v2fd = -1
+	}
+}
+
+// members lists the pids in the run's cgroup (any hierarchy).
+func (cg *runCgroup) members() []int {
+	seen := map[int]bool{}
+	var out []int
+	dirs := []string{cg.v2}
+	for _, c := range v1Controllers {
+		dirs = append(dirs, cg.v1[c])
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		for _, f := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil && !seen[pid] {
+				seen[pid] = true
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// kill SIGKILLs every member: cgroup.kill where the kernel has it, and
+// each listed pid in any case (v1, or an old v2 kernel).
+func (cg *runCgroup) kill() {
+	if cg.v2 != "" {
+		_ = os.WriteFile(filepath.Join(cg.v2, "cgroup.kill"), []byte("1"), 0)
+	}
+	for _, pid := range cg.members() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// killAndWait kills until the cgroup is empty or within passes.
+func (cg *runCgroup) killAndWait(within time.Duration) error {
+	deadline := time.Now().Add(within)
+	pause := 500 * time.Microsecond
+	for {
+		live := cg.members()
+		if len(live) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cgroup still holds %v after %v", live, within)
+		}
+		cg.kill()
+		time.Sleep(pause)
+		pause = min(pause*2, 20*time.Millisecond)
+	}
+}
+
+// oomKilled reports whether the kernel's OOM killer struck in the cgroup.
+func (cg *runCgroup) oomKilled() bool {
+	if cg.v2 != "" {
+		if n := keyedValue(filepath.Join(cg.v2, "memory.events"), "oom_kill"); n > 0 {
+			return true
+		}
+	}
+	if d := cg.v1["memory"]; d != "" {
+		return keyedValue(filepath.Join(d, "memory.oom_control"), "oom_kill") > 0
+	}
+	return false
+}
+
+// pidsLimitHit reports whether a fork failed at pids.max.
+func (cg *runCgroup) pidsLimitHit() bool {
+	for _, d := range []string{cg.v2, cg.v1["pids"]} {
+		if d != "" && keyedValue(filepath.Join(d, "pids.events"), "max") > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// remove deletes the run's directories; the cgroup must be empty.
+func (cg *runCgroup) remove() {
+	cg.closeFD()
+	dirs := []string{cg.v2}
+	for _, c := range v1Controllers {
+		dirs = append(dirs, cg.v1[c])
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		// An exiting task can keep the directory busy for a moment.
+		for i := 0; ; i++ {
+			err := os.Remove(d)
+			if err == nil || errors.Is(err, os.ErrNotExist) || i == 50 || !errors.Is(err, unix.EBUSY) {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}
+
+// keyedValue reads "key N" from a flat-keyed cgroup file (0 if absent).
+func keyedValue(file, key string) int64 {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && k == key {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func readTrim(p string) string {
+	b, _ := os.ReadFile(p)
+	return strings.TrimSpace(string(b))
+}

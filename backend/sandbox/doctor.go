@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Report is what `loopforge doctor` shows: the isolation generated code gets
+// on this machine, layer by layer, and how to get more.
+type Report struct {
+	// Isolation and Protections are what a run with default options gets.
+	Isolation   string      `json:"isolation"`
+	Protections Protections `json:"protections"`
+	Layers      []Layer     `json:"layers"`
+	// Interpreters maps a language to the binary that runs it ("" = none).
+	Interpreters map[string]string `json:"interpreters"`
+	Host         *Host             `json:"host"`
+}
+
+// Layer is one isolation mechanism and whether this machine has it.
+type Layer struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// Fix says how to get the layer (or the missing part of it).
+	Fix string `json:"fix,omitempty"`
+}
+
+// Doctor probes the machine (once per process, see [Probe]) and explains
+// the result.
+func Doctor() Report {
+	h := Probe()
+	r := &Runner{host: h, python: "", node: findNode("")}
+	if p, err := findPython(""); err == nil {
+		r.python = p
+	}
+	if self, err := os.Executable(); err == nil {
+		r.self = self
+	}
+	r.plan(levelNamespace, true)
+	var res Result
+	var cg *runCgroup
+	if r.cgroups != nil {
+		cg = &runCgroup{}
+		for _, c := range []struct {
+			ok   bool
+			name string
+		}{{h.Cgroup.Pids, "pids"}, {h.Cgroup.Memory, "memory"}, {h.Cgroup.CPU, "cpu"}} {
+			if c.ok {
+				cg.limits = append(cg.limits, c.name)
+			}
+		}
+	}
+	r.layers(Request{}, interpreter{}, DefaultLimits(), os.TempDir(), cg, &res)
+	rep := Report{
+		Isolation:    res.Isolation,
+		Protections:  res.Protections,
+		Interpreters: map[string]string{"python": r.python, "sh": "/bin/sh", "node": r.node},
+		Host:         h,
+	}
+	rep.Layers = append(rep.Layers, seccompLayer(h), landlockLayer(h), namespacesLayer(h), bwrapLayer(h), cgroupLayer(h))
+	return rep
+}
+
+func seccompLayer(h *Host) Layer {
+	l := Layer{Name: "seccomp", OK: h.Seccomp}
+	if h.Seccomp {
+		l.Detail = "system call filter: no internet sockets, io_uring, ptrace, keyrings, mounts or new namespaces for the code"
+		return l
+	}
+	l.Detail = h.SeccompError
+	l.Fix = "use a Linux kernel built with CONFIG_SECCOMP_FILTER (every mainstream distribution's is) on amd64 or arm64"
+	return l
+}
+
+func landlockLayer(h *Host) Layer {
+	l := Layer{Name: "landlock", OK: h.LandlockABI > 0}
+	if !l.OK {
+		l.Detail = h.LandlockError
+		l.Fix = "use Linux 5.13 or newer with Landlock enabled (CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter)"
+		return l
+	}
+	parts := []string{"files read-only outside the run dir"}
+	var missing []string
+	if h.LandlockABI >= 4 {
+		parts = append(parts, "no TCP")
+	} else {
+		missing = append(missing, "TCP rules need Linux 6.7+")
+	}
+	if h.LandlockABI >= 6 {
+		parts = append(parts, "no signals to the app")
+	} else {
+		missing = append(missing, "signal scoping needs Linux 6.12+")
+	}
+	l.Detail = fmt.Sprintf("ABI %d: %s", h.LandlockABI, strings.Join(parts, ", "))
+	if len(missing) > 0 {
+		l.Fix = "upgrade the kernel (" + strings.Join(missing, "; ") + ")"
+	}
+	return l
+}
+
+func namespacesLayer(h *Host) Layer {
+	l := Layer{Name: "namespaces", OK: h.Namespaces}
+	if h.Namespaces {
+		l.Detail = "unprivileged user, PID, network and mount namespaces can be created"
+		return l
+	}
+	l.Detail = h.NamespacesError
+	switch {
+	case strings.Contains(h.NamespacesError, "AppArmor"):
+		l.Fix = "allow unprivileged user namespaces: install an AppArmor profile for bwrap (Ubuntu: apt install apparmor-profiles, see /etc/apparmor.d/bwrap-userns-restrict) or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+	case strings.Contains(h.NamespacesError, "max_user_namespaces"):
+		l.Fix = "sudo sysctl -w user.max_user_namespaces=15000"
+	default:
+		l.Fix = "enable unprivileged user namespaces (kernel.unprivileged_userns_clone=1 on Debian kernels before 5.10)"
+	}
+	return l
+}
+
+func bwrapLayer(h *Host) Layer {
+	l := Layer{Name: "bubblewrap", OK: h.BwrapOK}
+	switch {
+	case h.BwrapOK:
+		l.Detail = fmt.Sprintf("%s %s: own network, PID and mount namespaces; only /usr, /etc (without credentials) and the run dir visible", h.Bwrap, h.BwrapVersion)
+		if !h.BwrapSize {
+			l.Detail += "; /tmp not size-capped (bwrap before 0.7)"
+			l.Fix = "upgrade bubblewrap to 0.7 or newer for size-capped /tmp"
+		}
+	case h.Bwrap == "":
+		l.Detail = "not installed"
+		l.Fix = "install bubblewrap: sudo apt install bubblewrap (Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)"
+	default:
+		l.Detail = h.BwrapError
+		l.Fix = "bubblewrap is installed but cannot create namespaces here; see the namespaces layer"
+		if strings.Contains(h.BwrapError, "setuid") {
+			l.Fix = "remove the setuid bit (sudo chmod u-s " + h.Bwrap + ") where unprivileged user namespaces work"
+		}
+	}
+	return l
+}
+
+func cgroupLayer(h *Host) Layer {
+	c := h.Cgroup
+	l := Layer{Name: "cgroup", OK: c.Usable()}
+	var have []string
+	if c.Kill {
+		have = append(have, "complete kill")
+	}
+	for _, x := range []struct {
+		ok   bool
+		name string
+	}{{c.Pids, "process limit"}, {c.Memory, "memory limit"}, {c.CPU, "CPU limit"}} {
+		if x.ok {
+			have = append(have, x.name)
+		}
+	}
+	version := c.Version
+	if version == "" {
+		version = "none"
+	}
+	if len(have) > 0 {
+		l.Detail = fmt.Sprintf("cgroup %s: %s", version, strings.Join(have, ", "))
+	} else {
+		l.Detail = fmt.Sprintf("cgroup %s: no writable cgroup for runs", version)
+	}
+	if c.Problem != "" {
+		l.Detail += " (" + c.Problem + ")"
+	}
+	if c.Pids && c.Memory && c.CPU && c.Kill {
+		return l
+	}
+	switch {
+	case c.Version == "v1" || c.Version == "hybrid":
+		l.Fix = "cgroup v1 limits need root; boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2) and run loopforge in a delegated scope: systemd-run --user --scope -p Delegate=yes loopforge"
+	default:
+		l.Fix = "run loopforge in a delegated scope so it can give each run its own limits: systemd-run --user --scope -p Delegate=yes loopforge"
+	}
+	return l
+}
+
+// Text renders the report for a terminal.
+func (rep Report) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Isolation for generated code: %s\n", rep.Isolation)
+	p := rep.Protections
+	tick := func(ok bool) string {
+		if ok {
+			return "✓"
+		}
+		return "✗"
+	}
+	fmt.Fprintf(&b, "Protections: files %s  network %s  processes %s  memory %s  signals %s\n\n",
+		tick(p.Files), tick(p.Network), tick(p.Processes), tick(p.Memory), tick(p.Signals))
+	for _, l := range rep.Layers {
+		status := "ok"
+		if !l.OK {
+			status = "missing"
+		}
+		fmt.Fprintf(&b, "  %-11s %-8s %s\n", l.Name, status, l.Detail)
+		if l.Fix != "" {
+			fmt.Fprintf(&b, "  %-11s %-8s → %s\n", "", "", l.Fix)
+		}
+	}
+	b.WriteString("\nInterpreters:")
+	for _, lang := range []string{"python", "sh", "node"} {
+		path := rep.Interpreters[lang]
+		if path == "" {
+			path = "not found"
+		}
+		fmt.Fprintf(&b, " %s %s;", lang, path)
+	}
+	s := strings.TrimSuffix(b.String(), ";") + "\n"
+	if missing := p.Missing(); len(missing) > 0 {
+		s += "\nMissing: " + strings.Join(missing, ", ") + ". Each run records and shows what applied to it.\n"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// outputPipe is one output stream of the code: the child writes into w; a
+// goroutine copies from the read end into a capture until EOF, or until
+// drain gives up on writers that outlived the run.
+//
+// The read end is a raw non-blocking descriptor served by poll(2), not an
+// *os.File: draining must read everything already in the pipe even when
+// the copying goroutine was starved of CPU past the deadline (a Go read
+// past its deadline fails without consuming buffered bytes), and it must
+// never block on a writer that escaped the run.
+type outputPipe struct {
+	w       *os.File // the child's end
+	rfd     int
+	stop    atomic.Int64 // UnixNano after which the copier stops waiting; 0 = wait for EOF
+	done    chan struct{}
+	started bool
+}
+
+// pollInterval bounds how long the copier sleeps in poll(2) before it looks
+// at the stop time again.
+const pollInterval = 50 * time.Millisecond
+
+func newOutputPipe() (*outputPipe, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("sandbox: output pipe: %w", err)
+	}
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, fmt.Errorf("sandbox: output pipe: %w", err)
+	}
+	return &outputPipe{w: os.NewFile(uintptr(p[1]), "sandbox-output"), rfd: p[0], done: make(chan struct{})}, nil
+}
+
+// start closes the parent's copy of the write end (the child holds its own;
+// EOF must come from it alone) and starts copying into dst.
+func (o *outputPipe) start(dst *capture) {
+	o.w.Close()
+	o.started = true
+	go o.copy(dst)
+}
+
+func (o *outputPipe) copy(dst *capture) {
+	defer close(o.done)
+	buf := make([]byte, 32*kib)
+	// Once stopped, an escaped writer that keeps writing may add this much
+	// more (a pipe holds at most its capacity once the writers are gone).
+	budget := 2 * mib
+	fds := []unix.PollFd{{Fd: int32(o.rfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Read(o.rfd, buf)
+		if n > 0 {
+			_, _ = dst.Write(buf[:n])
+			if s := o.stop.Load(); s != 0 && time.Now().UnixNano() > s {
+				if budget -= n; budget <= 0 {
+					return
+				}
+			}
+			continue
+		}
+		switch {
+		case n == 0 && err == nil:
+			return // EOF: every writer is gone
+		case errors.Is(err, unix.EINTR):
+			continue
+		case !errors.Is(err, unix.EAGAIN):
+			return
+		}
+		wait := pollInterval
+		if s := o.stop.Load(); s != 0 {
+			left := time.Until(time.Unix(0, s))
+			if left <= 0 {
+				return // drained what was there; the writer outlived the run
+			}
+			wait = min(wait, left)
+		}
+		_, _ = unix.Poll(fds, int(wait/time.Millisecond)+1)
+	}
+}
+
+// drain waits for the copy to reach EOF, at most grace longer. It reports
+// whether a writer still held the pipe.
+func (o *outputPipe) drain(grace time.Duration) bool {
+	select {
+	case <-o.done:
+		return false
+	default:
+	}
+	o.stop.Store(time.Now().Add(grace).UnixNano())
+	<-o.done
+	return true
+}
+
+// close stops the copy if it still runs and releases both ends.
+func (o *outputPipe) close() {
+	if o.started {
+		select {
+		case <-o.done:
+		default:
+			if o.stop.Load() == 0 {
+				o.stop.Store(time.Now().UnixNano())
+			}
+			<-o.done
+		}
+	}
+	o.w.Close()
+	unix.Close(o.rfd)
+}

@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Host is what this machine offers for isolating generated code. It is
+// probed once per process (see [Probe]); nothing is assumed from the
+// distribution or kernel version, every feature is tried.
+type Host struct {
+	Kernel string `json:"kernel"`
+	Arch   string `json:"arch"`
+	Root   bool   `json:"root"` // effective uid 0
+
+	// LandlockABI is the kernel's Landlock ABI version, 0 when unavailable.
+	// File rules need 1, TCP rules 4, signal and abstract-socket scopes 6.
+	LandlockABI   int    `json:"landlock_abi"`
+	LandlockError string `json:"landlock_error,omitempty"`
+
+	Seccomp      bool   `json:"seccomp"`
+	SeccompError string `json:"seccomp_error,omitempty"`
+
+	// Namespaces: an unprivileged process can create user, PID, network and
+	// mount namespaces (what bubblewrap needs).
+	Namespaces      bool   `json:"namespaces"`
+	NamespacesError string `json:"namespaces_error,omitempty"`
+
+	Bwrap        string `json:"bwrap,omitempty"` // path, when found
+	BwrapVersion string `json:"bwrap_version,omitempty"`
+	BwrapOK      bool   `json:"bwrap_ok"`   // a test sandbox started
+	BwrapSize    bool   `json:"bwrap_size"` // --size caps tmpfs mounts (bwrap 0.7+)
+	BwrapError   string `json:"bwrap_error,omitempty"`
+
+	Cgroup CgroupHost `json:"cgroup"`
+
+	cgroups *cgroupManager
+}
+
+var (
+	hostOnce sync.Once
+	host     *Host
+)
+
+// Probe inspects the machine once and caches the answer for the process.
+func Probe() *Host {
+	hostOnce.Do(func() { host = probeHost("") })
+	return host
+}
+
+func probeHost(bwrapPath string) *Host {
+	h := &Host{Arch: runtime.GOARCH, Root: os.Geteuid() == 0}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Kernel = unix.ByteSliceToString(u.Release[:])
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if abi, err := landlockABI(); err != nil {
+			h.LandlockError = err.Error()
+		} else {
+			h.LandlockABI = abi
+		}
+		if !seccompSupported {
+			h.SeccompError = "loopforge's seccomp filter is written for amd64 and arm64 only"
+		} else if err := seccompAvailable(); err != nil {
+			h.SeccompError = err.Error()
+		} else {
+			h.Seccomp = true
+		}
+	})
+	wg.Go(func() {
+		if err := probeNamespaces(); err != nil {
+			h.NamespacesError = err.Error()
+		} else {
+			h.Namespaces = true
+		}
+	})
+	wg.Go(func() {
+		path, version, size, err := probeBwrap(bwrapPath, h.Root)
+		h.Bwrap, h.BwrapVersion, h.BwrapSize = path, version, size
+		if err != nil {
+			h.BwrapError = err.Error()
+		} else {
+			h.BwrapOK = true
+		}
+	})
+	wg.Go(func() {
+		h.cgroups, h.Cgroup = probeCgroups()
+	})
+	wg.Wait()
+	return h
+}
+
+// probeNamespaces starts /bin/sh in new user, PID, network, mount and IPC
+// namespaces, which is what an unprivileged sandbox needs from the kernel.
+func probeNamespaces() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "exit 0")
+	cmd.Env = []string{"PATH=" + systemPath}
+	uid, gid := os.Getuid(), os.Getgid()
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+			return fmt.Errorf("unprivileged user namespaces are not allowed here (%v); on Ubuntu 23.10+ AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns)", err)
+		}
+		if errors.Is(err, syscall.ENOSPC) {
+			return fmt.Errorf("user namespaces are disabled (user.max_user_namespaces = 0): %v", err)
+		}
+		return fmt.Errorf("cannot create namespaces: %v %s", err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return nil
+}

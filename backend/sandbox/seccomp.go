@@ -1,0 +1,147 @@
+//go:build amd64 || arm64
+
+package sandbox
+
+// The seccomp filter is a handful of rules, so it is written here with
+// golang.org/x/net/bpf (already in the module graph) instead of pulling in a
+// seccomp library or libseccomp (cgo). It is applied by the shim to its own
+// locked thread, right before exec, like Landlock.
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+const seccompSupported = true
+
+// seccompSpec is what the parent asks the shim to filter.
+type seccompSpec struct {
+	// Sockets lists the address families socket(2) may create; every
+	// other family gets EACCES. nil means no socket rule at all (bwrap with
+	// the network allowed); empty refuses every socket, AF_UNIX included, so
+	// code outside a namespace cannot reach the host's D-Bus, X11 or docker
+	// sockets. socketpair(2) stays allowed.
+	Sockets []uint32 `json:"sockets"`
+}
+
+const (
+	seccompRetAllow       = 0x7fff0000
+	seccompRetErrno       = 0x00050000
+	seccompRetKillProcess = 0x80000000
+
+	// Offsets in struct seccomp_data (little-endian: the low half of an
+	// argument comes first).
+	seccompOffNr   = 0
+	seccompOffArch = 4
+	seccompOffArg0 = 16
+	seccompOffArg1 = 24
+
+	// cloneNSFlags are the namespace flags clone(2) accepts.
+	cloneNSFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+		unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+)
+
+// seccompDenied are refused with EPERM whatever the request. The code never
+// needs them, and several are dangerous when the app (and so the code) runs
+// as root without a namespace: io_uring can open sockets without socket(2);
+// ptrace and process_vm_* read other processes of the same user (the app!);
+// the keyctl family reaches the session keyring the app shares; the rest
+// administer the machine or widen the kernel's attack surface.
+var seccompDenied = []uint32{
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV,
+	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_FSOPEN, unix.SYS_FSMOUNT,
+	unix.SYS_MOVE_MOUNT, unix.SYS_OPEN_TREE, unix.SYS_MOUNT_SETATTR,
+	unix.SYS_UNSHARE, unix.SYS_SETNS,
+	unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_REBOOT, unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD,
+	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE, unix.SYS_ACCT,
+	unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME, unix.SYS_CLOCK_ADJTIME, unix.SYS_ADJTIMEX,
+	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT, unix.SYS_QUOTACTL,
+	unix.SYS_SETHOSTNAME, unix.SYS_SETDOMAINNAME,
+}
+
+func retErrno(errno unix.Errno) bpf.Instruction {
+	return bpf.RetConstant{Val: seccompRetErrno | uint32(errno)}
+}
+
+// seccompProgram builds the filter. Every rule is a self-contained block
+// that returns, so the jumps stay local and short.
+func seccompProgram(s seccompSpec) []bpf.Instruction {
+	p := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: seccompOffArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: seccompAuditArch, SkipTrue: 1},
+		bpf.RetConstant{Val: seccompRetKillProcess}, // another ABI (e.g. int 0x80 on x86-64)
+		bpf.LoadAbsolute{Off: seccompOffNr, Size: 4},
+	}
+	if seccompX32Bit != 0 {
+		p = append(p,
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: seccompX32Bit, SkipFalse: 1},
+			retErrno(unix.EPERM))
+	}
+	for _, nr := range seccompDenied {
+		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, retErrno(unix.EPERM))
+	}
+	// clone3 hides its flags in memory a filter cannot read; ENOSYS makes
+	// glibc fall back to clone(2), whose flags we can check.
+	p = append(p,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE3, SkipFalse: 1},
+		retErrno(unix.ENOSYS),
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipFalse: 4},
+		bpf.LoadAbsolute{Off: seccompOffArg0, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: cloneNSFlags, SkipFalse: 1},
+		retErrno(unix.EPERM),
+		bpf.RetConstant{Val: seccompRetAllow},
+		// TIOCSTI pushes bytes into a terminal's input (and TIOCLINUX can on
+		// a VT): refuse both even though the code has no controlling tty.
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IOCTL, SkipFalse: 5},
+		bpf.LoadAbsolute{Off: seccompOffArg1, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCSTI, SkipTrue: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipTrue: 1},
+		bpf.RetConstant{Val: seccompRetAllow},
+		retErrno(unix.EPERM),
+	)
+	if s.Sockets != nil {
+		k := len(s.Sockets)
+		p = append(p,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipFalse: uint8(k + 3)},
+			bpf.LoadAbsolute{Off: seccompOffArg0, Size: 4})
+		for i, family := range s.Sockets {
+			p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: family, SkipTrue: uint8(k - i)})
+		}
+		p = append(p, retErrno(unix.EACCES), bpf.RetConstant{Val: seccompRetAllow})
+	}
+	return append(p, bpf.RetConstant{Val: seccompRetAllow})
+}
+
+// applySeccomp installs the filter on the calling thread (locked, with
+// no_new_privs already set). No TSYNC: only this thread survives exec.
+func applySeccomp(s seccompSpec) error {
+	raw, err := bpf.Assemble(seccompProgram(s))
+	if err != nil {
+		return fmt.Errorf("assemble seccomp filter: %w", err)
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+		return fmt.Errorf("seccomp(SET_MODE_FILTER): %w", errno)
+	}
+	return nil
+}
+
+// seccompAvailable reports whether the kernel takes seccomp filters that
+// return errno (it answers SECCOMP_GET_ACTION_AVAIL from Linux 4.14).
+func seccompAvailable() error {
+	action := uint32(seccompRetErrno)
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); errno != 0 {
+		return fmt.Errorf("seccomp filters unavailable: %w", errno)
+	}
+	return nil
+}

@@ -1,0 +1,8 @@
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+const (
+	seccompAuditArch = unix.AUDIT_ARCH_AARCH64
+	seccompX32Bit    = 0
+)

@@ -28,7 +28,7 @@ const (
 	statusFail    = 'E'
 	childFailExit = 127
 	// specVersion changes whenever childSpec changes meaning.
-	specVersion = 2
+	specVersion = 3
 )
 
 // childSpec is everything the shim needs, JSON-encoded in specEnv.
@@ -89,8 +89,12 @@ func runChild() {
 	}
 
 	var spec childSpec
-	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		fail(fmt.Errorf("decode spec: %w", err))
+	dec := json.NewDecoder(strings.NewReader(raw))
+	// A field this shim does not know is a layer it would silently skip
+	// (a stale loopforge-shim next to a newer app): fail closed.
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		fail(fmt.Errorf("decode spec (is %s older than the app? rebuild it): %w", os.Args[0], err))
 	}
 	if spec.Version != specVersion {
 		fail(fmt.Errorf("spec version %d, this shim (%s) knows %d: rebuild it with the app", spec.Version, os.Args[0], specVersion))

@@ -859,8 +859,12 @@ func TestHostileKillParent(t *testing.T) {
 			out, err := runHelper(t, c, code)
 			var ee *exec.ExitError
 			appKilled := err != nil && errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+			t.Logf("outcome[kill-parent %s]: app killed %v; %.120s", c.name, appKilled, out)
 			switch {
-			case c.signals():
+			case c.signals() || c.seccomp:
+				// Landlock scopes or the seccomp filter refuse the signal
+				// (EPERM); in a PID namespace the parent is the namespace's
+				// init, which ignores it.
 				if err != nil {
 					t.Fatalf("helper app failed: %v\n%s", err, out)
 				}
@@ -868,8 +872,6 @@ func TestHostileKillParent(t *testing.T) {
 				if err := json.Unmarshal(out, &res); err != nil {
 					t.Fatalf("helper output %q: %v", out, err)
 				}
-				// Landlock refuses the signal (EPERM); in a PID namespace the
-				// parent is the namespace's init, which ignores it.
 				if res.Status != StatusOK || !(strings.HasPrefix(res.Stdout, "refused 1") || (c.bwrap && res.Stdout == "sent\n")) {
 					t.Errorf("code result %q %q", res.Status, res.Stdout)
 				}
@@ -899,6 +901,7 @@ func TestHostileAppSecrets(t *testing.T) {
 			if err := json.Unmarshal(out, &res); err != nil {
 				t.Fatalf("helper output %q: %v", out, err)
 			}
+			t.Logf("outcome[app-environ %s]: %s", c.name, strings.TrimSpace(res.Stdout))
 			switch {
 			case c.files() && res.Stdout == "read True\n":
 				t.Errorf("the code read the app's secret at %s", c.name)
@@ -952,6 +955,7 @@ func TestHostileCancelMidRun(t *testing.T) {
 			time.AfterFunc(500*time.Millisecond, func() { cancelledAt = time.Now(); cancel() })
 			res, m := runOn(t, &r, ctx, Request{Code: code, Limits: Limits{Timeout: time.Minute}})
 			took := time.Since(cancelledAt)
+			t.Logf("outcome[cancel %s]: %s, Run returned %v after the cancel", c.name, res.Description(), took.Round(time.Millisecond))
 			wantStatus(t, res, StatusKilled)
 			if took > 300*time.Millisecond {
 				t.Errorf("Run returned %v after the cancel", took)
@@ -1029,6 +1033,7 @@ func TestHostilePersistenceAcrossRuns(t *testing.T) {
 const helperEnv = "LOOPFORGE_TEST_HELPER"
 
 type helperSpec struct {
+	TempRoot  string
 	Isolation string
 	NoCgroup  bool
 	Seccomp   bool
@@ -1041,7 +1046,7 @@ func helperMain(raw string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := NewRunner(Options{Isolation: spec.Isolation, NoCgroup: spec.NoCgroup})
+	r, err := NewRunner(Options{Isolation: spec.Isolation, NoCgroup: spec.NoCgroup, TempRoot: spec.TempRoot})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -1059,7 +1064,8 @@ func helperMain(raw string) int {
 
 func runHelper(t *testing.T, c config, code string) ([]byte, error) {
 	t.Helper()
-	spec, _ := json.Marshal(helperSpec{Isolation: c.r.isolation, NoCgroup: !c.cgroup, Seccomp: c.seccomp, Code: code})
+	// The helper's own temp root: a killed helper cannot remove its run dir.
+	spec, _ := json.Marshal(helperSpec{TempRoot: t.TempDir(), Isolation: c.r.isolation, NoCgroup: !c.cgroup, Seccomp: c.seccomp, Code: code})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+string(spec), "LOOPFORGE_TEST_APP_KEY="+testSecret)
 	var stderr bytes.Buffer

@@ -81,6 +81,19 @@ func TestSeccompProgram(t *testing.T) {
 			{"inet6", seccompData(a, unix.SYS_SOCKET, unix.AF_INET6), eacces},
 			{"netlink", seccompData(a, unix.SYS_SOCKET, unix.AF_NETLINK), eacces},
 		}},
+		{"app protected", seccompSpec{AppPid: 4242, AppPgid: 4200}, []call{
+			{"kill app", seccompData(a, unix.SYS_KILL, 4242, 9), eperm},
+			{"kill everyone", seccompData(a, unix.SYS_KILL, uint64(^uint32(0)), 9), eperm},
+			{"kill app group", seccompData(a, unix.SYS_KILL, uint64(uint32(0xffffffff-4200+1)), 9), eperm},
+			{"kill own group", seccompData(a, unix.SYS_KILL, 0, 9), allow},
+			{"kill child", seccompData(a, unix.SYS_KILL, 4243, 9), allow},
+			{"tgkill app", seccompData(a, unix.SYS_TGKILL, 4242, 4250, 9), eperm},
+			{"tgkill self", seccompData(a, unix.SYS_TGKILL, 77, 77, 6), allow},
+			{"pidfd_open app", seccompData(a, unix.SYS_PIDFD_OPEN, 4242), eperm},
+			{"pidfd_open child", seccompData(a, unix.SYS_PIDFD_OPEN, 99), allow},
+			{"tkill", seccompData(a, unix.SYS_TKILL, 99, 9), eperm},
+			{"pidfd_send_signal", seccompData(a, unix.SYS_PIDFD_SEND_SIGNAL, 3, 9), eperm},
+		}},
 		{"internet", seccompSpec{Sockets: []uint32{unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}}, []call{
 			{"inet", seccompData(a, unix.SYS_SOCKET, unix.AF_INET), allow},
 			{"inet6", seccompData(a, unix.SYS_SOCKET, unix.AF_INET6), allow},
@@ -310,5 +323,33 @@ func TestStandaloneShim(t *testing.T) {
 	wantNoSurvivors(t, m)
 	if res.Stdout != "via the shim\n" || res.Isolation != testRunner(t).Isolation() {
 		t.Errorf("stdout %q isolation %q", res.Stdout, res.Isolation)
+	}
+}
+
+// TestShimRejectsUnknownSpec: a shim older than the app (a stale
+// loopforge-shim) must fail rather than skip a layer it does not know.
+func TestShimRejectsUnknownSpec(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, spec := range map[string]string{
+		"unknown field": `{"v":3,"path":"/bin/true","args":["true"],"isolation":"basic","seccomp":{"sockets":[],"new_layer":1}}`,
+		"old version":   `{"v":1,"path":"/bin/true","args":["true"],"isolation":"basic"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, w, _ := os.Pipe()
+			cmd := exec.Command(self, childArg)
+			cmd.Env = []string{specEnv + "=" + spec}
+			cmd.ExtraFiles = []*os.File{w}
+			out, err := cmd.CombinedOutput()
+			w.Close()
+			status := make([]byte, 512)
+			n, _ := r.Read(status)
+			r.Close()
+			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != childFailExit || n == 0 || status[0] != statusFail {
+				t.Errorf("shim accepted %s: err %v, output %q, status %q", spec, err, out, status[:n])
+			}
+		})
 	}
 }

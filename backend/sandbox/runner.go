@@ -355,6 +355,9 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd string, cg *
 		default:
 			sc.Sockets = []uint32{}
 		}
+		if !bwrap { // a PID namespace hides the app already
+			sc.AppPid, sc.AppPgid = int32(os.Getpid()), int32(syscall.Getpgrp())
+		}
 		spec.Seccomp = sc
 		res.Layers = append(res.Layers, "seccomp")
 	}

@@ -25,6 +25,12 @@ type seccompSpec struct {
 	// code outside a namespace cannot reach the host's D-Bus, X11 or docker
 	// sockets. socketpair(2) stays allowed.
 	Sockets []uint32 `json:"sockets"`
+	// AppPid and AppPgid protect the app when no PID namespace or Landlock
+	// scope does: kill(2) and friends may not target the app's process or
+	// group, nor every process at once (kill(-1)); tkill and
+	// pidfd_send_signal (which also takes a /proc/<pid> fd) are refused.
+	AppPid  int32 `json:"app_pid,omitempty"`
+	AppPgid int32 `json:"app_pgid,omitempty"`
 }
 
 const (
@@ -106,16 +112,40 @@ func seccompProgram(s seccompSpec) []bpf.Instruction {
 		retErrno(unix.EPERM),
 	)
 	if s.Sockets != nil {
-		k := len(s.Sockets)
-		p = append(p,
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipFalse: uint8(k + 3)},
-			bpf.LoadAbsolute{Off: seccompOffArg0, Size: 4})
-		for i, family := range s.Sockets {
-			p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: family, SkipTrue: uint8(k - i)})
+		// Allowed families pass; every other one gets EACCES.
+		p = append(p, argRule(unix.SYS_SOCKET, seccompOffArg0, s.Sockets,
+			bpf.RetConstant{Val: seccompRetAllow}, retErrno(unix.EACCES))...)
+	}
+	if s.AppPid > 0 {
+		app := uint32(s.AppPid)
+		targets := []uint32{app, ^uint32(0)} // the app, or -1: everyone
+		if s.AppPgid > 0 {
+			targets = append(targets, uint32(-s.AppPgid))
 		}
-		p = append(p, retErrno(unix.EACCES), bpf.RetConstant{Val: seccompRetAllow})
+		allow, deny := bpf.RetConstant{Val: seccompRetAllow}, retErrno(unix.EPERM)
+		p = append(p, argRule(unix.SYS_KILL, seccompOffArg0, targets, deny, allow)...)
+		for _, nr := range []uint32{unix.SYS_TGKILL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO, unix.SYS_PIDFD_OPEN} {
+			p = append(p, argRule(nr, seccompOffArg0, []uint32{app}, deny, allow)...)
+		}
+		for _, nr := range []uint32{unix.SYS_TKILL, unix.SYS_PIDFD_SEND_SIGNAL} {
+			p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, deny)
+		}
 	}
 	return append(p, bpf.RetConstant{Val: seccompRetAllow})
+}
+
+// argRule is a block for system call nr: if the 32-bit argument at off
+// equals one of values, onMatch, else otherwise. Other calls skip it.
+func argRule(nr, off uint32, values []uint32, onMatch, otherwise bpf.Instruction) []bpf.Instruction {
+	k := len(values)
+	p := []bpf.Instruction{
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: uint8(k + 3)},
+		bpf.LoadAbsolute{Off: off, Size: 4},
+	}
+	for i, v := range values {
+		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: v, SkipTrue: uint8(k - i)})
+	}
+	return append(p, otherwise, onMatch)
 }
 
 // applySeccomp installs the filter on the calling thread (locked, with

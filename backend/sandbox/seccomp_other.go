@@ -9,6 +9,8 @@ const seccompSupported = false
 
 type seccompSpec struct {
 	Sockets []uint32 `json:"sockets"`
+	AppPid  int32    `json:"app_pid,omitempty"`
+	AppPgid int32    `json:"app_pgid,omitempty"`
 }
 
 func applySeccomp(seccompSpec) error {

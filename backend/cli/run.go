@@ -231,6 +231,7 @@ type humanPrinter struct {
 	tokens   int
 	status   string
 	started  time.Time
+	warned   map[string]bool // sandbox warnings already shown (once per run)
 }
 
 func newHumanPrinter(out, errw io.Writer, info service.RunInfo) *humanPrinter {
@@ -280,6 +281,18 @@ func (p *humanPrinter) event(e event.Event) error {
 		_ = e.Decode(&it)
 		p.status = fmt.Sprintf("iteration %d: running the code", it.Iteration)
 		p.live("%s…", p.status)
+	case event.ExecFinished:
+		var x event.ExecPayload
+		_ = e.Decode(&x)
+		for _, w := range x.Warnings {
+			if !p.warned[w] {
+				if p.warned == nil {
+					p.warned = map[string]bool{}
+				}
+				p.warned[w] = true
+				p.line("sandbox warning: %s", w)
+			}
+		}
 	case event.IterationDone:
 		var d event.IterationDonePayload
 		_ = e.Decode(&d)

@@ -119,6 +119,10 @@ type ExecPayload struct {
 	DurationMS  int64  `json:"duration_ms"`
 	Isolation   string `json:"isolation"`
 	Description string `json:"description"` // one line: "exit 1: ValueError: boom"
+	// Protections that applied to this execution (files, network,
+	// processes, memory, signals) and warnings about the missing ones.
+	Protections map[string]bool `json:"protections,omitempty"`
+	Warnings    []string        `json:"warnings,omitempty"`
 }
 
 type ReflectionPayload struct {

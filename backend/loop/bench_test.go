@@ -71,4 +71,7 @@ func TestRealSandboxIteration(t *testing.T) {
 	if first.Status != "error" || first.Isolation == "" {
 		t.Fatalf("input() should fail with EOFError: %+v", first)
 	}
+	if _, ok := first.Protections["files"]; !ok || len(first.Protections) != 5 {
+		t.Fatalf("the execution event should carry the five protection ticks: %+v", first.Protections)
+	}
 }

@@ -345,6 +345,11 @@ func execPayload(it int, res sandbox.Result) event.ExecPayload {
 		Iteration: it, Status: string(res.Status), ExitCode: res.ExitCode, Signal: res.Signal,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated,
 		DurationMS: res.Duration.Milliseconds(), Isolation: res.Isolation, Description: res.Description(),
+		Warnings: res.Warnings,
+		Protections: map[string]bool{
+			"files": res.Protections.Files, "network": res.Protections.Network, "processes": res.Protections.Processes,
+			"memory": res.Protections.Memory, "signals": res.Protections.Signals,
+		},
 	}
 }
 

@@ -217,6 +217,10 @@ export interface ExecPayload {
   duration_ms: number
   isolation: string
   description: string
+  /** Which protections applied (files, network, processes, memory, signals). */
+  protections?: Record<string, boolean>
+  /** Missing protections the user should know about. */
+  warnings?: string[]
 }
 export interface ReflectionPayload {
   iteration: number

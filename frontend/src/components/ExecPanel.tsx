@@ -37,6 +37,16 @@ export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
                 {x.isolation || '—'}
               </dd>
             </div>
+            {x.protections && (
+              <div>
+                <dt>{s.protections}</dt>
+                <dd className="mono" data-testid="protections">
+                  {Object.entries(x.protections)
+                    .map(([name, on]) => `${name} ${on ? '✓' : '✗'}`)
+                    .join('  ')}
+                </dd>
+              </div>
+            )}
             {x.signal && (
               <div>
                 <dt>{s.signal}</dt>
@@ -45,6 +55,11 @@ export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
             )}
           </dl>
           {x.description && x.status !== 'ok' && <p className="exec-desc">{x.description}</p>}
+          {x.warnings?.map((w) => (
+            <p key={w} className="exec-warning small" role="note" data-testid="sandbox-warning">
+              ⚠ {w}
+            </p>
+          ))}
           {x.stdout && (
             <div className="out">
               <span className="out-label">{s.stdout}</span>

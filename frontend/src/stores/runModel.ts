@@ -18,6 +18,8 @@ export interface ExecResult {
   durationMs: number
   isolation: string
   description: string
+  protections?: Record<string, boolean>
+  warnings?: string[]
 }
 
 export interface IterationView {
@@ -185,6 +187,8 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
           durationMs: p.duration_ms,
           isolation: p.isolation,
           description: p.description,
+          protections: p.protections,
+          warnings: p.warnings,
         },
       }))
     }

@@ -145,6 +145,8 @@ export function twoIterationRun(runId = 'run-1'): RunEvent[] {
       duration_ms: 21,
       isolation: 'basic',
       description: 'exit 1: ZeroDivisionError: division by zero',
+      protections: { files: false, network: false, processes: false, memory: false, signals: true },
+      warnings: ['network is not isolated: install bubblewrap'],
     }),
     e('iteration_done', { iteration: 1, status: 'error', summary: 'exit 1: ZeroDivisionError: division by zero' }),
     e('token', { iteration: 1, phase: 'reflect', text: 'It divides ' }),

@@ -153,6 +153,13 @@ func logToFile(stderr io.Writer, dir string) func() {
 	return func() { f.Close() }
 }
 
+// openService opens the backend with the current directory's configuration;
+// the caller closes it.
+func (e *env) openService(cmd *cobra.Command) (*service.Service, error) {
+	wd, _ := os.Getwd()
+	return e.newService(cmd.Context(), wd)
+}
+
 func defaultService(ctx context.Context, workdir string) (*service.Service, error) {
 	cfg, err := config.Load(config.Options{Workdir: workdir})
 	if err != nil {

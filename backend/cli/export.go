@@ -32,8 +32,7 @@ func (e *env) exportCmd() *cobra.Command {
 			if _, err := export.ParseFormat(format); err != nil {
 				return usagef("%v", err)
 			}
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}
@@ -44,7 +43,7 @@ func (e *env) exportCmd() *cobra.Command {
 			}
 			dest := out
 			if dest == "" {
-				dest = wd
+				dest, _ = os.Getwd()
 			}
 			path, err := export.WriteFile(dest, name, data)
 			if errors.Is(err, export.ErrExists) {
@@ -81,8 +80,7 @@ func (e *env) importCmd() *cobra.Command {
 			if err != nil {
 				return usagef("%s: %v", args[0], err)
 			}
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}

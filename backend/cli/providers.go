@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -15,8 +14,7 @@ func (e *env) providersCmd() *cobra.Command {
 		Short: "List provider profiles: kind, model, and whether each can be used now (and why not)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}

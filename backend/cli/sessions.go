@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,8 +20,7 @@ func (e *env) sessionsCmd() *cobra.Command {
 		Short: "List stored sessions (most recent first)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}
@@ -64,8 +62,7 @@ func (e *env) sessionsShowCmd() *cobra.Command {
 		Short: "Print one session with its runs and iterations",
 		Args:  exactArgs(1, "a session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}
@@ -119,8 +116,7 @@ func (e *env) sessionsDeleteCmd() *cobra.Command {
 		Short: "Delete a session and everything in it",
 		Args:  exactArgs(1, "a session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/loopforge/loopforge/backend/service"
@@ -16,8 +15,7 @@ func (e *env) statsCmd() *cobra.Command {
 		Short: "Statistics over the history: runs, successes, durations, iterations, tokens, cost per provider and model",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			wd, _ := os.Getwd()
-			svc, err := e.newService(cmd.Context(), wd)
+			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}

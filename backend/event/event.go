@@ -85,6 +85,12 @@ type RunStartedPayload struct {
 	Reflect       bool   `json:"reflect"`
 	Language      string `json:"language"`
 	Mode          string `json:"mode"`
+	// AllowNetwork: the user let this run's code reach the network.
+	AllowNetwork bool `json:"allow_network,omitempty"`
+	// Workdir and Validate describe a workspace-mode run.
+	Workdir  string   `json:"workdir,omitempty"`
+	Validate []string `json:"validate,omitempty"`
+	Auditor  string   `json:"auditor,omitempty"`
 }
 
 type IterationPayload struct {

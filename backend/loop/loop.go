@@ -52,6 +52,9 @@ type Settings struct {
 	Reflect       bool
 	Language      string // "python" when empty
 	Limits        sandbox.Limits
+	// AllowNetwork lets the generated code open internet sockets (the
+	// user's opt-in for one run).
+	AllowNetwork bool
 	// Workdir and Mode are passed to coding CLIs: "" and script mode give
 	// each call a private empty directory and no write access.
 	Workdir string
@@ -202,7 +205,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		if err := r.send(event.ExecStarted, event.IterationPayload{Iteration: it}); err != nil {
 			return fail(out, err)
 		}
-		res, err := r.exec.Run(ctx, sandbox.Request{Language: r.lang.Sandbox, Code: code, Limits: r.set.Limits})
+		res, err := r.exec.Run(ctx, sandbox.Request{Language: r.lang.Sandbox, Code: code, Limits: r.set.Limits, AllowNetwork: r.set.AllowNetwork})
 		if err != nil {
 			return fail(out, fmt.Errorf("running the generated code: %w", err))
 		}

@@ -61,6 +61,17 @@ type RunRequest struct {
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
 	Language       string  `json:"language,omitempty"`
 	Fresh          bool    `json:"fresh,omitempty"` // a new thread in session_id (re-run one provider of a comparison)
+	// AllowNetwork lets this run's generated code reach the network (off by default).
+	AllowNetwork bool `json:"allow_network,omitempty"`
+
+	// Workspace mode: mode "workspace" edits the project in workdir ("" =
+	// the current workdir), runs the validate commands after each attempt,
+	// has the auditor profile review it, and commits to a loopforge/ branch.
+	Mode     string     `json:"mode,omitempty"`
+	Workdir  string     `json:"workdir,omitempty"`
+	Validate []string   `json:"validate,omitempty"`
+	Auditor  string     `json:"auditor,omitempty"`
+	Task     *loop.Task `json:"task,omitempty"` // inputs and constraints (instructions default to prompt)
 }
 
 // ToService converts the wire request.
@@ -68,7 +79,9 @@ func (r RunRequest) ToService() service.RunRequest {
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
 		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh,
-		Timeout: time.Duration(r.TimeoutSeconds * float64(time.Second)),
+		Timeout:      time.Duration(r.TimeoutSeconds * float64(time.Second)),
+		AllowNetwork: r.AllowNetwork,
+		Mode:         r.Mode, Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task,
 	}
 }
 

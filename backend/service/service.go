@@ -151,6 +151,9 @@ type RunRequest struct {
 	// Fresh starts a new thread in SessionID (no earlier messages), as when
 	// re-running one provider of a comparison.
 	Fresh bool
+	// AllowNetwork lets this run's generated code (and, in workspace mode,
+	// its commands) open internet sockets: the user's opt-in for one run.
+	AllowNetwork bool
 
 	// Workspace mode (Mode "workspace"): the provider edits files in Workdir
 	// ("" = the service's workdir), Validate commands (appended to Task's)
@@ -286,10 +289,11 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 
 // prepared is a validated request for one provider, ready to launch.
 type prepared struct {
-	prof  provider.Profile
-	model provider.Provider
-	set   loop.Settings
-	lang  loop.Language
+	auditor string // the auditor's profile name (workspace mode)
+	prof    provider.Profile
+	model   provider.Provider
+	set     loop.Settings
+	lang    loop.Language
 }
 
 // prepare checks everything that can be checked before a run is recorded.
@@ -318,6 +322,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if req.Timeout > 0 {
 		set.Limits.Timeout = req.Timeout
 	}
+	set.AllowNetwork = req.AllowNetwork
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
 	}
@@ -345,7 +350,11 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if err := s.prepareWorkspace(ctx, req, prof, model, &set); err != nil {
 		return prepared{}, err
 	}
-	return prepared{prof: prof, model: model, set: set, lang: lang}, nil
+	p := prepared{prof: prof, model: model, set: set, lang: lang}
+	if set.Workspace != nil && set.Workspace.Auditor != nil {
+		p.auditor = req.Auditor
+	}
+	return p, nil
 }
 
 // launch records a run in sess and starts its goroutine.
@@ -363,6 +372,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{
 		SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt,
 		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: runMode(p.set),
+		AllowNetwork: p.set.AllowNetwork, Workdir: p.set.Workdir, Validate: validateOf(p.set), Auditor: p.auditor,
 	})); err != nil {
 		cancel(err)
 		s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())

@@ -119,3 +119,11 @@ func runMode(set loop.Settings) string {
 	}
 	return "script"
 }
+
+// validateOf lists a workspace run's validation commands (nil in script mode).
+func validateOf(set loop.Settings) []string {
+	if set.Workspace == nil {
+		return nil
+	}
+	return set.Workspace.Task.Validate
+}

@@ -19,6 +19,29 @@ export namespace config {
 
 }
 
+export namespace loop {
+	
+	export class Task {
+	    instructions: string;
+	    inputs?: string[];
+	    constraints?: string[];
+	    validate?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Task(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.instructions = source["instructions"];
+	        this.inputs = source["inputs"];
+	        this.constraints = source["constraints"];
+	        this.validate = source["validate"];
+	    }
+	}
+
+}
+
 export namespace server {
 	
 	export class CompareRequest {
@@ -32,6 +55,12 @@ export namespace server {
 	    timeout_seconds?: number;
 	    language?: string;
 	    fresh?: boolean;
+	    allow_network?: boolean;
+	    mode?: string;
+	    workdir?: string;
+	    validate?: string[];
+	    auditor?: string;
+	    task?: loop.Task;
 	    providers: string[];
 	
 	    static createFrom(source: any = {}) {
@@ -50,8 +79,32 @@ export namespace server {
 	        this.timeout_seconds = source["timeout_seconds"];
 	        this.language = source["language"];
 	        this.fresh = source["fresh"];
+	        this.allow_network = source["allow_network"];
+	        this.mode = source["mode"];
+	        this.workdir = source["workdir"];
+	        this.validate = source["validate"];
+	        this.auditor = source["auditor"];
+	        this.task = this.convertValues(source["task"], loop.Task);
 	        this.providers = source["providers"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Endpoint {
 	    url: string;
@@ -78,6 +131,12 @@ export namespace server {
 	    timeout_seconds?: number;
 	    language?: string;
 	    fresh?: boolean;
+	    allow_network?: boolean;
+	    mode?: string;
+	    workdir?: string;
+	    validate?: string[];
+	    auditor?: string;
+	    task?: loop.Task;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunRequest(source);
@@ -95,7 +154,31 @@ export namespace server {
 	        this.timeout_seconds = source["timeout_seconds"];
 	        this.language = source["language"];
 	        this.fresh = source["fresh"];
+	        this.allow_network = source["allow_network"];
+	        this.mode = source["mode"];
+	        this.workdir = source["workdir"];
+	        this.validate = source["validate"];
+	        this.auditor = source["auditor"];
+	        this.task = this.convertValues(source["task"], loop.Task);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Workdir {
 	    path: string;

@@ -31,14 +31,7 @@ func (e *env) compareCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&providers, "provider", "p", nil, "provider profile (repeat: at least two)")
-	fl.StringVarP(&f.model, "model", "m", "", "model for every provider (default: each profile's)")
-	fl.IntVarP(&f.maxIter, "max-iterations", "n", 0, "iteration limit (default 5)")
-	fl.StringVar(&f.timeout, "timeout", "", "time limit for one execution of the generated code (default 30s)")
-	fl.BoolVar(&f.noReflect, "no-reflect", false, "send errors straight back instead of a reflection step")
-	fl.BoolVar(&f.json, "json", false, "JSON Lines: every event, then a final {\"type\":\"comparison\"} line")
-	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
-	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default) or sh")
-	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply (default: the current one)")
+	f.bind(fl, "model for every provider (default: each profile's)", "JSON Lines: every event, then a final {\"type\":\"comparison\"} line")
 	return cmd
 }
 
@@ -47,19 +40,11 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 	if len(providers) < 2 {
 		return usagef("compare needs at least two providers: -p NAME -p NAME")
 	}
-	prompt, err := e.prompt(f, args)
-	if err != nil {
-		return err
-	}
-	rr, err := f.request(cmd, prompt)
+	rr, workdir, err := e.request(cmd, f, args)
 	if err != nil {
 		return err
 	}
 	req := service.CompareRequest{Providers: providers, RunRequest: rr}
-	workdir, err := resolveWorkdir(f.workdir)
-	if err != nil {
-		return err
-	}
 	svc, err := e.newService(ctx, workdir)
 	if err != nil {
 		return err
@@ -152,6 +137,27 @@ func compareLine(w io.Writer, name string, ev event.Event) {
 			msg += ": " + oneLine(p.Error)
 		}
 		fmt.Fprintf(w, "[%s] finished: %s\n", name, msg)
+	case event.Validated:
+		var v event.ValidatePayload
+		_ = ev.Decode(&v)
+		verdict := "passed"
+		if !v.Passed {
+			verdict = fmt.Sprintf("failed (exit %d)", v.ExitCode)
+		}
+		fmt.Fprintf(w, "[%s] iteration %d: `%s` %s\n", name, v.Iteration, v.Command, verdict)
+	case event.Git:
+		var g event.GitPayload
+		_ = ev.Decode(&g)
+		switch g.Action {
+		case "worktree":
+			fmt.Fprintf(w, "[%s] working in %s on branch %s\n", name, g.Path, g.Branch)
+		case "commit":
+			fmt.Fprintf(w, "[%s] committed %.12s on %s\n", name, g.Commit, g.Branch)
+		}
+	case event.Log:
+		var l event.LogPayload
+		_ = ev.Decode(&l)
+		fmt.Fprintf(w, "[%s] note: %s\n", name, l.Message)
 	}
 }
 

@@ -18,13 +18,14 @@ import (
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
 
 type runFlags struct {
 	provider, model, baseURL, promptFile, session, language, workdir, timeout string
 	maxIter                                                                   int
-	noReflect, json                                                           bool
+	noReflect, json, allowNetwork                                             bool
 	mode, task, auditor                                                       string
 	validate                                                                  []string
 }
@@ -46,62 +47,18 @@ func (e *env) runCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.provider, "provider", "p", "", "provider profile (default: from config or LOOPFORGE_PROVIDER, else the first with a key)")
-	fl.StringVarP(&f.model, "model", "m", "", "model (default: the profile's)")
 	fl.StringVar(&f.baseURL, "base-url", "", "API endpoint (default: the profile's)")
-	fl.IntVarP(&f.maxIter, "max-iterations", "n", 0, "iteration limit (default 5, or max_iterations from config)")
-	fl.StringVar(&f.timeout, "timeout", "", "time limit for one execution of the generated code (default 30s)")
-	fl.BoolVar(&f.noReflect, "no-reflect", false, "send errors straight back instead of a reflection step")
-	fl.BoolVar(&f.json, "json", false, "print JSON Lines events on stdout instead of human output")
-	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
 	fl.StringVar(&f.session, "session", "", "continue a session: the follow-up keeps the thread's message history")
-	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default) or sh")
-	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply, and that workspace mode edits (default: the current one)")
-	fl.StringVar(&f.mode, "mode", "", "script (default: code runs in the sandbox) or workspace (the model edits the workdir, a git repository)")
-	fl.StringArrayVar(&f.validate, "validate", nil, "workspace mode: a command that must pass after each attempt, e.g. 'pytest -q' (repeatable)")
-	fl.StringVar(&f.task, "task", "", "workspace mode: a YAML task file (instructions, inputs, constraints, validate)")
-	fl.StringVar(&f.auditor, "auditor", "", "workspace mode: a provider profile that reviews each passing change")
+	f.bind(fl, "model (default: the profile's)", "print JSON Lines events on stdout instead of human output")
 	return cmd
 }
 
 func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []string) error {
-	var task *loop.Task
-	if f.task != "" {
-		t, err := loadTask(f.task)
-		if err != nil {
-			return err
-		}
-		task = t
-	}
-	var prompt string
-	if task != nil && len(args) == 0 && f.promptFile == "" {
-		prompt = task.Instructions
-	} else {
-		p, err := e.prompt(f, args)
-		if err != nil {
-			return err
-		}
-		prompt = p
-	}
-	if f.mode == "workspace" && task == nil && len(args) == 0 && f.promptFile == "" {
-		return usagef("workspace mode needs a task: a prompt, --prompt-file or --task")
-	}
-	if f.mode != "workspace" && (task != nil || len(f.validate) > 0 || f.auditor != "") {
-		return usagef("--task, --validate and --auditor need --mode workspace")
-	}
-	req, err := f.request(cmd, prompt)
+	req, workdir, err := e.request(cmd, f, args)
 	if err != nil {
 		return err
 	}
 	req.SessionID, req.Provider, req.BaseURL = f.session, f.provider, f.baseURL
-	req.Mode, req.Validate, req.Auditor, req.Task = f.mode, f.validate, f.auditor, task
-	workdir, err := resolveWorkdir(f.workdir)
-	if err != nil {
-		return err
-	}
-
-	if f.mode == "workspace" {
-		req.Workdir = workdir
-	}
 	svc, err := e.newService(ctx, workdir)
 	if err != nil {
 		return err
@@ -140,16 +97,59 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 	return &exitError{code: ExitFailed}
 }
 
-// request turns the flags run and compare share into a request.
-func (f runFlags) request(cmd *cobra.Command, prompt string) (service.RunRequest, error) {
-	req := service.RunRequest{Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language}
+// bind registers the flags run and compare share.
+func (f *runFlags) bind(fl *pflag.FlagSet, modelUsage, jsonUsage string) {
+	fl.StringVarP(&f.model, "model", "m", "", modelUsage)
+	fl.IntVarP(&f.maxIter, "max-iterations", "n", 0, "iteration limit (default 5, or max_iterations from config)")
+	fl.StringVar(&f.timeout, "timeout", "", "time limit for one execution of the generated code (default 30s, or timeout from config)")
+	fl.BoolVar(&f.noReflect, "no-reflect", false, "send errors straight back instead of a reflection step")
+	fl.BoolVar(&f.json, "json", false, jsonUsage)
+	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
+	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default), sh or node")
+	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let the generated code (and workspace commands) reach the network for this run; off by default")
+	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply, and that workspace mode edits (default: the current one)")
+	fl.StringVar(&f.mode, "mode", "", "script (default: code runs in the sandbox) or workspace (the model edits the workdir, a git repository)")
+	fl.StringArrayVar(&f.validate, "validate", nil, "workspace mode: a command that must pass after each attempt, e.g. 'pytest -q' (repeatable)")
+	fl.StringVar(&f.task, "task", "", "workspace mode: a YAML task file (instructions, inputs, constraints, validate)")
+	fl.StringVar(&f.auditor, "auditor", "", "workspace mode: a provider profile that reviews each passing change")
+}
+
+// request turns the flags run and compare share, and the prompt argument,
+// into a request; it also returns the resolved workdir.
+func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.RunRequest, string, error) {
+	var task *loop.Task
+	if f.task != "" {
+		t, err := loadTask(f.task)
+		if err != nil {
+			return service.RunRequest{}, "", err
+		}
+		task = t
+	}
+	var prompt string
+	if task != nil && len(args) == 0 && f.promptFile == "" {
+		prompt = task.Instructions
+	} else {
+		p, err := e.prompt(f, args)
+		if err != nil {
+			return service.RunRequest{}, "", err
+		}
+		prompt = p
+	}
+	if f.mode == "workspace" && task == nil && len(args) == 0 && f.promptFile == "" {
+		return service.RunRequest{}, "", usagef("workspace mode needs a task: a prompt, --prompt-file or --task")
+	}
+	if f.mode != "workspace" && (task != nil || len(f.validate) > 0 || f.auditor != "") {
+		return service.RunRequest{}, "", usagef("--task, --validate and --auditor need --mode workspace")
+	}
+	req := service.RunRequest{Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language,
+		AllowNetwork: f.allowNetwork, Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task}
 	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
-		return req, usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
+		return req, "", usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
 	}
 	if f.timeout != "" {
 		d, err := config.ParseDuration(f.timeout)
 		if err != nil {
-			return req, usagef("--timeout: %v", err)
+			return req, "", usagef("--timeout: %v", err)
 		}
 		req.Timeout = d
 	}
@@ -157,7 +157,14 @@ func (f runFlags) request(cmd *cobra.Command, prompt string) (service.RunRequest
 		no := false
 		req.Reflect = &no
 	}
-	return req, nil
+	workdir, err := resolveWorkdir(f.workdir)
+	if err != nil {
+		return req, "", err
+	}
+	if f.mode == "workspace" {
+		req.Workdir = workdir
+	}
+	return req, workdir, nil
 }
 
 // cancelOnInterrupt makes Ctrl-C (or SIGTERM) cancel the runs — killing the
@@ -266,6 +273,12 @@ func (p *humanPrinter) event(e event.Event) error {
 			reflect = "reflection off"
 		}
 		p.line("loopforge: %s%s, up to %d iteration%s, %s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, r.SessionID)
+		if r.Mode == "workspace" {
+			p.line("workspace %s; validation: %s", r.Workdir, orNone(strings.Join(r.Validate, "; ")))
+		}
+		if r.AllowNetwork {
+			p.line("network access allowed for this run")
+		}
 	case event.IterationStarted:
 		var it event.IterationPayload
 		_ = e.Decode(&it)
@@ -405,4 +418,11 @@ func loadTask(path string) (*loop.Task, error) {
 		return nil, usagef("task file %s has no instructions", path)
 	}
 	return &t, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -18,8 +18,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/joho/godotenv"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
 	"go.yaml.in/yaml/v3"
 )
@@ -73,6 +75,12 @@ type Config struct {
 	Reflect       bool
 	Timeout       time.Duration // one execution of generated code
 	Language      string
+	// Limits bound each execution of generated code (loopforge.yml
+	// `limits:`); zero fields take the sandbox's defaults. Limits.Timeout
+	// mirrors Timeout.
+	Limits sandbox.Limits
+	// Workspace tunes workspace mode (loopforge.yml `workspace:`).
+	Workspace WorkspaceConfig
 
 	// Tools are user command-backed tools offered to models in workspace
 	// mode (loopforge.yml `tools:`).
@@ -105,6 +113,41 @@ type fileConfig struct {
 	Providers     yaml.Node               `yaml:"providers"`
 	Tools         []workspace.CommandTool `yaml:"tools"`
 	Presets       []Preset                `yaml:"presets"`
+	Limits        fileLimits              `yaml:"limits"`
+	Workspace     fileWorkspace           `yaml:"workspace"`
+}
+
+// fileLimits mirrors `limits:`. Sizes are strings with a unit ("512MiB",
+// "1GiB", "64KiB"; plain numbers are bytes).
+type fileLimits struct {
+	Timeout   string   `yaml:"timeout"` // same as the top-level timeout
+	Memory    string   `yaml:"memory"`
+	Processes *int     `yaml:"processes"`
+	Output    string   `yaml:"output"`
+	FileSize  string   `yaml:"file_size"`
+	OpenFiles *int     `yaml:"open_files"`
+	CPUs      *float64 `yaml:"cpus"`
+	Tmp       string   `yaml:"tmp"`
+}
+
+// WorkspaceConfig tunes workspace mode.
+type WorkspaceConfig struct {
+	// CommandTimeout bounds one validation command or run_command call
+	// (default 5m: test suites take longer than a script).
+	CommandTimeout time.Duration
+	// Unsandboxed runs validation commands and run_command as the user
+	// (own process group, scrubbed environment, timeout) instead of in the
+	// sandbox, for projects whose tests need the user's toolchains and
+	// caches under $HOME. Off by default.
+	Unsandboxed bool
+}
+
+// DefaultCommandTimeout is WorkspaceConfig.CommandTimeout's default.
+const DefaultCommandTimeout = 5 * time.Minute
+
+type fileWorkspace struct {
+	CommandTimeout string `yaml:"command_timeout"`
+	Sandbox        *bool  `yaml:"sandbox"`
 }
 
 // Preset is a named prompt from loopforge.yml.
@@ -137,6 +180,7 @@ func Load(o Options) (*Config, error) {
 		Reflect:       true,
 		Timeout:       DefaultTimeout,
 		Language:      DefaultLanguage,
+		Workspace:     WorkspaceConfig{CommandTimeout: DefaultCommandTimeout},
 	}
 	if err := c.setDirs(lookup); err != nil {
 		return nil, err
@@ -269,6 +313,29 @@ func (c *Config) apply(path string, data []byte) error {
 	if f.Language != "" {
 		c.Language = f.Language
 	}
+	if f.Limits.Timeout != "" {
+		if f.Timeout != "" {
+			return &Error{File: path, Msg: "timeout is set twice (timeout and limits.timeout); keep one"}
+		}
+		d, err := ParseDuration(f.Limits.Timeout)
+		if err != nil {
+			return &Error{File: path, Msg: "limits.timeout", Err: err}
+		}
+		c.Timeout = d
+	}
+	if err := c.applyLimits(path, f.Limits); err != nil {
+		return err
+	}
+	if f.Workspace.CommandTimeout != "" {
+		d, err := ParseDuration(f.Workspace.CommandTimeout)
+		if err != nil {
+			return &Error{File: path, Msg: "workspace.command_timeout", Err: err}
+		}
+		c.Workspace.CommandTimeout = d
+	}
+	if f.Workspace.Sandbox != nil {
+		c.Workspace.Unsandboxed = !*f.Workspace.Sandbox
+	}
 	seen := map[string]bool{}
 	for i, t := range f.Tools {
 		switch {
@@ -371,6 +438,86 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 		p.Structured = fp.Structured
 	}
 	return nil
+}
+
+// Bounds for `limits:`: below these nothing useful runs (an interpreter
+// alone needs tens of MiB and a handful of threads).
+const (
+	minMemory    = 32 << 20
+	minProcesses = 4
+	minOutput    = 1 << 10
+	minFileSize  = 1 << 10
+	minOpenFiles = 16
+	minTmp       = 1 << 20
+)
+
+func (c *Config) applyLimits(path string, f fileLimits) error {
+	size := func(key, v string, min int64, dst *int64) error {
+		if v == "" {
+			return nil
+		}
+		n, err := ParseSize(v)
+		if err != nil {
+			return &Error{File: path, Msg: "limits." + key, Err: err}
+		}
+		if n < min {
+			return &Error{File: path, Msg: fmt.Sprintf("limits.%s must be at least %s (got %s)", key, humanize.IBytes(uint64(min)), v)}
+		}
+		*dst = n
+		return nil
+	}
+	var output int64
+	for _, x := range []struct {
+		key, v string
+		min    int64
+		dst    *int64
+	}{
+		{"memory", f.Memory, minMemory, &c.Limits.MemoryBytes},
+		{"output", f.Output, minOutput, &output},
+		{"file_size", f.FileSize, minFileSize, &c.Limits.FileSizeBytes},
+		{"tmp", f.Tmp, minTmp, &c.Limits.TmpBytes},
+	} {
+		if err := size(x.key, x.v, x.min, x.dst); err != nil {
+			return err
+		}
+	}
+	if output > 0 {
+		// The hard cap is what the user sets; what is kept for display and
+		// for the model stays within it.
+		c.Limits.OutputHardCap = output
+		d := sandbox.DefaultLimits()
+		c.Limits.OutputHead = int(min(int64(d.OutputHead), output))
+		c.Limits.OutputTail = int(min(int64(d.OutputTail), output/4))
+	}
+	if f.Processes != nil {
+		if *f.Processes < minProcesses {
+			return &Error{File: path, Msg: fmt.Sprintf("limits.processes must be at least %d (got %d)", minProcesses, *f.Processes)}
+		}
+		c.Limits.Processes = *f.Processes
+	}
+	if f.OpenFiles != nil {
+		if *f.OpenFiles < minOpenFiles {
+			return &Error{File: path, Msg: fmt.Sprintf("limits.open_files must be at least %d (got %d)", minOpenFiles, *f.OpenFiles)}
+		}
+		c.Limits.OpenFiles = uint64(*f.OpenFiles)
+	}
+	if f.CPUs != nil {
+		if *f.CPUs <= 0 {
+			return &Error{File: path, Msg: fmt.Sprintf("limits.cpus must be positive (got %g)", *f.CPUs)}
+		}
+		c.Limits.CPUs = *f.CPUs
+	}
+	return nil
+}
+
+// ParseSize reads a byte size: "512MiB", "1GiB", "64KiB", "1.5GB" (SI), or a
+// plain number of bytes.
+func ParseSize(s string) (int64, error) {
+	n, err := humanize.ParseBytes(strings.TrimSpace(s))
+	if err != nil || n == 0 || n > 1<<50 {
+		return 0, fmt.Errorf("%q is not a size (examples: 512MiB, 1GiB, 64KiB)", s)
+	}
+	return int64(n), nil
 }
 
 // ParseDuration accepts Go durations ("30s", "1m30s") and bare seconds ("45").

@@ -222,3 +222,81 @@ func TestUserPresets(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestLimitsAndWorkspace(t *testing.T) {
+	home := t.TempDir()
+	write(t, home, FileName, `
+limits:
+  timeout: 90s
+  memory: 512MiB
+  processes: 64
+  output: 256KiB
+  file_size: 4MiB
+  open_files: 128
+  cpus: 0.5
+  tmp: 16MiB
+workspace:
+  command_timeout: 10m
+  sandbox: false
+`)
+	c, err := Load(Options{LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": home})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Limits
+	if c.Timeout != 90*time.Second || l.MemoryBytes != 512<<20 || l.Processes != 64 || l.OutputHardCap != 256<<10 ||
+		l.FileSizeBytes != 4<<20 || l.OpenFiles != 128 || l.CPUs != 0.5 || l.TmpBytes != 16<<20 {
+		t.Fatalf("limits: timeout %s %+v", c.Timeout, l)
+	}
+	// What is kept of the output for display stays within the hard cap.
+	if int64(l.OutputHead) > l.OutputHardCap || int64(l.OutputTail) > l.OutputHardCap {
+		t.Fatalf("head %d tail %d beyond the cap %d", l.OutputHead, l.OutputTail, l.OutputHardCap)
+	}
+	if c.Workspace.CommandTimeout != 10*time.Minute || !c.Workspace.Unsandboxed {
+		t.Fatalf("workspace: %+v", c.Workspace)
+	}
+}
+
+func TestLimitsDefaultToTheSandboxs(t *testing.T) {
+	c, err := Load(Options{LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.MemoryBytes != 0 || c.Limits.Processes != 0 || c.Workspace.Unsandboxed || c.Workspace.CommandTimeout != DefaultCommandTimeout {
+		t.Fatalf("unset limits must stay zero (the sandbox fills them): %+v %+v", c.Limits, c.Workspace)
+	}
+}
+
+func TestBadLimits(t *testing.T) {
+	for yml, want := range map[string]string{
+		"limits:\n  memory: lots\n":               `limits.memory: "lots" is not a size`,
+		"limits:\n  memory: 1MiB\n":               "limits.memory must be at least 32 MiB",
+		"limits:\n  processes: 1\n":               "limits.processes must be at least 4",
+		"limits:\n  cpus: 0\n":                    "limits.cpus must be positive",
+		"limits:\n  output: 10\n":                 "limits.output must be at least 1.0 KiB",
+		"limits:\n  memroy: 1GiB\n":               "field memroy not found",
+		"timeout: 10s\nlimits:\n  timeout: 20s\n": "timeout is set twice",
+		"workspace:\n  command_timeout: soon\n":   "workspace.command_timeout",
+	} {
+		home := t.TempDir()
+		write(t, home, FileName, yml)
+		_, err := Load(Options{LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": home})})
+		var ce *Error
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want a config error containing %q", yml, err, want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "1GiB": 1 << 30, "64KiB": 64 << 10, "1GB": 1e9, "2048": 2048, " 8 MiB ": 8 << 20} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "0", "big", "1PiB0"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) should fail", in)
+		}
+	}
+}

@@ -248,11 +248,6 @@ type CompareInfo struct {
 // unusable), then starts one loop per provider, each in its own goroutine so
 // a slow or failing provider never holds the others back.
 func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (CompareInfo, error) {
-	if req.Mode == modeWorkspace {
-		// Until each provider gets its own git worktree (gitops.AddWorktree),
-		// two providers would edit the same files.
-		return CompareInfo{}, fmt.Errorf("%w: comparisons do not support workspace mode yet", ErrInvalidRequest)
-	}
 	if len(req.Providers) < 2 {
 		return CompareInfo{}, fmt.Errorf("%w: a comparison needs at least two providers (got %d)", ErrInvalidRequest, len(req.Providers))
 	}
@@ -270,15 +265,36 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 		preps = append(preps, p)
 	}
 	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "compare", Workdir: s.Workdir()}
+	if preps[0].set.Workspace != nil {
+		sess.Workdir = preps[0].set.Workdir
+	}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return CompareInfo{}, err
 	}
+	// In workspace mode each provider edits its own git worktree.
+	for i := range preps {
+		if preps[i].set.Workspace == nil {
+			continue
+		}
+		wt, err := s.addWorktree(ctx, sess, preps[i].prof.Name, &preps[i].set)
+		if err != nil {
+			for _, p := range preps[:i] {
+				p.wt.discard(ctx)
+			}
+			_ = s.store.DeleteSession(ctx, sess.ID)
+			return CompareInfo{}, err
+		}
+		preps[i].wt = wt
+	}
 	info := CompareInfo{SessionID: sess.ID}
-	for _, p := range preps {
+	for i, p := range preps {
 		ri, err := s.launch(ctx, sess, p, req.Prompt, nil)
 		if err != nil {
 			for _, started := range info.Runs {
 				_ = s.Cancel(started.RunID)
+			}
+			for _, p := range preps[i:] {
+				p.wt.discard(ctx)
 			}
 			return CompareInfo{}, err
 		}
@@ -289,7 +305,8 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 
 // prepared is a validated request for one provider, ready to launch.
 type prepared struct {
-	auditor string // the auditor's profile name (workspace mode)
+	auditor string    // the auditor's profile name (workspace mode)
+	wt      *worktree // a workspace comparison's own worktree
 	prof    provider.Profile
 	model   provider.Provider
 	set     loop.Settings
@@ -298,7 +315,9 @@ type prepared struct {
 
 // prepare checks everything that can be checked before a run is recorded.
 func (s *Service) prepare(ctx context.Context, req RunRequest, providerName string) (prepared, error) {
-	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: sandbox.DefaultLimits()}
+	// Zero limit fields take the sandbox's defaults, which it derives from
+	// the timeout (the CPU-time backstop), so only configured ones are set.
+	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: s.cfg.Limits}
 	if req.Task != nil && strings.TrimSpace(req.Prompt) == "" {
 		req.Prompt = req.Task.Instructions
 	}
@@ -378,14 +397,21 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 		s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
 		return RunInfo{}, err
 	}
+	if p.wt != nil {
+		if err := s.emit(ar, event.New(event.Git, event.GitPayload{Action: "worktree", Branch: p.wt.branch, Path: p.wt.path})); err != nil {
+			cancel(err)
+			s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
+			return RunInfo{}, err
+		}
+	}
 	s.wg.Add(1)
 	set := withBranch(p.set, sess)
-	go s.execute(runCtx, ar, run, p.model, set, loop.Input{Prompt: prompt, History: history})
+	go s.execute(runCtx, ar, run, p.model, set, loop.Input{Prompt: prompt, History: history}, p.wt)
 	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }
 
 // execute owns one run's goroutine: it runs the loop, then records the end.
-func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m loop.Model, set loop.Settings, in loop.Input) {
+func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m loop.Model, set loop.Settings, in loop.Input, wt *worktree) {
 	defer s.wg.Done()
 	start := time.Now()
 	var out loop.Outcome
@@ -398,6 +424,13 @@ func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m 
 		}()
 		out = loop.Run(ctx, m, s.exec, func(e event.Event) error { return s.emit(ar, e) }, set, in)
 	}()
+	if wt != nil {
+		// A fresh context: a cancelled run's worktree is still tidied.
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		msg := wt.finish(cctx, out.Status == loop.StatusSuccess)
+		cancel()
+		_ = s.emit(ar, event.New(event.Log, event.LogPayload{Level: "info", Message: msg}))
+	}
 	s.finish(ar, run, out, start)
 }
 

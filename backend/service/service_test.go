@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -269,5 +271,92 @@ func TestInterruptedRunsAreMarked(t *testing.T) {
 	// Following an interrupted run ends instead of waiting forever.
 	if err := svc.Follow(context.Background(), run.ID, 0, func(event.Event) error { return nil }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// finalExec returns the last exec_finished payload of a run.
+func finalExec(t *testing.T, svc *Service, runID string) event.ExecPayload {
+	t.Helper()
+	var last event.ExecPayload
+	found := false
+	for _, e := range collect(t, svc, runID, 0) {
+		if e.Type == event.ExecFinished {
+			if err := e.Decode(&last); err != nil {
+				t.Fatal(err)
+			}
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no exec_finished event")
+	}
+	return last
+}
+
+func TestNetworkIsOptInPerRun(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	code := fmt.Sprintf("import socket\ns = socket.create_connection(('127.0.0.1', %d), timeout=5)\nprint('connected')", port)
+	svc := newService(t, &echoModel{answers: []string{code}})
+	ctx := context.Background()
+	off := false
+
+	info, err := svc.StartRun(ctx, RunRequest{Prompt: "connect", Provider: "fake", MaxIterations: 1, Reflect: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, _ := svc.Wait(ctx, info.RunID); run.Status == "success" {
+		t.Fatalf("without the opt-in the code reached a local port: %+v", run)
+	}
+	if x := finalExec(t, svc, info.RunID); !x.Protections["network"] {
+		t.Fatalf("network protection should be ticked without the opt-in: %+v", x)
+	}
+
+	info, err = svc.StartRun(ctx, RunRequest{Prompt: "connect", Provider: "fake", MaxIterations: 1, Reflect: &off, AllowNetwork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := svc.Wait(ctx, info.RunID)
+	x := finalExec(t, svc, info.RunID)
+	if run.Status != "success" || x.Stdout != "connected\n" || x.Protections["network"] {
+		t.Fatalf("with the opt-in the code should connect and the tick be off: %+v %+v", run, x)
+	}
+	var started event.RunStartedPayload
+	if err := collect(t, svc, info.RunID, 0)[0].Decode(&started); err != nil || !started.AllowNetwork {
+		t.Fatalf("run_started should record the opt-in: %+v %v", started, err)
+	}
+}
+
+func TestConfiguredLimitsReachTheSandbox(t *testing.T) {
+	svc := newService(t, &echoModel{answers: []string{"b = bytearray(400 * 1024 * 1024)\nprint('allocated')"}})
+	ctx := context.Background()
+	off := false
+	run := func() event.ExecPayload {
+		info, err := svc.StartRun(ctx, RunRequest{Prompt: "allocate", Provider: "fake", MaxIterations: 1, Reflect: &off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Wait(ctx, info.RunID)
+		return finalExec(t, svc, info.RunID)
+	}
+	if x := run(); x.Status != "ok" {
+		t.Fatalf("400 MiB fits the default 1 GiB limit: %+v", x)
+	}
+	svc.cfg.Limits.MemoryBytes = 128 << 20
+	if x := run(); x.Status != "memory" {
+		t.Fatalf("with limits.memory 128MiB the allocation should fail with status memory: %+v", x)
 	}
 }

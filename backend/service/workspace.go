@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/store"
+	"github.com/loopforge/loopforge/backend/workspace"
 )
 
 const modeWorkspace = "workspace"
@@ -100,11 +102,9 @@ func withBranch(set loop.Settings, sess *store.Session) loop.Settings {
 		return set
 	}
 	ws := *set.Workspace
-	id := sess.ID
-	if len(id) > 8 {
-		id = id[:8]
+	if ws.Branch == "" { // a comparison's worktree already has its branch
+		ws.Branch = gitops.Slug(sess.Title) + "-" + gitops.Slug(shortID(sess.ID))
 	}
-	ws.Branch = gitops.Slug(sess.Title) + "-" + gitops.Slug(id)
 	ws.Meta = map[string]any{"session_id": sess.ID}
 	for k, v := range set.Workspace.Meta {
 		ws.Meta[k] = v
@@ -126,4 +126,105 @@ func validateOf(set loop.Settings) []string {
 		return nil
 	}
 	return set.Workspace.Task.Validate
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// worktree is one comparison provider's own git worktree, so providers
+// never edit the same files.
+type worktree struct {
+	main   *gitops.Repo // the user's repository
+	path   string
+	branch string // full name, loopforge/...
+}
+
+// addWorktree makes a worktree for one provider of a comparison under the
+// data dir (not inside the project, where test runners would find it), on
+// a new branch loopforge/<title>-<id>-<provider> made from HEAD, and points
+// set at it.
+func (s *Service) addWorktree(ctx context.Context, sess *store.Session, providerName string, set *loop.Settings) (*worktree, error) {
+	main, err := gitops.Open(ctx, set.Workdir)
+	if err != nil {
+		return nil, err
+	}
+	title := gitops.Slug(sess.Title)
+	if len(title) > 20 {
+		title = strings.TrimRight(title[:20], "-")
+	}
+	slug := gitops.Slug(title + "-" + shortID(sess.ID) + "-" + providerName)
+	if len(slug) > 36 { // room for a suffix within Slug's 40 characters
+		slug = strings.TrimRight(slug[:36], "-")
+	}
+	name := slug
+	for i := 2; ; i++ {
+		exists, err := main.BranchExists(ctx, gitops.BranchPrefix+name)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			break
+		}
+		name = fmt.Sprintf("%s-%d", slug, i)
+	}
+	dir := filepath.Join(s.cfg.DataDir, "worktrees", gitops.Slug(shortID(sess.ID)+"-"+providerName))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the worktrees folder: %w", err)
+	}
+	wt, err := main.AddWorktree(ctx, dir, gitops.BranchPrefix+name)
+	if err != nil {
+		return nil, fmt.Errorf("creating a git worktree for %s: %w", providerName, err)
+	}
+	ws := *set.Workspace
+	ws.Branch, ws.ReuseBranch = name, true
+	ws.Meta = map[string]any{"worktree": wt.Dir, "repository": main.Dir}
+	for k, v := range set.Workspace.Meta {
+		ws.Meta[k] = v
+	}
+	set.Workspace, set.Workdir = &ws, wt.Dir
+	return &worktree{main: main, path: wt.Dir, branch: gitops.BranchPrefix + name}, nil
+}
+
+// finish removes a successful run's worktree (its branch holds the
+// commit; its run metadata moves to the repository's .loopforge/runs) and
+// keeps a failed one for inspection. It reports what it did.
+func (w *worktree) finish(ctx context.Context, success bool) string {
+	if !success {
+		return fmt.Sprintf("the worktree %s (branch %s) is kept for inspection; remove it with: git worktree remove --force %s", w.path, w.branch, w.path)
+	}
+	if err := copyRunMeta(w.path, w.main.Dir); err != nil {
+		return fmt.Sprintf("the worktree %s is kept: its run metadata could not be copied: %v", w.path, err)
+	}
+	if err := w.main.RemoveWorktree(ctx, w.path); err != nil {
+		return fmt.Sprintf("the worktree %s could not be removed: %v", w.path, err)
+	}
+	return fmt.Sprintf("the result is committed on branch %s; its worktree %s was removed", w.branch, w.path)
+}
+
+func copyRunMeta(from, to string) error {
+	src, err := workspace.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := workspace.Open(to)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	return dst.CopyRunMeta(src)
+}
+
+// discard removes a worktree and its branch when the comparison could not
+// start; nil-safe.
+func (w *worktree) discard(ctx context.Context) {
+	if w == nil {
+		return
+	}
+	_ = w.main.RemoveWorktree(ctx, w.path)
+	_, _ = w.main.Git(ctx, "branch", "-D", w.branch)
 }

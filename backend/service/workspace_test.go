@@ -3,13 +3,16 @@ package service
 import (
 	"context"
 	"errors"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/provider"
 )
@@ -67,5 +70,126 @@ func TestWorkspaceRunRequests(t *testing.T) {
 	// Script mode refuses workspace-only options.
 	if _, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "fake", Validate: []string{"true"}}); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("script + validate err = %v", err)
+	}
+}
+
+// editorModel stands in for a coding CLI: each call writes its next content
+// into answer.txt in the workdir it was given, as the real CLIs edit files
+// with their own tools.
+type editorModel struct {
+	mu       sync.Mutex
+	contents []string
+	calls    int
+	dirs     []string
+}
+
+func (m *editorModel) Name() string                        { return "editor" }
+func (m *editorModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+func (m *editorModel) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	m.mu.Lock()
+	content := m.contents[min(m.calls, len(m.contents)-1)]
+	m.calls++
+	m.dirs = append(m.dirs, req.Workdir)
+	m.mu.Unlock()
+	return func(yield func(provider.Delta, error) bool) {
+		if err := os.WriteFile(filepath.Join(req.Workdir, "answer.txt"), []byte(content), 0o644); err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		yield(provider.Delta{Done: &provider.Response{Content: "wrote answer.txt"}}, nil)
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, &echoModel{answers: []string{"x"}})
+	models := map[string]*editorModel{
+		"alpha": {contents: []string{"alpha\n"}},
+		"beta":  {contents: []string{"beta\n"}},
+		"gamma": {contents: []string{"wrong\n"}}, // never passes validation
+	}
+	for name := range models {
+		svc.cfg.Profiles[name] = provider.Profile{Name: name, Kind: config.KindClaude, Model: name}
+	}
+	svc.reg[config.KindClaude] = func(p provider.Profile) (provider.Provider, error) { return models[p.Name], nil }
+	dir := testRepo(t)
+	os.WriteFile(filepath.Join(dir, "answer.txt"), []byte("original\n"), 0o644)
+	git(t, dir, "add", "answer.txt")
+	git(t, dir, "commit", "-q", "-m", "answer")
+
+	info, err := svc.StartCompare(ctx, CompareRequest{Providers: []string{"alpha", "beta", "gamma"}, RunRequest: RunRequest{
+		Prompt: "Write your name", Mode: "workspace", Workdir: dir, MaxIterations: 2,
+		Validate: []string{"grep -qv wrong answer.txt"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worktrees := map[string]string{}
+	branches := map[string]string{}
+	for _, r := range info.Runs {
+		run, err := svc.Wait(ctx, r.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range collect(t, svc, r.RunID, 0) {
+			var g event.GitPayload
+			if e.Type == event.Git && e.Decode(&g) == nil && g.Action == "worktree" {
+				worktrees[r.Provider], branches[r.Provider] = g.Path, g.Branch
+			}
+		}
+		want := map[string]string{"alpha": "success", "beta": "success", "gamma": "limit_reached"}[r.Provider]
+		if run.Status != want {
+			t.Errorf("%s: status %s, want %s (%s)", r.Provider, run.Status, want, run.Error)
+		}
+	}
+	// Every provider was given its own directory, never the user's.
+	for name, m := range models {
+		wt := worktrees[name]
+		if wt == "" || wt == dir || strings.HasPrefix(wt, dir+string(filepath.Separator)) {
+			t.Fatalf("%s worked in %q (repository %s)", name, wt, dir)
+		}
+		for _, d := range m.dirs {
+			if d != wt {
+				t.Errorf("%s was called in %s, its worktree is %s", name, d, wt)
+			}
+		}
+	}
+	// The user's checkout is untouched: same branch, same file, clean.
+	if b := git(t, dir, "branch", "--show-current"); b != "main" {
+		t.Errorf("the repository moved to branch %s", b)
+	}
+	if st := git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("the repository is dirty:\n%s", st)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "answer.txt")); string(got) != "original\n" {
+		t.Errorf("answer.txt in the repository = %q", got)
+	}
+	// Each success is committed on its own branch with its own content, and
+	// its worktree is gone; the failure keeps its worktree and changes.
+	for _, name := range []string{"alpha", "beta"} {
+		if got := git(t, dir, "show", branches[name]+":answer.txt"); got != name {
+			t.Errorf("%s: answer.txt on %s = %q", name, branches[name], got)
+		}
+		if _, err := os.Stat(worktrees[name]); !os.IsNotExist(err) {
+			t.Errorf("%s: worktree %s still exists (%v)", name, worktrees[name], err)
+		}
+	}
+	if got := git(t, dir, "show", branches["gamma"]+":answer.txt"); got != "original" {
+		t.Errorf("gamma's branch got a commit: answer.txt = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(worktrees["gamma"], "answer.txt")); string(got) != "wrong\n" {
+		t.Errorf("gamma's worktree should keep its uncommitted change: %q", got)
+	}
+	// The successful runs' metadata moved into the repository.
+	if m, _ := filepath.Glob(filepath.Join(dir, ".loopforge/runs/*.json")); len(m) != 2 {
+		t.Errorf("metadata files in the repository = %v", m)
 	}
 }

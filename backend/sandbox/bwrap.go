@@ -5,21 +5,24 @@ package sandbox
 //	bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL
 //	      <read-only system dirs> <masked secrets> --dev /dev --proc /proc
 //	      --size N --tmpfs /tmp --size N --tmpfs /dev/shm --bind <run dir> …
-//	      -- <self> __sbx_child
+//	      [--bind <Dir> <Dir>] --chdir <Dir or run dir> -- <self> __sbx_child
 //
 // so the code gets its own user, PID, network, IPC, UTS and cgroup
 // namespaces, sees only /usr (and the merged-/usr symlinks), /etc without its
-// credential files, the interpreter, the shim binary and its run dir; never
-// the whole / and never $HOME. Killing bwrap kills the PID namespace and with
-// it every process of the run, setsid daemons included.
+// credential files, the interpreter, the shim binary, its run dir and the
+// project dir of a Request.Dir (read-write, at its own path); never the whole
+// / and never the rest of $HOME. Killing bwrap kills the PID namespace and
+// with it every process of the run, setsid daemons included.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -121,9 +124,10 @@ func newBwrapPlan(path string, root, size bool, extraRO []string) bwrapPlan {
 	return bwrapPlan{path: path, size: size, base: a, extraRO: extraRO}
 }
 
-// args completes the command line for one run. joins are the v1
-// cgroup.procs files the shim must reach inside.
-func (b bwrapPlan) args(wd string, lim Limits, allowNet bool, joins []string, self string) []string {
+// args completes the command line for one run. dir is the project dir of a
+// Request.Dir, "" for none; joins are the v1 cgroup.procs files the shim
+// must reach inside.
+func (b bwrapPlan) args(wd, dir string, lim Limits, allowNet bool, joins []string, self string) []string {
 	a := make([]string, 0, len(b.base)+24)
 	a = append(a, b.base...)
 	if allowNet {
@@ -136,15 +140,27 @@ func (b bwrapPlan) args(wd string, lim Limits, allowNet bool, joins []string, se
 		a = append(a, "--tmpfs", dir)
 	}
 	a = append(a, "--remount-ro", "/dev")
+	// After /tmp: the run dir and a project dir usually live under it.
+	// Parents before children, so each path gets its own mode even when
+	// one lies inside another (the shim binary inside the project dir stays
+	// read-only; a project dir inside an interpreter prefix stays writable).
+	type bind struct{ flag, path string }
+	var binds []bind
 	for _, p := range b.extraRO {
-		a = append(a, "--ro-bind", p, p)
+		binds = append(binds, bind{"--ro-bind", p})
 	}
 	for _, j := range joins {
-		a = append(a, "--bind", j, j)
+		binds = append(binds, bind{"--bind", j})
 	}
-	// After /tmp: the run dir usually lives under it.
-	a = append(a, "--bind", wd, wd, "--chdir", wd, "--", self, childArg)
-	return a
+	if dir != "" {
+		binds = append(binds, bind{"--bind", dir})
+	}
+	binds = append(binds, bind{"--bind", wd})
+	slices.SortStableFunc(binds, func(x, y bind) int { return cmp.Compare(len(x.path), len(y.path)) })
+	for _, m := range binds {
+		a = append(a, m.flag, m.path, m.path)
+	}
+	return append(a, "--chdir", cmp.Or(dir, wd), "--", self, childArg)
 }
 
 // probeBwrap checks that bwrap exists and can build this sandbox here (it
@@ -185,7 +201,7 @@ func probeBwrap(explicit string, root bool) (path, version string, size bool, er
 	}
 	defer os.RemoveAll(wd)
 	plan := newBwrapPlan(path, root, size, nil)
-	args := plan.args(wd, DefaultLimits(), false, nil, "/bin/sh")
+	args := plan.args(wd, "", DefaultLimits(), false, nil, "/bin/sh")
 	args = append(args[:len(args)-1], "-c", "exit 0") // "/bin/sh -c 'exit 0'" instead of the shim
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = []string{"PATH=" + systemPath}

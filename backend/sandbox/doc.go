@@ -5,11 +5,24 @@
 // Contract (every level):
 //
 //   - The code goes to the interpreter on stdin (python3 -I -, sh -s,
-//     node -); it is never written to a file. Stdin is closed after the code,
-//     so input() sees EOF instead of hanging.
-//   - Every run gets a fresh 0700 temp directory as cwd, HOME and TMPDIR,
-//     removed before Run returns. The environment is rebuilt from an
+//     node -) and stdin ends after it, so input() sees EOF instead of
+//     hanging. When the request has [Request.Stdin] or [Request.Dir], the
+//     code is instead a file in the private run dir (never in Dir), and
+//     stdin is Request.Stdin followed by EOF.
+//   - Every run gets a fresh 0700 temp directory as HOME and TMPDIR (and
+//     cwd), removed before Run returns. The environment is rebuilt from an
 //     allow-list; nothing (API keys in particular) is inherited from the app.
+//   - [Request.Dir] (workspace mode: validation commands, a model's
+//     run_command) makes an existing project directory the cwd and a
+//     second writable place, recursively; everything written there stays.
+//     It is validated first (absolute, existing, a directory, symlinks
+//     resolved; never /, a system directory, the home directory or an
+//     ancestor of it, nor, without bubblewrap to keep it read-only, one that
+//     holds the shim binary): a refused one is a [*DirError] and nothing
+//     starts.
+//     Everything else is as in script mode: HOME and TMPDIR stay private,
+//     the rest of the user's files stay hidden, the limits and the kill
+//     apply.
 //   - The interpreter runs in its own session and process group, behind a
 //     re-exec shim: "<self> __sbx_child" (the app binary, or the small
 //     loopforge-shim next to it) applies the layers below and then execs the
@@ -36,15 +49,18 @@
 //     raw and packet sockets (and, outside a namespace, Unix sockets to the
 //     host's D-Bus, X11 or docker), io_uring, ptrace and process_vm_*, the
 //     key-ring calls, mounts, new namespaces, module loading, clock setting,
-//     TIOCSTI.
+//     TIOCSTI, and set-user-ID/set-group-ID mode bits (chmod, open, mknod;
+//     openat2 answers ENOSYS), which would outlive the run in a project dir.
 //   - Landlock (level "landlock"): read-only /usr, the merged-/usr dirs and
-//     /etc without its credential files; read-write the run dir only; no TCP;
+//     /etc without its credential files; read-write the run dir (and
+//     Request.Dir) only; no TCP;
 //     no signals or ptrace to processes outside the sandbox. Only the
 //     process's own /proc entries: Landlock alone leaves other processes'
 //     /proc/<pid>/environ readable.
 //   - bubblewrap (level "namespace"): own user, PID, network, IPC and mount
 //     namespaces; only /usr, /etc (credential files masked), the interpreter,
-//     the shim and the run dir are visible, never / or $HOME; size-capped
+//     the shim, the run dir and Request.Dir (read-write, at its own path)
+//     are visible, never / or the rest of $HOME; size-capped
 //     private /tmp and /dev/shm; --die-with-parent, --new-session, no
 //     capabilities. Killing bwrap kills the whole PID namespace. Landlock and
 //     seccomp still apply inside.
@@ -60,6 +76,11 @@
 //
 // Known gaps, by level (asserted by the hostile suite, hostile_test.go):
 //
+//   - every level: Request.Dir is writable whole, .git included (hooks,
+//     config): the app must not run the project's git hooks or honour its
+//     repository config unsandboxed after such a run without review.
+//   - without seccomp (hosts or architectures without it): the code can
+//     leave set-user-ID programs in Request.Dir.
 //   - basic: the code can read and write the user's files and read other
 //     processes' /proc entries, the app's environment included; it can
 //     signal the app (kill its parent); a setsid() daemon survives the run
@@ -67,7 +88,9 @@
 //     (RLIMIT_NPROC is per user and root ignores it); memory is per process.
 //   - landlock: no namespaces, so without a cgroup a setsid() daemon survives
 //     and fork bombs are unbounded; UDP/DNS are refused by seccomp, not by
-//     Landlock (UDP rules need a newer ABI).
+//     Landlock (UDP rules need a newer ABI). Landlock does not cover file
+//     metadata: the code can chmod (and utime, set xattrs on) the user's
+//     files outside the allowed places, though not read or write them.
 //   - namespace as root without a cgroup: processes are killed completely but
 //     not bounded in number (root is exempt from RLIMIT_NPROC).
 package sandbox

@@ -52,7 +52,7 @@ func Doctor() Report {
 			}
 		}
 	}
-	r.layers(Request{}, interpreter{}, DefaultLimits(), os.TempDir(), cg, &res)
+	r.layers(Request{}, interpreter{}, DefaultLimits(), os.TempDir(), "", cg, &res)
 	rep := Report{
 		Isolation:    res.Isolation,
 		Protections:  res.Protections,

@@ -117,6 +117,46 @@ type fixture struct {
 	udpSeen int
 
 	elapsed time.Duration // how long Run took, set before check
+
+	// For cases that run in a project dir (hostileCase.dir): parent/proj
+	// is Request.Dir, parent/sibling/canary.txt a canary next to it.
+	parent, projDir, sibling, siblingCanary string
+}
+
+// makeProject creates the project dir and its sibling for a Dir case.
+func (f *fixture) makeProject(t *testing.T) {
+	t.Helper()
+	f.parent = t.TempDir()
+	f.projDir, f.sibling = filepath.Join(f.parent, "proj"), filepath.Join(f.parent, "sibling")
+	f.siblingCanary = filepath.Join(f.sibling, "canary.txt")
+	for _, d := range []string{f.projDir, f.sibling} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(f.siblingCanary, []byte(canaryContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// siblingIntact reports whether the sibling holds just its canary, as made.
+func (f *fixture) siblingIntact() bool {
+	b, err := os.ReadFile(f.siblingCanary)
+	entries, _ := os.ReadDir(f.sibling)
+	fi, serr := os.Stat(f.siblingCanary)
+	return err == nil && string(b) == canaryContent && len(entries) == 1 && serr == nil && fi.Mode().Perm() == 0o644
+}
+
+// restoreSibling puts the sibling back after a level that could not protect it.
+func (f *fixture) restoreSibling(t *testing.T) {
+	t.Helper()
+	os.RemoveAll(f.sibling)
+	if err := os.Mkdir(f.sibling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.siblingCanary, []byte(canaryContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 const canaryContent = "canary: do not touch\n"
@@ -200,6 +240,7 @@ func (f *fixture) expand(code string) string {
 		"{{CANARY}}", f.canary, "{{CANARY_DIR}}", f.canaryDir, "{{SECRET_FILE}}", f.secretFile,
 		"{{TMPNAME}}", f.tmpName, "{{HTTP_PORT}}", strconv.Itoa(f.httpPort),
 		"{{UDP_PORT}}", strconv.Itoa(f.udpPort), "{{UNIX_SOCK}}", f.unixSock, "{{SECRET}}", testSecret,
+		"{{PARENT}}", f.parent, "{{SIBLING}}", f.sibling, "{{SIBLING_CANARY}}", f.siblingCanary,
 	).Replace(code)
 }
 
@@ -222,6 +263,7 @@ type hostileCase struct {
 	code   string
 	limits Limits
 	net    bool // Request.AllowNetwork
+	dir    bool // run in a project dir (Request.Dir = fixture.projDir)
 	// skip returns a reason not to run this case under c (known gaps that
 	// would harm the host or the test process).
 	skip  func(c config) string
@@ -744,6 +786,159 @@ function done() { console.log(JSON.stringify(r)); process.exit(0) }`,
 				t.Errorf("isolation %q for %s", res.Isolation, c.name)
 			}
 		}},
+		// 41-45 run in a project dir (Request.Dir): Dir is writable, its
+		// parent and sibling are not; what the code leaves in Dir stays.
+		{
+			name: "41-dir-symlink-out",
+			dir:  true,
+			code: tryPrelude + `os.symlink('{{SIBLING_CANARY}}', 'link')
+try_('write via symlink', lambda: open('link', 'w').write('pwned'))
+try_('read via symlink', lambda: open('link').read())
+os.symlink('{{SIBLING}}', 'dirlink')
+try_('create via dir symlink', lambda: open('dirlink/new.txt', 'w').write('x'))
+os.symlink('{{CANARY}}', 'far')
+try_('append via far symlink', lambda: open('far', 'a').write('pwned'))
+os.symlink('/etc', 'etc')
+try_('write /etc via symlink', lambda: open('etc/{{TMPNAME}}', 'w').write('x'))
+done()`,
+			check: func(t *testing.T, c config, f *fixture, res Result) {
+				rep := report(t, res)
+				for _, k := range []string{"write via symlink", "read via symlink", "create via dir symlink", "append via far symlink"} {
+					want(t, rep, k, !c.files()) // basic: known gap
+				}
+				want(t, rep, "write /etc via symlink", !c.files() && c.root)
+				if fi, err := os.Lstat(filepath.Join(f.projDir, "link")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("the symlink did not stay in the project: %v", err)
+				}
+				if c.files() {
+					if !f.siblingIntact() || !f.canaryIntact(t) || fileExists("/etc/"+f.tmpName) {
+						t.Error("a write through a symlink reached the host")
+					}
+				} else {
+					f.restoreSibling(t)
+					f.restoreCanary(t)
+				}
+			},
+		},
+		{
+			name: "42-dir-cd-up",
+			dir:  true,
+			lang: "sh",
+			code: "cd .. || exit 3\necho x > escaped.txt && echo wrote-parent\necho pwned > sibling/canary.txt && echo wrote-sibling\nmkdir newdir && echo made-dir\nls\n",
+			check: func(t *testing.T, c config, f *fixture, res Result) {
+				wantStatusIn(t, res, StatusOK, StatusError)
+				onHost := map[string]bool{
+					"escaped.txt": fileExists(filepath.Join(f.parent, "escaped.txt")),
+					"newdir":      fileExists(filepath.Join(f.parent, "newdir")),
+					"sibling":     !f.siblingIntact(),
+				}
+				for what, reached := range onHost {
+					if reached == c.files() {
+						t.Errorf("%s changed on the host: %v (file protection %v)", what, reached, c.files())
+					}
+				}
+				switch {
+				case c.bwrap:
+					// The parent is an empty skeleton in the private /tmp:
+					// the writes succeed there and vanish with it.
+					if strings.Contains(res.Stdout, "sibling") {
+						t.Errorf("the namespace shows the sibling: %q", res.Stdout)
+					}
+				case c.landlock:
+					if strings.Contains(res.Stdout, "wrote") || strings.Contains(res.Stdout, "made") {
+						t.Errorf("stdout %q", res.Stdout)
+					}
+				default:
+					f.restoreSibling(t) // known gap
+				}
+			},
+		},
+		{
+			name: "43-dir-chmod-tricks",
+			dir:  true,
+			code: tryPrelude + `open('tool', 'w').write('#!/bin/sh\nid\n')
+try_('setuid chmod', lambda: os.chmod('tool', 0o4755))
+try_('setgid chmod', lambda: os.chmod('tool', 0o2755))
+try_('setuid create', lambda: os.close(os.open('tool2', os.O_CREAT | os.O_WRONLY, 0o4755)))
+open('script', 'w').write('#!/bin/sh\n')
+try_('chmod +x', lambda: os.chmod('script', 0o755))
+try_('chmod sibling canary', lambda: os.chmod('{{SIBLING_CANARY}}', 0o666))
+try_('chmod parent', lambda: os.chmod('..', 0o777))
+done()`,
+			check: func(t *testing.T, c config, f *fixture, res Result) {
+				rep := report(t, res)
+				// seccomp refuses set-user-ID and set-group-ID bits; without
+				// it (plain) they stay on a file in the project (known gap).
+				for _, k := range []string{"setuid chmod", "setgid chmod", "setuid create"} {
+					want(t, rep, k, !c.seccomp)
+				}
+				want(t, rep, "chmod +x", true)
+				for _, name := range []string{"tool", "tool2"} {
+					fi, err := os.Stat(filepath.Join(f.projDir, name))
+					if err != nil {
+						if name == "tool2" && c.seccomp {
+							continue // refused before it was created
+						}
+						t.Fatal(err)
+					}
+					if setID := fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0; setID == c.seccomp {
+						t.Errorf("%s has mode %v on the host (seccomp %v)", name, fi.Mode(), c.seccomp)
+					}
+				}
+				// Landlock does not cover metadata (chmod, utime, xattrs):
+				// without a mount namespace the code can change the mode
+				// of the user's files anywhere (known gap).
+				want(t, rep, "chmod sibling canary", !c.bwrap)
+				if fi, err := os.Stat(f.siblingCanary); err != nil || (fi.Mode().Perm() == 0o644) != c.bwrap {
+					t.Errorf("sibling canary mode %v, %v (namespace %v)", fi.Mode(), err, c.bwrap)
+				}
+				if fi, err := os.Stat(f.parent); err != nil || (fi.Mode().Perm() != 0o777) != c.bwrap {
+					t.Errorf("parent mode %v, %v (namespace %v)", fi.Mode(), err, c.bwrap)
+				}
+				os.Chmod(f.siblingCanary, 0o644)
+				os.Chmod(f.parent, 0o700)
+			},
+		},
+		{
+			name: "44-dir-link-and-rename-out",
+			dir:  true,
+			code: tryPrelude + `open('mine.txt', 'w').write('project')
+try_('hardlink canary in', lambda: os.link('{{SIBLING_CANARY}}', 'hard'))
+try_('move file out', lambda: os.rename('mine.txt', '{{SIBLING}}/moved.txt'))
+try_('move canary in', lambda: os.rename('{{SIBLING_CANARY}}', 'stolen'))
+try_('unlink far canary', lambda: os.unlink('{{CANARY}}'))
+done()`,
+			check: func(t *testing.T, c config, f *fixture, res Result) {
+				rep := report(t, res)
+				for k := range rep {
+					want(t, rep, k, !c.files()) // basic: known gap
+				}
+				if c.files() {
+					if !f.siblingIntact() || !f.canaryIntact(t) || !fileExists(filepath.Join(f.projDir, "mine.txt")) {
+						t.Error("a link or rename crossed the project's boundary")
+					}
+				} else {
+					f.restoreSibling(t)
+					f.restoreCanary(t)
+				}
+			},
+		},
+		{
+			// Dir is writable whole, .git included, at every level: the
+			// app must not run git hooks or honour the repository's config
+			// from Dir unsandboxed after such a run (documented, not a
+			// sandbox failure).
+			name: "45-dir-git-hooks",
+			dir:  true,
+			lang: "sh",
+			code: "mkdir -p .git/hooks\nprintf '#!/bin/sh\\necho hooked\\n' > .git/hooks/pre-commit\nchmod +x .git/hooks/pre-commit && echo planted\n",
+			check: func(t *testing.T, c config, f *fixture, res Result) {
+				wantStatus(t, res, StatusOK)
+				if fi, err := os.Stat(filepath.Join(f.projDir, ".git", "hooks", "pre-commit")); err != nil || fi.Mode().Perm() != 0o755 {
+					t.Errorf("hook %v, %v", fi, err)
+				}
+			},
+		},
 	}
 }
 
@@ -776,6 +971,9 @@ func TestHostile(t *testing.T) {
 						}
 					}
 					f := newFixture(t)
+					if hc.dir {
+						f.makeProject(t)
+					}
 					r := *c.r
 					r.tempRoot = t.TempDir()
 					lim := hc.limits
@@ -783,7 +981,7 @@ func TestHostile(t *testing.T) {
 						lim.Timeout = 10 * time.Second
 					}
 					start := time.Now()
-					res, m := runOn(t, &r, context.Background(), Request{Language: hc.lang, Code: f.expand(hc.code), Limits: lim, AllowNetwork: hc.net})
+					res, m := runOn(t, &r, context.Background(), Request{Language: hc.lang, Code: f.expand(hc.code), Limits: lim, AllowNetwork: hc.net, Dir: f.projDir})
 					f.elapsed = time.Since(start)
 					defer killMarked(m)
 					if hc.survivors != nil && hc.survivors(c) {

@@ -59,6 +59,18 @@ func TestSeccompProgram(t *testing.T) {
 		{"ioctl TIOCLINUX", seccompData(a, unix.SYS_IOCTL, 0, unix.TIOCLINUX), eperm},
 		{"ioctl TCGETS", seccompData(a, unix.SYS_IOCTL, 0, unix.TCGETS), allow},
 		{"socketpair", seccompData(a, unix.SYS_SOCKETPAIR, unix.AF_UNIX), allow},
+		// No set-user-ID or set-group-ID files (Request.Dir keeps them).
+		{"fchmodat 0755", seccompData(a, unix.SYS_FCHMODAT, 3, 0, 0o755), allow},
+		{"fchmodat setuid", seccompData(a, unix.SYS_FCHMODAT, 3, 0, 0o4755), eperm},
+		{"fchmodat2 setgid", seccompData(a, unix.SYS_FCHMODAT2, 3, 0, 0o2775, 0), eperm},
+		{"fchmod setuid", seccompData(a, unix.SYS_FCHMOD, 3, 0o4700), eperm},
+		{"fchmod sticky", seccompData(a, unix.SYS_FCHMOD, 3, 0o1777), allow},
+		{"mknodat setuid file", seccompData(a, unix.SYS_MKNODAT, 3, 0, unix.S_IFREG|0o4755), eperm},
+		{"openat create 0644", seccompData(a, unix.SYS_OPENAT, 3, 0, unix.O_CREAT|unix.O_WRONLY, 0o644), allow},
+		{"openat create setuid", seccompData(a, unix.SYS_OPENAT, 3, 0, unix.O_CREAT|unix.O_WRONLY, 0o4755), eperm},
+		{"openat tmpfile setgid", seccompData(a, unix.SYS_OPENAT, 3, 0, unix.O_TMPFILE|unix.O_RDWR, 0o2755), eperm},
+		{"openat read, junk mode", seccompData(a, unix.SYS_OPENAT, 3, 0, unix.O_RDONLY|unix.O_DIRECTORY, 0o6000), allow},
+		{"openat2", seccompData(a, unix.SYS_OPENAT2, 3, 0, 0, 24), enosys},
 	}
 	if seccompX32Bit != 0 {
 		common = append(common, call{"x32 read", seccompData(a, seccompX32Bit|unix.SYS_READ), eperm})

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,7 +97,8 @@ type Runner struct {
 	python   string
 	node     string
 	tempRoot string
-	path     string // PATH for the code
+	path     string   // PATH for the code
+	homes    []string // the user's home dirs, never a Request.Dir
 	host     *Host
 
 	// The layers this Runner applies (each one only if the host has it).
@@ -163,7 +165,7 @@ func NewRunner(o Options) (*Runner, error) {
 	if dir := filepath.Dir(python); !slices.Contains(filepath.SplitList(path), dir) {
 		path = dir + string(filepath.ListSeparator) + path
 	}
-	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, host: Probe()}
+	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: Probe()}
 	r.plan(maxLevel, !o.NoCgroup)
 	return r, nil
 }
@@ -270,8 +272,16 @@ const (
 // interpreter is how one language is started by the shim.
 type interpreter struct {
 	path string
-	args []string // argv, argv[0] included
+	args []string // argv, argv[0] included; the last one means "the program is on stdin"
+	ext  string   // file name extension for the program as a file
 	mem  memRlimit
+}
+
+// withScript runs the program from the file p instead of stdin: every
+// interpreter here takes a script path where it takes "-" or "-s".
+func (in interpreter) withScript(p string) interpreter {
+	in.args = append(slices.Clone(in.args[:len(in.args)-1]), p)
+	return in
 }
 
 func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
@@ -283,10 +293,11 @@ func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
 		return interpreter{
 			path: r.python,
 			args: []string{r.python, "-I", "-B", "-u", "-X", "utf8", "-"},
+			ext:  ".py",
 			mem:  memAS,
 		}, nil
 	case "sh":
-		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}}, nil
+		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}, ext: ".sh"}, nil
 	case "node", "javascript", "js":
 		if r.node == "" {
 			return interpreter{}, fmt.Errorf("sandbox: %w %q: Node.js is not installed", ErrUnsupportedLanguage, lang)
@@ -297,6 +308,7 @@ func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
 		return interpreter{
 			path: r.node,
 			args: []string{r.node, fmt.Sprintf("--max-old-space-size=%d", heap), "-"},
+			ext:  ".js",
 			mem:  memData,
 		}, nil
 	}
@@ -337,8 +349,9 @@ func rlimits(l Limits, in interpreter, nproc bool) []childRlimit {
 	return rl
 }
 
-// layers builds the shim's spec and fills in res's isolation report.
-func (r *Runner) layers(req Request, in interpreter, lim Limits, wd string, cg *runCgroup, res *Result) childSpec {
+// layers builds the shim's spec and fills in res's isolation report. dir
+// is the validated Request.Dir ("" for none).
+func (r *Runner) layers(req Request, in interpreter, lim Limits, wd, dir string, cg *runCgroup, res *Result) childSpec {
 	spec := childSpec{Version: specVersion, Path: in.path, Args: in.args, Rlimits: rlimits(lim, in, r.nproc), Isolation: r.isolation}
 	res.Layers = append(res.Layers, "rlimits")
 	bwrap := r.bwrap != nil
@@ -364,6 +377,9 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd string, cg *
 	if r.landlock > 0 {
 		ll := &landlockSpec{ABI: r.landlock, ReadExec: r.readExec, ReadDev: devRO, RWDev: devRW, RW: []string{wd},
 			DenyTCP: !req.AllowNetwork, Scope: true}
+		if dir != "" {
+			ll.RW = append(ll.RW, dir)
+		}
 		if bwrap {
 			ll.RW = append(ll.RW, "/tmp", "/dev/shm") // private tmpfs mounts
 		}
@@ -403,16 +419,23 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd string, cg *
 }
 
 // Run executes req and reports the outcome. The error is non-nil only when
-// the sandbox itself failed (then Status is StatusSandboxError); a timeout is
+// the sandbox itself failed (then Status is StatusSandboxError), a
+// *DirError for a Request.Dir it refuses among them; a timeout is
 // StatusTimeout and a cancelled ctx is StatusKilled, both with a nil error.
 // Run returns only after the run's process group has been killed and its
-// work directory removed.
+// work directory removed (Request.Dir and what the code wrote there stay).
 func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	lim := req.Limits.withDefaults()
 	res := Result{Isolation: r.Isolation(), Limits: lim}
 	in, err := r.interpreter(req.Language, lim)
 	if err != nil {
 		return failed(res, err)
+	}
+	var dir string
+	if req.Dir != "" {
+		if dir, err = r.checkDir(req.Dir); err != nil {
+			return failed(res, err)
+		}
 	}
 	if ctx.Err() != nil {
 		res.Status = StatusKilled
@@ -424,6 +447,22 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		return failed(res, fmt.Errorf("sandbox: create work dir: %w", err))
 	}
 	defer removeWorkdir(wd)
+	// The program comes on stdin unless stdin is the caller's (Stdin) or
+	// the run is in a project dir, where a command's own children (make,
+	// pytest) would otherwise read the rest of a shell script as input.
+	// Then it is a file in the run dir, never in Dir.
+	stdin := io.Reader(strings.NewReader(req.Code))
+	if dir != "" || len(req.Stdin) > 0 {
+		script := filepath.Join(wd, "loopforge-code"+in.ext) // not an importable module name
+		if err := os.WriteFile(script, []byte(req.Code), 0o600); err != nil {
+			return failed(res, fmt.Errorf("sandbox: write the program: %w", err))
+		}
+		in = in.withScript(script)
+		stdin = nil // /dev/null: EOF at once
+		if len(req.Stdin) > 0 {
+			stdin = bytes.NewReader(req.Stdin)
+		}
+	}
 
 	var cg *runCgroup
 	if r.cgroups != nil {
@@ -435,7 +474,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 			defer cg.remove()
 		}
 	}
-	spec := r.layers(req, in, lim, wd, cg, &res)
+	spec := r.layers(req, in, lim, wd, dir, cg, &res)
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return failed(res, fmt.Errorf("sandbox: encode spec: %w", err))
@@ -471,16 +510,17 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
 	var cmd *exec.Cmd
 	if r.bwrap != nil {
-		cmd = exec.CommandContext(runCtx, r.bwrap.path, r.bwrap.args(wd, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
+		cmd = exec.CommandContext(runCtx, r.bwrap.path, r.bwrap.args(wd, dir, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
+		cmd.Dir = wd // bwrap's own cwd on the host; --chdir sets the code's
 	} else {
 		cmd = exec.CommandContext(runCtx, r.self, childArg)
+		cmd.Dir = cmp.Or(dir, wd)
 	}
-	cmd.Dir = wd
 	cmd.Env = append(r.env(wd), specEnv+"="+string(specJSON))
 	if m, ok := ctx.Value(testMarkerKey{}).(string); ok {
 		cmd.Env = append(cmd.Env, m) // lets tests find every process of a run
 	}
-	cmd.Stdin = strings.NewReader(req.Code)
+	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = outPipe.w, errPipe.w
 	cmd.ExtraFiles = []*os.File{statusW} // becomes fd 3 (statusFD)
 	// Setsid rather than just Setpgid: a new session is also a new process

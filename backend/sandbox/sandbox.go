@@ -117,18 +117,37 @@ func (l Limits) withDefaults() Limits {
 // Request is one piece of code to run.
 type Request struct {
 	Language string // "python" (default when empty), "sh" or "node"
-	Code     string
-	Limits   Limits // zero fields take defaults
+	// Code is the program. It reaches the interpreter on stdin, or, when
+	// Dir or Stdin is set, as a file in the private run dir (never in Dir).
+	Code   string
+	Limits Limits // zero fields take defaults
 	// AllowNetwork lets this run open internet sockets (the user's opt-in
 	// for one run); everything else stays isolated. Off by default.
 	AllowNetwork bool
+	// Dir, when set, is an existing project directory (an absolute path,
+	// symlinks resolved) to run in: the process starts there, and Dir with
+	// everything beneath it is writable in addition to the private run dir.
+	// Under bubblewrap it is bound read-write at the same path, so paths in
+	// the output match the host's. The rest is unchanged: HOME and TMPDIR
+	// are the private run dir, the rest of the user's files stay hidden,
+	// the limits and the kill apply, and files written to Dir remain after
+	// the run. "/", system directories, the user's home and its ancestors
+	// (and, below the namespace level, a directory holding the shim binary)
+	// are refused with a *DirError. Empty: the run dir is the cwd (script
+	// mode).
+	Dir string
+	// Stdin is fed to the program's standard input, which then ends (EOF).
+	// Empty: the program reads EOF at once.
+	Stdin []byte
 }
 
 // Protections are the per-run ticks shown to the user: true means the
 // protection was enforced for this run.
 type Protections struct {
-	// Files: writes outside the run dir (and reads of private files such as
-	// $HOME and /etc/shadow) are blocked (Landlock or a mount namespace).
+	// Files: writes outside the allowed places (the run dir and
+	// Request.Dir) and reads of private files (the rest of $HOME,
+	// /etc/shadow) are blocked (Landlock or a mount namespace). Dir itself is
+	// writable by design, whatever this says.
 	Files bool `json:"files"`
 	// Network: no internet sockets (network namespace or seccomp); always
 	// false for a run with AllowNetwork.
@@ -315,4 +334,31 @@ func (e *InterpreterError) Unwrap() []error {
 		return []error{ErrNoInterpreter}
 	}
 	return []error{ErrNoInterpreter, e.Err}
+}
+
+// ErrInvalidDir is matched (errors.Is) by the *DirError Run returns for a
+// Request.Dir it refuses.
+var ErrInvalidDir = errors.New("invalid run directory")
+
+// DirError explains why Run refused a Request.Dir; no process was started.
+type DirError struct {
+	Dir    string // as requested
+	Reason string // e.g. "is not an absolute path", "is your home directory"
+	Err    error  // the underlying failure (a stat error), if any
+}
+
+func (e *DirError) Error() string {
+	msg := fmt.Sprintf("sandbox: run directory %q %s", e.Dir, e.Reason)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap lets errors.Is match both ErrInvalidDir and the cause.
+func (e *DirError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInvalidDir}
+	}
+	return []error{ErrInvalidDir, e.Err}
 }

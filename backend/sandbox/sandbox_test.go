@@ -472,20 +472,24 @@ func TestAppSurvivesKillAttemptOnOwnGroup(t *testing.T) {
 //	cgroup    basic + seccomp + a cgroup (no Landlock)
 //	bwrap     namespace level: + bubblewrap (Landlock and seccomp inside)
 //	full      bwrap + cgroup, the default where everything is available
+//	*-dir     the same in a project dir (Request.Dir, the program as a file)
 func BenchmarkRun(b *testing.B) {
 	type variant struct {
 		name      string
 		isolation string
 		cgroup    bool
 		seccomp   bool
+		dir       bool
 	}
 	for _, v := range []variant{
-		{"basic", IsolationBasic, false, false},
-		{"seccomp", IsolationBasic, false, true},
-		{"landlock", IsolationLandlock, false, true},
-		{"cgroup", IsolationBasic, true, true},
-		{"bwrap", IsolationNamespace, false, true},
-		{"full", IsolationNamespace, true, true},
+		{"basic", IsolationBasic, false, false, false},
+		{"seccomp", IsolationBasic, false, true, false},
+		{"landlock", IsolationLandlock, false, true, false},
+		{"cgroup", IsolationBasic, true, true, false},
+		{"bwrap", IsolationNamespace, false, true, false},
+		{"full", IsolationNamespace, true, true, false},
+		{"landlock-dir", IsolationLandlock, false, true, true},
+		{"full-dir", IsolationNamespace, true, true, true},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			// LOOPFORGE_BENCH_SELF: measure another shim binary (the app
@@ -499,8 +503,12 @@ func BenchmarkRun(b *testing.B) {
 			}
 			r.seccomp = v.seccomp
 			ctx := context.Background()
+			req := Request{Code: "print(1)"}
+			if v.dir {
+				req.Dir = b.TempDir()
+			}
 			for b.Loop() {
-				res, err := r.Run(ctx, Request{Code: "print(1)"})
+				res, err := r.Run(ctx, req)
 				if err != nil || res.Status != StatusOK {
 					b.Fatalf("%q %v %s", res.Status, err, res.Stderr)
 				}

@@ -71,6 +71,23 @@ var seccompDenied = []uint32{
 	unix.SYS_SETHOSTNAME, unix.SYS_SETDOMAINNAME,
 }
 
+// seccompModeCall is a system call that sets a file's mode: chmod and
+// friends, or one that creates a file (open with O_CREAT, mknod).
+type seccompModeCall struct {
+	nr    uint32
+	mode  int // index of the mode argument
+	flags int // index of open's flags argument (the mode counts only with O_CREAT or O_TMPFILE); -1 for none
+}
+
+// setIDBits are S_ISUID and S_ISGID. The code may not set them: in a
+// project dir (Request.Dir) the file outlives the run, and a set-user-ID
+// program left there would let anyone who can reach it act as this user
+// (as root, when the app runs as root).
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
+// openCreateFlags are the open flags under which the mode argument applies.
+const openCreateFlags = unix.O_CREAT | (unix.O_TMPFILE &^ unix.O_DIRECTORY)
+
 func retErrno(errno unix.Errno) bpf.Instruction {
 	return bpf.RetConstant{Val: seccompRetErrno | uint32(errno)}
 }
@@ -110,7 +127,32 @@ func seccompProgram(s seccompSpec) []bpf.Instruction {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.TIOCLINUX, SkipTrue: 1},
 		bpf.RetConstant{Val: seccompRetAllow},
 		retErrno(unix.EPERM),
+		// openat2 hides its mode in memory, like clone3; ENOSYS makes
+		// callers fall back to openat.
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_OPENAT2, SkipFalse: 1},
+		retErrno(unix.ENOSYS),
 	)
+	// No set-user-ID or set-group-ID bits (see setIDBits).
+	for _, c := range seccompModeCalls {
+		mode := bpf.LoadAbsolute{Off: uint32(seccompOffArg0 + 8*c.mode), Size: 4}
+		if c.flags < 0 {
+			p = append(p,
+				bpf.JumpIf{Cond: bpf.JumpEqual, Val: c.nr, SkipFalse: 4},
+				mode,
+				bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: setIDBits, SkipTrue: 1},
+				bpf.RetConstant{Val: seccompRetAllow},
+				retErrno(unix.EPERM))
+			continue
+		}
+		p = append(p,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: c.nr, SkipFalse: 6},
+			bpf.LoadAbsolute{Off: uint32(seccompOffArg0 + 8*c.flags), Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: openCreateFlags, SkipFalse: 2},
+			mode,
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: setIDBits, SkipTrue: 1},
+			bpf.RetConstant{Val: seccompRetAllow},
+			retErrno(unix.EPERM))
+	}
 	if s.Sockets != nil {
 		// Allowed families pass; every other one gets EACCES.
 		p = append(p, argRule(unix.SYS_SOCKET, seccompOffArg0, s.Sockets,

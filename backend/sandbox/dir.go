@@ -1,0 +1,126 @@
+package sandbox
+
+// Request.Dir: running in the user's project directory (workspace mode).
+// The directory is validated here, before anything starts; the layers then
+// add it as a second writable place next to the run dir (landlock.go's RW
+// rule, bwrap.go's read-write bind at the same path).
+
+import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// sharedDirs may never be a run's Dir themselves: making one writable would
+// open the whole system, or every user's files, to the code.
+var sharedDirs = []string{
+	"/etc", "/boot", "/dev", "/proc", "/sys", "/run", "/var", "/var/tmp", "/tmp", "/dev/shm",
+	"/home", "/root", "/usr/local", "/opt", "/srv", "/mnt", "/media", "/snap", "/nix", "/nix/store",
+}
+
+// kernelFS are pseudo file systems: no project lives beneath them.
+var kernelFS = []string{"/proc", "/sys", "/dev"}
+
+// homeDirs are the user's home directories ($HOME and the passwd entry),
+// as given and with symlinks resolved; a Dir may be beneath them, never
+// one of them or an ancestor.
+func homeDirs() []string {
+	var out []string
+	addHome := func(h string) {
+		if h == "" || !filepath.IsAbs(h) {
+			return
+		}
+		for _, p := range []string{filepath.Clean(h), resolved(h)} {
+			if p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		addHome(h)
+	}
+	if u, err := user.Current(); err == nil {
+		addHome(u.HomeDir)
+	}
+	return out
+}
+
+// resolved is p with symlinks resolved, "" when that fails.
+func resolved(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// within reports whether p is dir or lies beneath it (both clean and
+// absolute).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// checkDir validates a Request.Dir and returns it with symlinks resolved,
+// the path the layers use (a bind mount or a Landlock rule on a symlink
+// would name the wrong place). The error is a *DirError.
+func (r *Runner) checkDir(dir string) (string, error) {
+	refuse := func(reason string, err error) (string, error) {
+		return "", &DirError{Dir: dir, Reason: reason, Err: err}
+	}
+	if !filepath.IsAbs(dir) {
+		return refuse("is not an absolute path", nil)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return refuse("does not exist", nil)
+	case err != nil:
+		return refuse("cannot be resolved", err)
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case err != nil:
+		return refuse("cannot be read", err)
+	case !fi.IsDir():
+		return refuse("is not a directory", nil)
+	}
+	if real == "/" {
+		return refuse("is the root directory", nil)
+	}
+	if slices.Contains(r.homes, real) {
+		return refuse("is your home directory; choose a project folder inside it", nil)
+	}
+	if slices.Contains(systemDirs, real) || slices.Contains(sharedDirs, real) {
+		return refuse("is a system directory", nil)
+	}
+	for _, k := range kernelFS {
+		if within(real, k) {
+			return refuse("is in a kernel file system ("+k+")", nil)
+		}
+	}
+	for _, h := range r.homes {
+		if within(h, real) {
+			return refuse("contains your home directory ("+h+")", nil)
+		}
+	}
+	for _, s := range etcSecrets {
+		if within(real, s) || within(s, real) {
+			return refuse("holds system credentials ("+s+")", nil)
+		}
+	}
+	if within(r.tempRoot, real) {
+		return refuse("contains the sandbox's temp root ("+r.tempRoot+")", nil)
+	}
+	// The shim runs before any layer applies, so a shim the code could
+	// rewrite would run unconfined next time. bwrap binds it read-only over
+	// Dir; without a mount namespace nothing can keep it read-only.
+	if self := cmp.Or(resolved(r.self), r.self); r.bwrap == nil && within(self, real) {
+		return refuse("contains the sandbox's own program ("+self+"), which the code could rewrite at this isolation level", nil)
+	}
+	return real, nil
+}

@@ -98,7 +98,10 @@ func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
 func run(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// Code under test may write into the repository: never run its hooks or
+	// an fsmonitor it configured (Guard detects config changes as well).
+	base := []string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
+	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -254,7 +257,7 @@ func (r *Repo) Commit(ctx context.Context, message string) (string, error) {
 func (r *Repo) Diff(ctx context.Context, max int) (string, error) {
 	var b strings.Builder
 	if r.HasCommits(ctx) {
-		out, err := r.Git(ctx, "diff", "HEAD")
+		out, err := r.Git(ctx, "diff", "--no-ext-diff", "--no-textconv", "HEAD")
 		if err != nil {
 			return "", err
 		}
@@ -269,7 +272,7 @@ func (r *Repo) Diff(ctx context.Context, max int) (string, error) {
 			continue
 		}
 		// --no-index exits 1 when the files differ, which they always do.
-		out, err := r.Git(ctx, "diff", "--no-index", "--", "/dev/null", f)
+		out, err := r.Git(ctx, "diff", "--no-ext-diff", "--no-textconv", "--no-index", "--", "/dev/null", f)
 		var ge *Error
 		if err != nil && !(errors.As(err, &ge) && ge.ExitCode == 1) {
 			return "", err

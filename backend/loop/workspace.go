@@ -12,6 +12,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
 )
 
@@ -24,9 +25,14 @@ import (
 // (seeds/002 _build_prompt).
 type WorkspaceSettings struct {
 	Task Task
-	// Runner runs validation commands and run_command; default
-	// workspace.ExecRunner{}.
+	// Runner runs validation commands, run_command and user tools. Default:
+	// SandboxCommands over the loop's Executor with CommandLimits (the
+	// project folder writable, network as Settings.AllowNetwork), or
+	// workspace.ExecRunner{} when Run was given no Executor.
 	Runner workspace.CommandRunner
+	// CommandLimits bound one command in the sandbox (zero fields take the
+	// sandbox's defaults; a test suite usually needs a longer Timeout).
+	CommandLimits sandbox.Limits
 	// Tools offered to models with Capabilities.Tools, beyond the built-in
 	// file tools.
 	Tools []workspace.CommandTool
@@ -84,8 +90,13 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		task.Instructions = r.prompt
 	}
 	runner := wset.Runner
-	if runner == nil {
-		runner = workspace.ExecRunner{}
+	switch {
+	case runner != nil:
+	case r.exec != nil:
+		runner = &SandboxCommands{Exec: r.exec, Limits: wset.CommandLimits, AllowNetwork: r.set.AllowNetwork,
+			Warn: func(w string) { _ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "sandbox: " + w}) }}
+	default:
+		runner = workspace.ExecRunner{Timeout: wset.CommandLimits.Timeout}
 	}
 	maxRounds := wset.MaxToolRounds
 	if maxRounds <= 0 {
@@ -121,6 +132,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 	}
 
 	var repo *gitops.Repo
+	var guard *gitops.Guard // git is never run on a repository whose control files changed
 	if wset.Git {
 		if repo, err = gitops.Open(ctx, ws.Root()); err != nil {
 			return Outcome{Status: StatusError, Err: err}
@@ -133,6 +145,9 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 			return Outcome{Status: StatusError, Err: fmt.Errorf("creating the feature branch: %w", err)}
 		}
 		meta["branch"] = branch
+		if guard, err = repo.Guard(ctx); err != nil {
+			return Outcome{Status: StatusError, Err: err}
+		}
 		if err := r.send(event.Git, event.GitPayload{Action: "branch", Branch: branch}); err != nil {
 			return Outcome{Status: StatusError, Err: err}
 		}
@@ -206,6 +221,9 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 			}
 		}
 		if repo != nil {
+			if err := guard.Check(); err != nil {
+				return fail(out, err)
+			}
 			if d, err := repo.Diff(ctx, maxDiffBytes); err == nil {
 				diff = d
 				out.FinalCode = d
@@ -238,6 +256,9 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 			}
 			if repo != nil {
 				msg := commitMessage(task, resp.Content, it)
+				if err := guard.Check(); err != nil { // the auditor step ran no code, but be sure
+					return fail(out, err)
+				}
 				hash, err := repo.Commit(ctx, msg)
 				switch {
 				case errors.Is(err, gitops.ErrNothingToCommit):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"os"
 	"os/exec"
@@ -270,5 +271,36 @@ func TestWorkspaceInputOutsideRefused(t *testing.T) {
 	out := Run(context.Background(), &toolModel{}, nil, func(event.Event) error { return nil }, set, Input{Prompt: "x"})
 	if out.Status != StatusError || !errors.Is(out.Err, ErrInvalidSettings) || !strings.Contains(out.Err.Error(), "../etc") {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
+	}
+}
+
+func TestWorkspaceRefusesGitAfterTheCodeTamperedWithIt(t *testing.T) {
+	dir := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	// The "tests" plant a pre-commit hook that would run as the user when
+	// loopforge commits, then pass.
+	set := wsSettings(dir, 2)
+	set.Workspace.Task.Validate = []string{fmt.Sprintf("printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", marker)}
+	m := &toolModel{turns: []turn{
+		{calls: []provider.ToolCall{call("write_file", map[string]any{"path": "calc.sh", "content": "add() { echo $(( $1 + $2 )); }\n"})}},
+		{text: "Fixed."},
+	}}
+	evs, emit := collect()
+	out := Run(context.Background(), m, nil, emit, set, Input{Prompt: "Fix add"})
+	var te *gitops.TamperError
+	if out.Status != StatusError || !errors.As(out.Err, &te) || !strings.Contains(out.Err.Error(), "hooks") {
+		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
+	}
+	for _, e := range *evs {
+		var g event.GitPayload
+		if e.Type == event.Git && e.Decode(&g) == nil && g.Action == "commit" {
+			t.Fatalf("committed despite the tampering: %+v", g)
+		}
+	}
+	if n := git(t, dir, "rev-list", "--count", "HEAD"); n != "1" {
+		t.Errorf("%s commits on the branch, want the initial one only", n)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the planted hook ran (%v)", err)
 	}
 }

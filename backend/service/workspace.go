@@ -66,6 +66,14 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 	}
 	ws := &loop.WorkspaceSettings{Git: true, ReuseBranch: true, Tools: s.cfg.Tools,
 		Meta: map[string]any{"provider": prof.Name, "model": prof.Model}}
+	ws.CommandLimits = s.cfg.Limits
+	ws.CommandLimits.Timeout = s.cfg.Workspace.CommandTimeout
+	if s.cfg.Workspace.Unsandboxed {
+		ws.Runner = workspace.ExecRunner{Timeout: s.cfg.Workspace.CommandTimeout}
+		ws.Meta["commands"] = "unsandboxed"
+	} else if s.exec == nil {
+		return fmt.Errorf("cannot run the validation commands in the sandbox: %w (or set `workspace: {sandbox: false}` in loopforge.yml to run them unsandboxed)", s.execErr)
+	}
 	if req.Task != nil {
 		ws.Task = *req.Task
 		ws.Task.Validate = append([]string(nil), req.Task.Validate...)

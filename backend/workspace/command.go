@@ -49,11 +49,9 @@ type CommandRunner interface {
 // process group that is killed on timeout, cancellation and exit, with a
 // scrubbed environment and capped output (design.md §6, §7.6).
 //
-// Why not the sandbox: sandbox.Runner executes code in a fresh private temp
-// dir, while validation commands and run_command must see the project's
-// files. Until the sandbox grows a working-directory option (requested from
-// its owner) this runner applies the process-level parts of the sandbox
-// contract here.
+// It is the unsandboxed choice (loopforge.yml `workspace: {sandbox: false}`)
+// for projects whose tests need the user's own toolchains and caches; by
+// default loop.SandboxCommands runs commands in the sandbox instead.
 type ExecRunner struct {
 	Timeout   time.Duration // per command; default 5 minutes
 	MaxOutput int           // bytes kept per stream (head + tail); default 256 KiB
@@ -125,6 +123,16 @@ func (x ExecRunner) RunCommand(ctx context.Context, dir, command string, stdin [
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// WithEnv returns a copy that also passes kv (NAME=value) to the command.
+func (x ExecRunner) WithEnv(kv ...string) CommandRunner {
+	env := x.Env
+	if env == nil {
+		env = scrubbedEnv()
+	}
+	x.Env = append(append([]string(nil), env...), kv...)
+	return x
 }
 
 // secretWords mark environment variables that are never passed on.

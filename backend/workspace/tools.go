@@ -375,11 +375,10 @@ func (r *Registry) RegisterCommand(c CommandTool) error {
 		Name: c.Name, Description: c.Description, Parameters: c.Parameters,
 		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
 			runner := run
-			if x, ok := run.(ExecRunner); ok {
+			if x, ok := run.(EnvRunner); ok {
 				// The arguments also travel in the environment, for
 				// commands that do not read stdin.
-				x.Env = append(scrubbedEnvOr(x.Env), "LOOPFORGE_TOOL_ARGS="+string(args))
-				runner = x
+				runner = x.WithEnv("LOOPFORGE_TOOL_ARGS=" + string(args))
 			}
 			res, err := runner.RunCommand(ctx, ws.Root(), c.Command, args)
 			if err != nil {
@@ -394,9 +393,7 @@ func (r *Registry) RegisterCommand(c CommandTool) error {
 	})
 }
 
-func scrubbedEnvOr(env []string) []string {
-	if env != nil {
-		return append([]string(nil), env...)
-	}
-	return scrubbedEnv()
+// EnvRunner is a CommandRunner that can pass extra environment variables.
+type EnvRunner interface {
+	WithEnv(kv ...string) CommandRunner
 }

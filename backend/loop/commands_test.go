@@ -1,0 +1,83 @@
+package loop
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/sandbox"
+)
+
+func sandboxCommands(t *testing.T) *SandboxCommands {
+	t.Helper()
+	r, err := sandbox.NewRunner(sandbox.Options{})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	return &SandboxCommands{Exec: r, Limits: sandbox.Limits{Timeout: 20 * time.Second}}
+}
+
+func TestSandboxCommandsRunInTheProject(t *testing.T) {
+	x := sandboxCommands(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644)
+	ctx := context.Background()
+
+	res, err := x.RunCommand(ctx, dir, `python3 -c 'import calc; assert calc.add(2, 2) == 4; print("ok")' && pwd && echo made > out.txt`, nil)
+	if err != nil || !res.OK() {
+		t.Fatalf("%+v %v", res, err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if res.Stdout != "ok\n"+real+"\n" {
+		t.Errorf("stdout %q", res.Stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(b) != "made\n" {
+		t.Errorf("a file written by the command should stay in the project: %q", b)
+	}
+
+	res, err = x.RunCommand(ctx, dir, `python3 -c 'import calc; assert calc.add(2, 2) == 5, "wrong sum"'`, nil)
+	if err != nil || res.OK() || res.ExitCode != 1 || !strings.Contains(res.Stderr, "wrong sum") {
+		t.Errorf("a failing command: %+v %v", res, err)
+	}
+
+	// A user tool's arguments arrive on stdin and in the environment.
+	tool := x.WithEnv(`LOOPFORGE_TOOL_ARGS={"path": "it's.py"}`)
+	res, err = tool.RunCommand(ctx, dir, `cat; echo; echo "$LOOPFORGE_TOOL_ARGS"`, []byte(`{"path": "it's.py"}`))
+	if err != nil || res.Stdout != "{\"path\": \"it's.py\"}\n{\"path\": \"it's.py\"}\n" {
+		t.Errorf("tool arguments: %+v %v", res, err)
+	}
+}
+
+func TestSandboxCommandsTimeOutAndRefuseBadDirs(t *testing.T) {
+	x := sandboxCommands(t)
+	x.Limits.Timeout = time.Second
+	res, err := x.RunCommand(context.Background(), t.TempDir(), "sleep 30", nil)
+	if err != nil || !res.TimedOut || res.OK() {
+		t.Errorf("timeout: %+v %v", res, err)
+	}
+	if !strings.Contains(res.Describe(), "timed out") {
+		t.Errorf("describe: %s", res.Describe())
+	}
+	if _, err := x.RunCommand(context.Background(), "relative/dir", "true", nil); err == nil {
+		t.Error("a relative dir should be refused")
+	}
+}
+
+func TestSandboxCommandsKeepTheRestOfTheDiskOutOfReach(t *testing.T) {
+	x := sandboxCommands(t)
+	if !strings.HasPrefix(x.Exec.(*sandbox.Runner).Isolation(), sandbox.IsolationLandlock) &&
+		!strings.HasPrefix(x.Exec.(*sandbox.Runner).Isolation(), sandbox.IsolationNamespace) {
+		t.Skip("no file-system isolation on this host")
+	}
+	dir, outside := t.TempDir(), t.TempDir()
+	res, err := x.RunCommand(context.Background(), dir, "echo x > "+filepath.Join(outside, "escaped.txt"), nil)
+	if err != nil || res.OK() {
+		t.Errorf("writing outside the project should fail: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped.txt")); !os.IsNotExist(err) {
+		t.Errorf("the file outside the project exists: %v", err)
+	}
+}

@@ -7,9 +7,16 @@
 //   - a prompt containing STALL gets a few tokens, then nothing until the
 //     client hangs up (to test Stop);
 //   - per model, for comparisons: "quick-model" writes working code at once,
-//     "never-model" never stops dividing by zero (other models as above).
+//     "never-model" never stops dividing by zero (other models as above);
+//   - workspace mode, a prompt containing WORKSPACE_MARKER (the request
+//     offers tools): the model calls write_file on calc.py — with a wrong
+//     add() on its first attempt, the right one after a failed validation —
+//     and, given the tool's result, answers with a short summary;
+//   - the auditor (system prompt "strict code reviewer") approves in JSON.
 // Structured output (response_format) is answered with {"explanation","code"},
-// otherwise with a ```python fenced block.
+// otherwise with a ```python fenced block. Tool calls are streamed as the
+// Chat Completions API does: delta.tool_calls fragments (id and name first,
+// then the arguments piece by piece) and finish_reason "tool_calls".
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,9 +25,19 @@ export const FAILING_CODE = "print('about to fail')\nprint(1/0)"
 export const WORKING_CODE = "greeting = 'hello from loopforge'\nprint(greeting)"
 export const REFLECTION = 'The program divides by zero on its last line. Remove the division and print a greeting instead.'
 
+export const WORKSPACE_MARKER = 'WORKSPACE-CALC'
+/** calc.py as the fake model writes it on its first attempt (still wrong) and after the failed validation. */
+export const CALC_WRONG = 'def add(a, b):\n    return a * b\n'
+export const CALC_RIGHT = 'def add(a, b):\n    return a + b\n'
+export const WS_FIRST_SUMMARY = 'I rewrote add in calc.py.'
+export const WS_FIX_SUMMARY = 'Fixed: add now returns the sum.'
+export const AUDIT_REASON = 'add returns the sum of its arguments'
+
 interface ChatMessage {
   role: string
-  content: string | Array<{ type: string; text?: string }>
+  content: string | null | Array<{ type: string; text?: string }>
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>
+  tool_call_id?: string
 }
 
 interface ChatRequest {
@@ -28,6 +45,14 @@ interface ChatRequest {
   stream?: boolean
   response_format?: unknown
   messages?: ChatMessage[]
+  tools?: Array<{ type: string; function: { name: string } }>
+}
+
+/** A tool call the fake model makes: one function call, its arguments as JSON. */
+interface ToolCallAnswer {
+  id: string
+  name: string
+  arguments: string
 }
 
 export interface FakeOpenAI {
@@ -79,7 +104,26 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
 
     let answer: string
     let stall = false
-    if (system.includes('You review')) {
+    let call: ToolCallAnswer | null = null
+    if (system.includes('strict code reviewer')) {
+      answer = JSON.stringify({ approved: true, reasons: [AUDIT_REASON] })
+    } else if (firstUser.includes(WORKSPACE_MARKER)) {
+      // Workspace mode: the tool exchange of one attempt, then the fix prompt.
+      const attempts = msgs.filter((m) => m.role === 'user').length
+      const offered = (body.tools ?? []).map((t) => t.function?.name)
+      if (msgs[msgs.length - 1]?.role === 'tool') {
+        answer = attempts > 1 ? WS_FIX_SUMMARY : WS_FIRST_SUMMARY
+      } else if (!offered.includes('write_file')) {
+        answer = `No write_file tool was offered (tools: ${offered.join(', ') || 'none'}).`
+      } else {
+        answer = ''
+        call = {
+          id: `call_ws_${attempts}`,
+          name: 'write_file',
+          arguments: JSON.stringify({ path: 'calc.py', content: attempts > 1 ? CALC_RIGHT : CALC_WRONG }),
+        }
+      }
+    } else if (system.includes('You review')) {
       answer = REFLECTION
     } else if (firstUser.includes('STALL')) {
       answer = program(structured, 'while True:\n    pass', 'Thinking about it for a very long time')
@@ -99,6 +143,21 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
     res.on('close', () => open.delete(res))
     const send = (v: unknown) => res.write(`data: ${typeof v === 'string' ? v : JSON.stringify(v)}\n\n`)
     const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: body.model ?? 'fake-model' }
+    const usage = (n: number) => ({ ...base, choices: [], usage: { prompt_tokens: 120, completion_tokens: n, total_tokens: 120 + n } })
+    if (call) {
+      const delta = (d: unknown) => send({ ...base, choices: [{ index: 0, delta: d, finish_reason: null }] })
+      delta({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] })
+      for (let i = 0; i < call.arguments.length; i += size * 3) {
+        if (res.destroyed) return
+        delta({ tool_calls: [{ index: 0, function: { arguments: call.arguments.slice(i, i + size * 3) } }] })
+        await sleep(delay)
+      }
+      send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })
+      send(usage(Math.ceil(call.arguments.length / 4)))
+      send('[DONE]')
+      res.end()
+      return
+    }
     const end = stall ? Math.min(answer.length, size * 4) : answer.length
     for (let i = 0; i < end; i += size) {
       if (res.destroyed) return
@@ -107,7 +166,7 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
     }
     if (stall) return // hold the stream open until the client gives up
     send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
-    send({ ...base, choices: [], usage: { prompt_tokens: 120, completion_tokens: Math.ceil(answer.length / 4), total_tokens: 120 + Math.ceil(answer.length / 4) } })
+    send(usage(Math.ceil(answer.length / 4)))
     send('[DONE]')
     res.end()
   }

@@ -34,6 +34,29 @@ export interface RunRequest {
   language?: string
   /** With session_id: a new thread in that session (re-run one provider of a comparison). */
   fresh?: boolean
+  /** Lets this run's code (and workspace commands) reach the network: a per-run opt-in, never a default. */
+  allow_network?: boolean
+  /** "script" (the default: one script run in the sandbox) or "workspace" (the model edits a git repository). */
+  mode?: RunMode
+  /** Workspace mode: the project folder ("" = the current workdir). */
+  workdir?: string
+  /** Workspace mode: shell commands run in the workdir after each attempt (e.g. "pytest -q"). */
+  validate?: string[]
+  /** Workspace mode: the provider profile that reviews a change that passed validation ("" = none). */
+  auditor?: string
+  /** Workspace mode: inputs and constraints (instructions default to the prompt). */
+  task?: WorkspaceTask
+}
+
+export type RunMode = 'script' | 'workspace'
+
+/** A workspace task (backend/loop.Task). */
+export interface WorkspaceTask {
+  /** "" = the prompt. */
+  instructions: string
+  /** Paths relative to the workdir: files are read into the prompt, folders shown as a tree. */
+  inputs?: string[]
+  constraints?: string[]
 }
 
 /** The configured run settings (loopforge.yml), the form's starting point. */
@@ -185,14 +208,21 @@ export interface RunStartedPayload {
   max_iterations: number
   reflect: boolean
   language: string
-  mode: string
+  mode: RunMode | string
+  /** The user let this run's code reach the network (omitted when not). */
+  allow_network?: boolean
+  /** Workspace mode: the project folder, the validation commands and the auditor profile. */
+  workdir?: string
+  validate?: string[] | null
+  auditor?: string
 }
 export interface IterationPayload {
   iteration: number
 }
 export interface TokenPayload {
   iteration: number
-  phase: 'generate' | 'reflect'
+  /** audit: the auditor reviewing a workspace change. */
+  phase: 'generate' | 'reflect' | 'audit'
   text: string
 }
 export interface GeneratedPayload {
@@ -245,6 +275,50 @@ export interface LogPayload {
   message: string
 }
 
+/** Workspace mode: a tool an API model called (read_file, write_file, …), with its result. */
+export interface ToolCalledPayload {
+  iteration: number
+  id?: string
+  name: string
+  /** The JSON arguments as the model sent them. */
+  input: string
+  /** What went back to the model. */
+  output: string
+  ok: boolean
+  duration_ms: number
+}
+/** Workspace mode: one validation command ran in the workdir. */
+export interface ValidatedPayload {
+  iteration: number
+  command: string
+  exit_code: number
+  passed: boolean
+  timed_out?: boolean
+  stdout: string
+  stderr: string
+  truncated?: boolean
+  duration_ms: number
+}
+/** Workspace mode: the auditor's verdict. */
+export interface AuditedPayload {
+  iteration: number
+  approved: boolean
+  reasons?: string[] | null
+}
+/**
+ * Workspace mode, what happened in git: branch created or checked out,
+ * commit made on success, changes left uncommitted on failure, run metadata
+ * written (path relative to the workdir), or — in a comparison — the git
+ * worktree (absolute path) this provider works in.
+ */
+export interface GitPayload {
+  action: 'branch' | 'commit' | 'uncommitted' | 'metadata' | 'worktree' | string
+  branch?: string
+  commit?: string
+  message?: string
+  path?: string
+}
+
 interface Envelope<T extends string, P> {
   type: T
   run_id: string
@@ -264,6 +338,10 @@ export type RunEvent =
   | Envelope<'iteration_done', IterationDonePayload>
   | Envelope<'run_finished', RunFinishedPayload>
   | Envelope<'log', LogPayload>
+  | Envelope<'tool_called', ToolCalledPayload>
+  | Envelope<'validated', ValidatedPayload>
+  | Envelope<'audited', AuditedPayload>
+  | Envelope<'git', GitPayload>
 
 /** The server's answer to a subscription it cannot serve (e.g. unknown run). */
 export interface SubscriptionError {

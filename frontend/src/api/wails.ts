@@ -48,7 +48,7 @@ export function createWailsApi(socket?: SocketFactory): Api {
     providers: wrap(async () => ((await App.Providers()) ?? []) as ProviderStatus[]),
     presets: wrap(async () => ((await App.Presets()) ?? []) as Preset[]),
     defaults: wrap(async () => (await App.Defaults()) as Defaults),
-    startRun: wrap(async (req: RunRequest) => (await App.StartRun(req)) as RunInfo),
+    startRun: wrap(async (req: RunRequest) => (await App.StartRun(req as never)) as RunInfo),
     startCompare: wrap(async (req: CompareRequest) => (await App.StartCompare(req as never)) as unknown as CompareInfo),
     comparison: wrap(async (id: string) => ((await App.Comparison(id)) ?? []) as unknown as ComparisonRow[]),
     stats: wrap(async () => (await App.Stats()) as unknown as Stats),

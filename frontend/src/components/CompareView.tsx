@@ -248,7 +248,11 @@ function FinalDiff() {
   const c = strings.compare
   const columns = useCompare((x) => x.columns)
   const finals = useRuns(useShallow((r) => columns.map((col) => r.runs[col.runId]?.finalCode ?? '')))
-  const language = useRuns((r) => (columns[0] ? r.runs[columns[0].runId]?.language : undefined))
+  // A workspace run's final "code" is its git diff.
+  const language = useRuns((r) => {
+    const first = columns[0] ? r.runs[columns[0].runId] : undefined
+    return first?.mode === 'workspace' ? 'diff' : first?.language
+  })
   const [a, setA] = useState(0)
   const [b, setB] = useState(Math.min(1, columns.length - 1))
   const ia = Math.min(a, columns.length - 1)

@@ -1,11 +1,38 @@
 import { useEffect, useState } from 'react'
-import type { SessionDetail } from '../api'
+import type { RunRequest, SessionDetail } from '../api'
 import { when } from '../format'
-import { useHistory, useStores } from '../stores'
+import { useHistory, useStores, type Stores } from '../stores'
 import { strings } from '../strings'
 import { ExportMenu } from './ExportMenu'
 import { RunView } from './RunView'
 import { StatusPill } from './StatusPill'
+
+/**
+ * followUpRequest continues a session in its own mode: a workspace session
+ * goes on in its project with its validation commands and auditor (as its
+ * last run recorded them, else as the form has them); the form's inputs and
+ * constraints and its network opt-in are not carried over.
+ */
+export function followUpRequest(stores: Stores, detail: SessionDetail, lastRunId: string | undefined, prompt: string): RunRequest {
+  const runs = stores.runs.getState().runs
+  const last = lastRunId ? runs[lastRunId] : undefined
+  const provider = last?.provider || detail.runs?.find((r) => r.id === lastRunId)?.provider || null
+  const workspace = last?.mode === 'workspace' || detail.mode === 'workspace'
+  const req = stores.composer.getState().request(provider, detail.id, prompt, workspace ? 'workspace' : 'script')
+  if (!workspace) return req
+  delete req.task
+  // What the last run recorded (run_started) when its events were seen; a bare stored copy does not know.
+  const known = last != null && (!last.fromHistory || last.replayed === true)
+  const workdir = (known && last.workdir) || detail.workdir
+  if (workdir) req.workdir = workdir
+  if (known) {
+    if (last.validate.length) req.validate = last.validate
+    else delete req.validate
+    if (last.auditor) req.auditor = last.auditor
+    else delete req.auditor
+  }
+  return req
+}
 
 /** HistoryView: search and open past sessions, replay a run, continue or delete. */
 interface Callbacks {
@@ -152,7 +179,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
     const last = runs[runs.length - 1]
     setContinuing(true)
     setContinueError(null)
-    const req = stores.composer.getState().request(last?.provider ?? null, detail.id, followUp)
+    const req = followUpRequest(stores, detail, last?.id, followUp)
     const id = await stores.runs.getState().start(req)
     setContinuing(false)
     if (id) {

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
-import { useCompare, useComposer, useProviders, useRuns, useStores } from '../stores'
+import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../stores'
 import { limits } from '../stores/composer'
 import { defaultProvider } from '../stores/providers'
 import { isFinished } from '../stores/runModel'
@@ -8,6 +8,7 @@ import { strings } from '../strings'
 import { CompareView } from './CompareView'
 import { ProviderPicker } from './ProviderPicker'
 import { RunView } from './RunView'
+import { ModeSwitch, NetworkOptIn, WorkspaceFields } from './WorkspaceForm'
 
 /** RunPanel: the prompt, the provider, the loop settings, Run and Stop — and the active run below. */
 export function RunPanel() {
@@ -22,8 +23,11 @@ export function RunPanel() {
       reflect: x.reflect,
       timeoutSeconds: x.timeoutSeconds,
       language: x.language,
+      mode: x.mode,
     })),
   )
+  const workdir = useWorkdir((w) => w.path)
+  const workspace = c.mode === 'workspace'
   const setC = useComposer((x) => x.set)
   const presets = useProviders((p) => p.presets)
   const providers = useProviders((p) => p.providers)
@@ -52,7 +56,7 @@ export function RunPanel() {
   const runArea = useRef<HTMLDivElement>(null)
 
   // A hint about a missing prompt or provider goes once that is fixed.
-  useEffect(() => setHint(null), [c.prompt, chosen.join(',')])
+  useEffect(() => setHint(null), [c.prompt, chosen.join(','), c.mode, workdir])
 
   useEffect(() => {
     if (!cancelling) {
@@ -66,14 +70,20 @@ export function RunPanel() {
   const start = async () => {
     if (!c.prompt.trim()) return setHint(s.needPrompt)
     if (!chosen.length) return setHint(s.needProvider)
+    if (workspace && !workdir) return setHint(s.needWorkdir)
     setHint(null)
+    const composer = stores.composer.getState()
+    // The folder shown is the one the run edits (a re-run of a comparison column too).
+    const where = workspace ? { workdir } : {}
     let id: string | null
     if (chosen.length > 1) {
-      id = await stores.compare.getState().start(stores.composer.getState().compareRequest(chosen))
+      id = await stores.compare.getState().start({ ...composer.compareRequest(chosen), ...where })
     } else {
       stores.compare.getState().close()
-      id = await stores.runs.getState().start(stores.composer.getState().request(chosen[0]))
+      id = await stores.runs.getState().start({ ...composer.request(chosen[0]), ...where })
     }
+    // The network opt-in was for this run only.
+    if (id) stores.composer.getState().startedRun()
     // Bring the live run into view: on a projector the prompt is already known.
     if (id) requestAnimationFrame(() => runArea.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' }))
   }
@@ -94,6 +104,7 @@ export function RunPanel() {
         aria-label={s.prompt}
       >
         <div className="composer-main">
+          <ModeSwitch />
           <div className="prompt-head">
             <label htmlFor="prompt" className="field-label">
               {s.prompt}
@@ -124,6 +135,7 @@ export function RunPanel() {
             }}
             data-testid="prompt"
           />
+          {workspace && <WorkspaceFields />}
         </div>
         <div className="composer-side">
           <ProviderPicker
@@ -158,19 +170,24 @@ export function RunPanel() {
                 data-testid="timeout"
               />
             </label>
-            <label>
-              <span>{s.language}</span>
-              <select value={c.language} onChange={(e) => setC({ language: e.target.value === 'sh' ? 'sh' : 'python' })} data-testid="language">
-                <option value="python">{s.languages.python}</option>
-                <option value="sh">{s.languages.sh}</option>
-              </select>
-            </label>
-            <label className="switch">
-              <span>{s.reflect}</span>
-              <input type="checkbox" role="switch" checked={c.reflect} onChange={(e) => setC({ reflect: e.target.checked })} data-testid="reflect" />
-              <span className="switch-text">{c.reflect ? s.reflectOn : s.reflectOff}</span>
-            </label>
+            {!workspace && (
+              <>
+                <label>
+                  <span>{s.language}</span>
+                  <select value={c.language} onChange={(e) => setC({ language: e.target.value === 'sh' ? 'sh' : 'python' })} data-testid="language">
+                    <option value="python">{s.languages.python}</option>
+                    <option value="sh">{s.languages.sh}</option>
+                  </select>
+                </label>
+                <label className="switch">
+                  <span>{s.reflect}</span>
+                  <input type="checkbox" role="switch" checked={c.reflect} onChange={(e) => setC({ reflect: e.target.checked })} data-testid="reflect" />
+                  <span className="switch-text">{c.reflect ? s.reflectOn : s.reflectOff}</span>
+                </label>
+              </>
+            )}
           </fieldset>
+          <NetworkOptIn />
           <div className="actions">
             <button type="submit" className="btn btn-primary btn-big" disabled={starting || compareStarting || running || !providersLoaded} data-testid="run">
               {starting || compareStarting ? s.starting : chosen.length > 1 ? s.compare(chosen.length) : s.start}

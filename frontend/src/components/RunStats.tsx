@@ -29,6 +29,16 @@ export function RunStats({ run }: { run: RunState }) {
           <span className="run-provider">{run.provider || '…'}</span>
           {run.model && <span className="run-model">{run.model}</span>}
           <StatusPill status={run.status} />
+          {run.mode === 'workspace' && (
+            <span className="tag tag-mode" data-testid="mode-badge">
+              {s.workspaceBadge}
+            </span>
+          )}
+          {run.allowNetwork && (
+            <span className="badge-net" role="note" title={s.networkBadgeTitle} data-testid="network-badge">
+              <span aria-hidden="true">⚠</span> {s.networkBadge}
+            </span>
+          )}
         </div>
         {run.prompt && (
           <p className="run-prompt" title={run.prompt} data-testid="run-prompt">

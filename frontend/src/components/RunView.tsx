@@ -9,6 +9,7 @@ import { RunBanner } from './RunBanner'
 import { RunStats } from './RunStats'
 import { StreamPanel } from './StreamPanel'
 import { Timeline } from './Timeline'
+import { AuditPanel, ChangesPanel, ToolCallsPanel, ValidationPanel, WorkspaceSummary } from './WorkspacePanels'
 
 interface Props {
   runId: string
@@ -62,11 +63,15 @@ export function RunView({ runId, replay = false }: Props) {
   const it = idx >= 0 ? iterations[idx] : undefined
   const prev = idx > 0 ? iterations[idx - 1] : undefined
   const isFinal = !live && it != null && idx === iterations.length - 1 && !!run.finalCode && it.code === run.finalCode
+  const workspace = run.mode === 'workspace'
+  // Coding CLIs edit with their own tools (no tool_called events): no empty tool card for them.
+  const anyTools = iterations.some((i) => i.tools.length > 0)
 
   return (
     <section className="run-view" data-testid="run-view" data-run-id={run.runId} data-status={run.status} aria-label={`${run.provider} run`}>
       <RunStats run={run} />
       <RunBanner run={run} />
+      {workspace && <WorkspaceSummary run={run} />}
       {!live && run.sessionId && (
         <div className="run-tools">
           <ExportMenu sessionId={run.sessionId} runId={run.runId} formats={['py', 'md', 'html', 'ipynb', 'json']} />
@@ -110,15 +115,24 @@ export function RunView({ runId, replay = false }: Props) {
       )}
       {it ? (
         <div className="iter-grid" data-testid="iteration" data-iteration={it.n}>
-          <StreamPanel it={it} reflectOn={run.reflect} live={live} />
-          <div className="iter-side">
-            <CodePanel key={`${run.runId}`} it={it} prev={prev} isFinal={isFinal} language={run.language} />
-            <ExecPanel it={it} live={live} />
-          </div>
+          <StreamPanel it={it} reflectOn={run.reflect} live={live} workspace={workspace} />
+          {workspace ? (
+            <div className="iter-side">
+              {anyTools && <ToolCallsPanel it={it} live={live} />}
+              <ValidationPanel run={run} it={it} live={live} />
+              {(run.auditor || it.audit || it.auditing) && <AuditPanel it={it} live={live} />}
+            </div>
+          ) : (
+            <div className="iter-side">
+              <CodePanel key={`${run.runId}`} it={it} prev={prev} isFinal={isFinal} language={run.language} />
+              <ExecPanel it={it} live={live} />
+            </div>
+          )}
         </div>
       ) : (
         live && <p className="muted waiting pulse">{s.waiting}</p>
       )}
+      {workspace && <ChangesPanel run={run} />}
     </section>
   )
 }

@@ -7,10 +7,12 @@ interface Props {
   it: IterationView
   reflectOn: boolean
   live: boolean
+  /** Workspace mode: no reflection step (the validation log goes back to the model instead). */
+  workspace?: boolean
 }
 
 /** StreamPanel: the model's words for one iteration — generation, then reflection, in different colours. */
-export function StreamPanel({ it, reflectOn, live }: Props) {
+export function StreamPanel({ it, reflectOn, live, workspace = false }: Props) {
   const s = strings.live
   const body = useRef<HTMLDivElement>(null)
   const answer = useMemo(() => readableAnswer(it.generation), [it.generation])
@@ -59,7 +61,7 @@ export function StreamPanel({ it, reflectOn, live }: Props) {
             </p>
           </div>
         )}
-        {!it.reflection && !reflecting && it.phase === 'error' && !live && (
+        {!workspace && !it.reflection && !reflecting && it.phase === 'error' && !live && (
           <p className="muted small">{reflectOn ? s.noReflection : s.reflectionOff}</p>
         )}
       </div>

@@ -2,15 +2,17 @@ import type { IterationView, RunState } from '../stores/runModel'
 import { isFinished } from '../stores/runModel'
 import { strings } from '../strings'
 
-export type ChipPhase = IterationView['phase'] | 'reflecting' | 'stopped'
+export type ChipPhase = IterationView['phase'] | 'reflecting' | 'auditing' | 'stopped'
 
 /**
  * chipPhase: a failed iteration whose reflection is streaming shows as
- * reflecting; one left unfinished by a finished run shows as stopped.
+ * reflecting, one whose change the auditor is reviewing as auditing; one
+ * left unfinished by a finished run shows as stopped.
  */
 export function chipPhase(run: RunState, it: IterationView): ChipPhase {
   const finished = isFinished(run)
   if (!finished && it.reflecting) return 'reflecting'
+  if (!finished && it.auditing) return 'auditing'
   if (finished && it.phase !== 'success' && it.phase !== 'error') return 'stopped'
   return it.phase
 }
@@ -18,6 +20,8 @@ export function chipPhase(run: RunState, it: IterationView): ChipPhase {
 const marks: Record<ChipPhase, string> = {
   generating: '…',
   executing: '▶',
+  validating: '▶',
+  auditing: '?',
   reflecting: '?',
   success: '✓',
   error: '✕',
@@ -45,13 +49,17 @@ export function Timeline({ run, selected, following, onSelect, onPrev, onNext, o
       <ol className="chips" aria-label={s.iteration} data-testid="timeline">
         {run.iterations.map((it) => {
           const phase = chipPhase(run, it)
+          // Workspace mode: how many validation commands passed.
+          const passed = it.validations.filter((v) => v.passed).length
+          const total = it.validations.length
+          const checks = total > 0 ? s.checks(passed, total) : ''
           return (
             <li key={it.n}>
               <button
                 type="button"
                 className={`chip chip-${phase}${it.n === selected ? ' chip-selected' : ''}`}
                 aria-pressed={it.n === selected}
-                aria-label={`${s.iteration} ${it.n}: ${s.phase[phase]}`}
+                aria-label={`${s.iteration} ${it.n}: ${s.phase[phase]}${checks ? `, ${checks}` : ''}`}
                 title={it.summary || s.phase[phase]}
                 onClick={() => onSelect(it.n)}
                 data-testid="iteration-chip"
@@ -62,6 +70,11 @@ export function Timeline({ run, selected, following, onSelect, onPrev, onNext, o
                   {marks[phase]}
                 </span>
                 <span className="chip-label">{s.phase[phase]}</span>
+                {total > 0 && (
+                  <span className={`chip-checks ${passed === total ? 'checks-ok' : 'checks-bad'}`} data-testid="chip-checks" data-passed={passed} data-total={total}>
+                    {passed}/{total}
+                  </span>
+                )}
               </button>
             </li>
           )

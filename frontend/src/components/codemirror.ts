@@ -4,6 +4,7 @@
 
 import { python } from '@codemirror/lang-python'
 import { HighlightStyle, StreamLanguage, syntaxHighlighting, type LanguageSupport } from '@codemirror/language'
+import { diff } from '@codemirror/legacy-modes/mode/diff'
 import { shell } from '@codemirror/legacy-modes/mode/shell'
 import { unifiedMergeView } from '@codemirror/merge'
 import { EditorState, type Extension } from '@codemirror/state'
@@ -20,6 +21,10 @@ const highlight = HighlightStyle.define([
   { tag: [t.standard(t.variableName), t.self], color: 'var(--syn-builtin)' },
   { tag: [t.operator, t.punctuation, t.bracket], color: 'var(--syn-punct)' },
   { tag: t.invalid, color: 'var(--danger)' },
+  // unified diffs (a workspace run's changes)
+  { tag: t.inserted, color: 'var(--ok)' },
+  { tag: t.deleted, color: 'var(--danger)' },
+  { tag: t.meta, color: 'var(--info)', fontWeight: '600' },
 ])
 
 const theme = EditorView.theme({
@@ -56,6 +61,9 @@ function language(lang: string | undefined): LanguageSupport | Extension {
     case 'bash':
     case 'shell':
       return StreamLanguage.define(shell)
+    case 'diff':
+    case 'patch':
+      return StreamLanguage.define(diff)
     default:
       return python()
   }

@@ -112,7 +112,10 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
       const { sessionId, request, columns } = get()
       if (!sessionId || !request) return null
       set({ rerunning: provider, rerunError: null })
-      const req: RunRequest = { ...request, session_id: sessionId, provider, fresh: true }
+      // The network opt-in was for the runs started from the form, not for a re-run.
+      const { allow_network: _net, ...rest } = request
+      void _net
+      const req: RunRequest = { ...rest, session_id: sessionId, provider, fresh: true }
       try {
         const info = await api.startRun(req)
         runs.getState().track(info, req)

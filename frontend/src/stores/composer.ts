@@ -1,11 +1,13 @@
 // Composer store: what the Run panel is about to start — the prompt, the
-// providers and the loop settings. The prompt and the provider choice are
-// kept across reloads (a prepared lesson survives a refresh); the loop
-// settings start from the configured defaults (loopforge.yml, GET
-// /api/defaults) every time, so the form never overrides the user's config.
+// providers, the loop settings and the mode. The prompt, the provider choice
+// and the workspace fields are kept across reloads (a prepared lesson
+// survives a refresh); the loop settings start from the configured defaults
+// (loopforge.yml, GET /api/defaults) every time, so the form never overrides
+// the user's config. The network opt-in is never kept: it is ticked for one
+// run and cleared once that run starts (startedRun).
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { CompareRequest, Defaults, RunRequest } from '../api'
+import type { CompareRequest, Defaults, RunMode, RunRequest } from '../api'
 import { defaultStorage, readJSON, writeJSON, type KV } from './persist'
 
 export interface ComposerFields {
@@ -17,6 +19,18 @@ export interface ComposerFields {
   reflect: boolean
   timeoutSeconds: number
   language: 'python' | 'sh'
+  /** script: one script run in the sandbox; workspace: the model edits the workdir (a git repository). */
+  mode: RunMode
+  /** Workspace: validation commands, one per line. */
+  validate: string
+  /** Workspace: the auditor's profile name ("" = none). */
+  auditor: string
+  /** Workspace: input paths relative to the workdir, one per line. */
+  inputs: string
+  /** Workspace: constraints, one per line. */
+  constraints: string
+  /** This run's code may reach the network. Never saved; cleared when a run starts. */
+  allowNetwork: boolean
 }
 
 export interface ComposerState extends ComposerFields {
@@ -27,10 +41,17 @@ export interface ComposerState extends ComposerFields {
   toggleProvider(name: string, on: boolean): void
   /** Puts the configured settings in the form. */
   applyDefaults(d: Defaults | null): void
-  /** The request for POST /api/runs (sessionId continues a session). */
-  request(provider: string | null, sessionId?: string, prompt?: string): RunRequest
+  /**
+   * The request for POST /api/runs. sessionId continues a session: such a
+   * follow-up never carries the network opt-in, which belongs to the run
+   * started from the form. mode overrides the form's (a follow-up keeps its
+   * session's mode).
+   */
+  request(provider: string | null, sessionId?: string, prompt?: string, mode?: RunMode): RunRequest
   /** The request for POST /api/compare. */
   compareRequest(providers: string[]): CompareRequest
+  /** A run started from the form: the one-run network opt-in is used up. */
+  startedRun(): void
 }
 
 export type ComposerStore = StoreApi<ComposerState>
@@ -44,6 +65,12 @@ export const composerDefaults: ComposerFields = {
   reflect: true,
   timeoutSeconds: 30,
   language: 'python',
+  mode: 'script',
+  validate: '',
+  auditor: '',
+  inputs: '',
+  constraints: '',
+  allowNetwork: false,
 }
 
 const KEY = 'loopforge.composer'
@@ -64,7 +91,22 @@ interface Saved {
   providers: string[]
   /** Before comparisons: one provider. */
   provider: string
+  mode: string
+  validate: string
+  auditor: string
+  inputs: string
+  constraints: string
 }
+
+/** lines splits a textarea into its trimmed, non-empty lines. */
+export function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 export function createComposerStore(kv: KV | null = defaultStorage()): ComposerStore {
   const saved = readJSON<Saved>(kv, KEY)
@@ -78,6 +120,11 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     prompt: typeof saved.prompt === 'string' ? saved.prompt : '',
     presetId: typeof saved.presetId === 'string' ? saved.presetId : '',
     providers,
+    mode: saved.mode === 'workspace' ? 'workspace' : 'script',
+    validate: text(saved.validate),
+    auditor: text(saved.auditor),
+    inputs: text(saved.inputs),
+    constraints: text(saved.constraints),
   }
   const store = createStore<ComposerState>()((set, get) => ({
     ...init,
@@ -99,15 +146,32 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
         language: d.language === 'sh' ? 'sh' : 'python',
       })
     },
-    request(provider, sessionId, prompt) {
-      const s = get()
+    request(provider, sessionId, prompt, mode) {
+      const s = { ...get(), mode: mode ?? get().mode }
       const req: RunRequest = {
         prompt: (prompt ?? s.prompt).trim(),
         max_iterations: clamp(s.maxIterations, limits.maxIterations.min, limits.maxIterations.max, composerDefaults.maxIterations),
-        reflect: s.reflect,
         timeout_seconds: clamp(s.timeoutSeconds, limits.timeoutSeconds.min, limits.timeoutSeconds.max, composerDefaults.timeoutSeconds),
-        language: s.language,
       }
+      if (s.mode === 'workspace') {
+        // The language and reflection do not apply: the model edits files and
+        // the validation log goes back to it instead.
+        req.mode = 'workspace'
+        const validate = lines(s.validate)
+        if (validate.length) req.validate = validate
+        if (s.auditor.trim()) req.auditor = s.auditor.trim()
+        const inputs = lines(s.inputs)
+        const constraints = lines(s.constraints)
+        if (inputs.length || constraints.length) {
+          req.task = { instructions: '' }
+          if (inputs.length) req.task.inputs = inputs
+          if (constraints.length) req.task.constraints = constraints
+        }
+      } else {
+        req.reflect = s.reflect
+        req.language = s.language
+      }
+      if (s.allowNetwork && !sessionId) req.allow_network = true
       if (provider) req.provider = provider
       if (sessionId) req.session_id = sessionId
       return req
@@ -115,10 +179,13 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     compareRequest(providers) {
       return { ...get().request(null), providers }
     },
+    startedRun() {
+      if (get().allowNetwork) set({ allowNetwork: false })
+    },
   }))
   store.subscribe((s) => {
-    const { prompt, presetId, providers } = s
-    writeJSON(kv, KEY, { prompt, presetId, providers })
+    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints } = s
+    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints })
   })
   return store
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { finished, sessionDetail, twoIterationRun } from '../test/fakeApi'
+import { finished, sessionDetail, twoIterationRun, workspaceRun, workspaceSessionDetail, WS_DIFF } from '../test/fakeApi'
 import { applyEvent, fromStored, isFinished, newRun, type RunState } from './runModel'
 
 function fold(events: Parameters<typeof applyEvent>[1][], run: RunState = newRun({ runId: 'run-1' })): RunState {
@@ -94,6 +94,92 @@ describe('applyEvent', () => {
   })
 })
 
+describe('applyEvent in workspace mode', () => {
+  it('records the mode, project, checks, auditor and network opt-in from run_started', () => {
+    const r = fold(workspaceRun('run-1', { allowNetwork: true }).slice(0, 1))
+    expect(r).toMatchObject({ mode: 'workspace', workdir: '/home/ana/calc', validate: ['python3 check.py'], auditor: 'fake', allowNetwork: true })
+    const script = fold(twoIterationRun().slice(0, 1))
+    expect(script).toMatchObject({ mode: 'script', allowNetwork: false, validate: [], auditor: '' })
+  })
+
+  it('collects tool calls, validations and the audit per iteration, and the git outcome per run', () => {
+    const r = fold(workspaceRun())
+    expect(r.status).toBe('success')
+    const [one, two] = r.iterations
+    expect(one.phase).toBe('error')
+    expect(one.tools.map((t) => [t.name, t.ok])).toEqual([
+      ['read_file', false],
+      ['write_file', true],
+    ])
+    expect(one.tools[1]).toMatchObject({ id: 'call_2', output: 'wrote calc.py (33 bytes)', durationMs: 2 })
+    expect(JSON.parse(one.tools[1].input)).toEqual({ path: 'calc.py', content: 'def add(a, b):\n    return a * b\n' })
+    expect(one.validations).toEqual([
+      { command: 'python3 check.py', exitCode: 1, passed: false, timedOut: false, stdout: '', stderr: 'AssertionError: add(2, 3) returned 6\n', truncated: false, durationMs: 45 },
+    ])
+    expect(one.audit).toBeUndefined()
+    expect(two.phase).toBe('success')
+    expect(two.validations.map((v) => v.passed)).toEqual([true])
+    expect(two.audit).toEqual({ approved: true, reasons: ['add now returns the sum', 'the tests are unchanged'] })
+    expect(two.auditing).toBe(false)
+    // Audit tokens are not the model's words.
+    expect(two.generation).toBe('Fixed: add adds.')
+    expect(r.git).toEqual({
+      branch: 'loopforge/fix-add-in-calc-py-1a2b3c4d',
+      commit: '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432',
+      message: expect.stringContaining('loopforge: Fix add in calc.py'),
+      uncommitted: false,
+      metadata: '.loopforge/runs/20261121T100000Z.json',
+    })
+    expect(r.finalCode).toBe(WS_DIFF)
+  })
+
+  it('goes generating → validating → done, and shows the auditor at work', () => {
+    const ev = workspaceRun()
+    const at = (type: string, n = 1) => {
+      let seen = 0
+      return ev.findIndex((e) => e.type === type && ++seen === n) + 1
+    }
+    let r = fold(ev.slice(0, at('tool_called')))
+    expect(r.iterations[0]).toMatchObject({ phase: 'generating', tools: [{ name: 'read_file' }] })
+    r = fold(ev.slice(0, at('generated')))
+    expect(r.iterations[0].phase).toBe('validating')
+    r = fold(ev.slice(0, at('validated')))
+    expect(r.iterations[0]).toMatchObject({ phase: 'validating', validations: [{ passed: false }] })
+    r = fold(ev.slice(0, at('iteration_done')))
+    expect(r.iterations[0].phase).toBe('error')
+    r = fold(ev.slice(0, at('token', 2))) // the auditor's first token
+    expect(r.iterations[1]).toMatchObject({ phase: 'validating', auditing: true, generation: 'Fixed: add adds.' })
+    r = fold(ev.slice(0, at('audited')))
+    expect(r.iterations[1]).toMatchObject({ auditing: false, audit: { approved: true } })
+  })
+
+  it('a run without validation commands is not "validating" after its answer', () => {
+    const ev = workspaceRun()
+    const started = { ...ev[0], payload: { ...ev[0].payload, validate: undefined } } as typeof ev[0]
+    const r = fold([started, ev[2], { ...ev[6] }])
+    expect(r.validate).toEqual([])
+    expect(r.iterations[0].phase).toBe('generating')
+  })
+
+  it('records changes left uncommitted, a rejected audit and a worktree', () => {
+    const base = workspaceRun().slice(0, 4)
+    let seq = base.length
+    const ev = (type: string, payload: unknown) => ({ type, run_id: 'run-1', seq: ++seq, ts: '', payload }) as never
+    const r = fold([
+      ...base,
+      ev('git', { action: 'worktree', path: '/tmp/lf-worktrees/fake', branch: 'loopforge/cmp-fake' }),
+      ev('audited', { iteration: 1, approved: false, reasons: ['it deletes the tests'] }),
+      ev('iteration_done', { iteration: 1, status: 'error', summary: 'auditor rejected: it deletes the tests' }),
+      ev('git', { action: 'uncommitted', branch: 'loopforge/cmp-fake', message: 'no commit: the last attempt…' }),
+      finished('run-1', ++seq, 'limit_reached'),
+    ])
+    expect(r.status).toBe('limit_reached')
+    expect(r.iterations[0].audit).toEqual({ approved: false, reasons: ['it deletes the tests'] })
+    expect(r.git).toMatchObject({ branch: 'loopforge/cmp-fake', worktree: '/tmp/lf-worktrees/fake', uncommitted: true })
+    expect(r.git.commit).toBeUndefined()
+  })
+})
+
 describe('fromStored', () => {
   it('rebuilds a finished run from the history', () => {
     const d = sessionDetail()
@@ -102,5 +188,16 @@ describe('fromStored', () => {
     expect(r.iterations.map((i) => i.phase)).toEqual(['error', 'success'])
     expect(r.iterations[0]).toMatchObject({ generation: 'Here it is.', reflection: 'It divides by zero.', code: 'print(1/0)\n' })
     expect(r.iterations[0].exec).toMatchObject({ status: 'error', exitCode: 1, isolation: 'basic' })
+    expect(r.mode).toBe('script')
+  })
+
+  it('marks a stored workspace run as such (its details come from its events)', () => {
+    const d = workspaceSessionDetail()
+    const r = fromStored(d.runs![0], d.iterations!['run-ws'], d.prompt, 'workspace')
+    expect(r).toMatchObject({ mode: 'workspace', finalCode: WS_DIFF })
+    expect(r.iterations.map((i) => [i.phase, i.exec, i.tools, i.validations])).toEqual([
+      ['error', undefined, [], []],
+      ['success', undefined, [], []],
+    ])
   })
 })

@@ -3,10 +3,14 @@
 // run from the history. Both produce the same shape, so one view renders a
 // live run and a replay alike.
 
-import type { RunEvent, RunStatus, StoredIteration, StoredRun, StreamMessage } from '../api'
+import type { RunEvent, RunMode, RunStatus, StoredIteration, StoredRun, StreamMessage } from '../api'
 
-/** Where an iteration is: its outcome once iteration_done arrived. */
-export type IterationPhase = 'generating' | 'executing' | 'success' | 'error'
+/**
+ * Where an iteration is: its outcome once iteration_done arrived. Script
+ * mode: generating → executing; workspace mode: generating → validating
+ * (the commands run after the model's answer).
+ */
+export type IterationPhase = 'generating' | 'executing' | 'validating' | 'success' | 'error'
 
 export interface ExecResult {
   status: string
@@ -20,6 +24,50 @@ export interface ExecResult {
   description: string
   protections?: Record<string, boolean>
   warnings?: string[]
+}
+
+/** Workspace mode: one tool call of the model (tool_called). */
+export interface ToolCallView {
+  id?: string
+  name: string
+  /** The JSON arguments as sent by the model. */
+  input: string
+  output: string
+  ok: boolean
+  durationMs: number
+}
+
+/** Workspace mode: one validation command (validated). */
+export interface ValidationView {
+  command: string
+  exitCode: number
+  passed: boolean
+  timedOut: boolean
+  stdout: string
+  stderr: string
+  truncated: boolean
+  durationMs: number
+}
+
+/** Workspace mode: the auditor's verdict (audited). */
+export interface AuditView {
+  approved: boolean
+  reasons: string[]
+}
+
+/** Workspace mode: what happened in git, from the git events. */
+export interface GitView {
+  /** The feature branch (loopforge/<slug>). */
+  branch?: string
+  /** Set on success: the commit's hash and message. */
+  commit?: string
+  message?: string
+  /** Set on failure: the changes were left uncommitted on the branch. */
+  uncommitted: boolean
+  /** The run metadata file, relative to the workdir. */
+  metadata?: string
+  /** In a comparison: the git worktree (absolute path) this provider worked in. */
+  worktree?: string
 }
 
 export interface IterationView {
@@ -39,6 +87,14 @@ export interface IterationView {
   inputTokens: number
   outputTokens: number
   generationMs?: number
+  /** Workspace mode: the tools the model called, in order. */
+  tools: ToolCallView[]
+  /** Workspace mode: the validation commands that ran, in order. */
+  validations: ValidationView[]
+  /** Workspace mode: the auditor's verdict. */
+  audit?: AuditView
+  /** The auditor's answer is streaming. */
+  auditing: boolean
 }
 
 export type RunViewStatus = 'starting' | RunStatus
@@ -57,6 +113,14 @@ export interface RunState {
   maxIterations: number
   reflect: boolean
   language: string
+  mode: RunMode
+  /** The user let this run's code reach the network. */
+  allowNetwork: boolean
+  /** Workspace mode: the project folder, validation commands and auditor profile ("" = none). */
+  workdir: string
+  validate: string[]
+  auditor: string
+  git: GitView
   status: RunViewStatus
   iterations: IterationView[]
   finalCode: string
@@ -76,6 +140,8 @@ export interface RunState {
   cancelError?: string
   /** Rebuilt from the history rather than streamed. */
   fromHistory: boolean
+  /** From the history, rebuilt from its stored events (with everything a live run shows). */
+  replayed?: boolean
 }
 
 export const TERMINAL: ReadonlySet<string> = new Set(['success', 'limit_reached', 'error', 'cancelled', 'interrupted'])
@@ -93,6 +159,12 @@ export function newRun(init: Partial<RunState> & { runId: string }): RunState {
     maxIterations: 0,
     reflect: true,
     language: 'python',
+    mode: 'script',
+    allowNetwork: false,
+    workdir: '',
+    validate: [],
+    auditor: '',
+    git: { uncommitted: false },
     status: 'starting',
     iterations: [],
     finalCode: '',
@@ -108,7 +180,18 @@ export function newRun(init: Partial<RunState> & { runId: string }): RunState {
 }
 
 function emptyIteration(n: number): IterationView {
-  return { n, phase: 'generating', generation: '', reflection: '', reflecting: false, inputTokens: 0, outputTokens: 0 }
+  return {
+    n,
+    phase: 'generating',
+    generation: '',
+    reflection: '',
+    reflecting: false,
+    inputTokens: 0,
+    outputTokens: 0,
+    tools: [],
+    validations: [],
+    auditing: false,
+  }
 }
 
 /** withIteration returns run with iteration n replaced by fn(it) (created if missing). */
@@ -142,6 +225,11 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         maxIterations: p.max_iterations,
         reflect: p.reflect,
         language: p.language || run.language,
+        mode: p.mode === 'workspace' ? 'workspace' : 'script',
+        allowNetwork: p.allow_network === true,
+        workdir: p.workdir ?? '',
+        validate: p.validate ?? [],
+        auditor: p.auditor ?? '',
         status: isFinished(run) ? run.status : 'running',
         startedAt: e.ts,
       }
@@ -150,17 +238,21 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
       return withIteration(run, e.payload.iteration, (it) => it)
     case 'token': {
       const p = e.payload
-      return withIteration(run, p.iteration, (it) =>
-        p.phase === 'reflect'
-          ? { ...it, reflecting: true, reflection: it.reflection + p.text }
-          : { ...it, generation: it.generation + p.text },
-      )
+      return withIteration(run, p.iteration, (it) => {
+        if (p.phase === 'reflect') return { ...it, reflecting: true, reflection: it.reflection + p.text }
+        // The auditor answers in JSON: shown as "reviewing", then as its verdict.
+        if (p.phase === 'audit') return it.auditing ? it : { ...it, auditing: true }
+        return { ...it, generation: it.generation + p.text }
+      })
     }
     case 'generated': {
       const p = e.payload
       run = { ...run, inputTokens: run.inputTokens + (p.input_tokens ?? 0), outputTokens: run.outputTokens + (p.output_tokens ?? 0) }
+      // Workspace mode: the validation commands run next (unless the answer was unusable).
+      const validating = run.mode === 'workspace' && !p.format_error && run.validate.length > 0
       return withIteration(run, p.iteration, (it) => ({
         ...it,
+        phase: validating && it.phase === 'generating' ? 'validating' : it.phase,
         // The final answer wins over the streamed deltas (they may be coalesced).
         generation: p.content || it.generation,
         code: p.code,
@@ -214,18 +306,69 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         durationMs: p.duration_ms,
         finishedAt: e.ts,
         cancelling: false,
-        iterations: run.iterations.map((it) => (it.reflecting ? { ...it, reflecting: false } : it)),
+        iterations: run.iterations.map((it) => (it.reflecting || it.auditing ? { ...it, reflecting: false, auditing: false } : it)),
       }
     }
     case 'log':
       return { ...run, logs: [...run.logs, { level: e.payload.level, message: e.payload.message }] }
+    case 'tool_called': {
+      const p = e.payload
+      const call: ToolCallView = { id: p.id || undefined, name: p.name, input: p.input ?? '', output: p.output ?? '', ok: p.ok, durationMs: p.duration_ms }
+      return withIteration(run, p.iteration, (it) => ({ ...it, tools: [...it.tools, call] }))
+    }
+    case 'validated': {
+      const p = e.payload
+      const v: ValidationView = {
+        command: p.command,
+        exitCode: p.exit_code,
+        passed: p.passed,
+        timedOut: p.timed_out === true,
+        stdout: p.stdout ?? '',
+        stderr: p.stderr ?? '',
+        truncated: p.truncated === true,
+        durationMs: p.duration_ms,
+      }
+      return withIteration(run, p.iteration, (it) => ({
+        ...it,
+        phase: it.phase === 'generating' ? 'validating' : it.phase,
+        validations: [...it.validations, v],
+      }))
+    }
+    case 'audited': {
+      const p = e.payload
+      return withIteration(run, p.iteration, (it) => ({ ...it, auditing: false, audit: { approved: p.approved, reasons: p.reasons ?? [] } }))
+    }
+    case 'git':
+      return { ...run, mode: 'workspace', git: applyGit(run.git, e.payload) }
     default:
       return run // an event kind this UI does not know yet
   }
 }
 
-/** fromStored rebuilds a run from the history (GET /api/sessions/{id}). */
-export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefined, prompt: string): RunState {
+function applyGit(g: GitView, p: Extract<RunEvent, { type: 'git' }>['payload']): GitView {
+  const branch = p.branch || g.branch
+  switch (p.action) {
+    case 'branch':
+      return { ...g, branch }
+    case 'commit':
+      return { ...g, branch, commit: p.commit, message: p.message, uncommitted: false }
+    case 'uncommitted':
+      return { ...g, branch, uncommitted: true }
+    case 'metadata':
+      return { ...g, metadata: p.path }
+    case 'worktree':
+      return { ...g, branch, worktree: p.path }
+    default:
+      return g
+  }
+}
+
+/**
+ * fromStored rebuilds a run from the history (GET /api/sessions/{id}). The
+ * stored iterations hold no tool calls, validations or git events: a
+ * workspace run is replayed from its stored events for those (runs store).
+ */
+export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefined, prompt: string, mode: RunMode = 'script'): RunState {
   const iterations: IterationView[] = (its ?? [])
     .slice()
     .sort((a, b) => a.n - b.n)
@@ -252,6 +395,9 @@ export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefin
       summary: s.summary || undefined,
       inputTokens: 0,
       outputTokens: 0,
+      tools: [],
+      validations: [],
+      auditing: false,
     }))
   return newRun({
     runId: r.id,
@@ -262,6 +408,7 @@ export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefin
     maxIterations: r.max_iterations,
     reflect: r.reflect,
     language: r.language,
+    mode,
     status: r.status as RunStatus,
     iterations,
     finalCode: r.final_code ?? '',

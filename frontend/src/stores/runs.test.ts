@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { fakeApi, finished, sessionDetail, twoIterationRun, type FakeApi } from '../test/fakeApi'
+import { fakeApi, finished, sessionDetail, twoIterationRun, workspaceRun, workspaceSessionDetail, type FakeApi } from '../test/fakeApi'
 import { createRunsStore, type RunsStore } from './runs'
 
 let api: FakeApi
@@ -99,6 +99,43 @@ describe('runs store', () => {
     d.iterations = { 'run-1': d.iterations!['run-old'] }
     store.getState().loadStored(d, 'run-1')
     expect(store.getState().runs['run-1']).toBe(streamed)
+  })
+
+  it('lays a started workspace run out as one before its first event', async () => {
+    await store.getState().start({ prompt: 'x', mode: 'workspace', validate: ['pytest -q'], auditor: 'a', allow_network: true })
+    expect(store.getState().runs['run-1']).toMatchObject({ mode: 'workspace', validate: ['pytest -q'], auditor: 'a', allowNetwork: true })
+  })
+
+  it('rebuilds a stored workspace run from its events, replacing the stored copy once they are all in', () => {
+    const d = workspaceSessionDetail()
+    store.getState().loadStored(d, 'run-ws')
+    // At once: the stored copy (no tool calls or validations in the iterations table).
+    expect(store.getState().runs['run-ws']).toMatchObject({ mode: 'workspace', fromHistory: true, status: 'success' })
+    expect(api.events.subscribed).toEqual([{ runId: 'run-ws', after: 0 }])
+    const ev = workspaceRun('run-ws')
+    for (const e of ev.slice(0, -1)) api.events.emit(e)
+    expect(store.getState().runs['run-ws'].iterations[0].tools).toEqual([]) // not half a replay
+    api.events.emit(ev[ev.length - 1])
+    const r = store.getState().runs['run-ws']
+    expect(r).toMatchObject({ fromHistory: true, replayed: true, status: 'success', git: { commit: '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432' } })
+    expect(r.iterations[0].validations[0]).toMatchObject({ passed: false, exitCode: 1 })
+    expect(r.iterations[1].tools.map((t) => t.name)).toEqual(['write_file'])
+    expect(api.events.unsubscribed).toEqual(['run-ws'])
+    // Opened again: the replayed copy stays, and nothing is subscribed again.
+    store.getState().loadStored(d, 'run-ws')
+    expect(store.getState().runs['run-ws']).toBe(r)
+    expect(api.events.subscribed).toHaveLength(1)
+  })
+
+  it('in a comparison, stops replaying a run as soon as it turns out to be a script run', () => {
+    const d = sessionDetail()
+    d.mode = 'compare'
+    store.getState().loadStored(d, 'run-old')
+    const stored = store.getState().runs['run-old']
+    expect(api.events.subscribed).toEqual([{ runId: 'run-old', after: 0 }])
+    api.events.emit(twoIterationRun('run-old')[0])
+    expect(api.events.unsubscribed).toEqual(['run-old'])
+    expect(store.getState().runs['run-old']).toBe(stored)
   })
 
   it('watch resumes a known run from its last seq', async () => {

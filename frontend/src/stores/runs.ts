@@ -76,6 +76,33 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
       if (unsubs.has(runId)) return
       unsubs.set(runId, api.events.subscribe(runId, after, onMessage))
     }
+    /** replay folds a finished run's stored events apart, and shows the result if it was a workspace run. */
+    const replay = (runId: string) => {
+      if (unsubs.has(runId)) return
+      let shadow = newRun({ runId })
+      let done = false
+      const stop = () => {
+        done = true
+        const off = unsubs.get(runId)
+        unsubs.delete(runId)
+        off?.()
+      }
+      const off = api.events.subscribe(runId, 0, (m) => {
+        if (done) return
+        if (m.type === 'error') return stop()
+        shadow = applyEvent(shadow, m)
+        if (m.type === 'run_started' && shadow.mode !== 'workspace') return stop() // a script run: the stored copy is complete
+        if (m.type !== 'run_finished') return
+        stop()
+        const cur = get().runs[runId]
+        // Only over the stored copy: a live copy already has everything.
+        if (shadow.mode === 'workspace' && cur?.fromHistory) {
+          set({ runs: { ...get().runs, [runId]: { ...shadow, fromHistory: true, replayed: true } } })
+        }
+      })
+      if (done) off()
+      else unsubs.set(runId, off)
+    }
     const patch = (runId: string, fn: (r: RunState) => RunState) => {
       const r = get().runs[runId]
       if (r) set({ runs: { ...get().runs, [runId]: fn(r) } })
@@ -122,6 +149,11 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
           maxIterations: req.max_iterations ?? 0,
           reflect: req.reflect ?? true,
           language: req.language ?? 'python',
+          // Until run_started says more: enough to lay the view out for the mode.
+          mode: req.mode === 'workspace' ? 'workspace' : 'script',
+          allowNetwork: req.allow_network === true,
+          validate: req.validate ?? [],
+          auditor: req.auditor ?? '',
         })
         set({ runs: { ...get().runs, [run.runId]: run } })
         follow(run.runId, 0)
@@ -147,8 +179,13 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
           return
         }
         const live = get().runs[runId]
-        if (live && !live.fromHistory && isFinished(live)) return // the streamed copy has more detail
-        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt) } })
+        if (live && (!live.fromHistory || live.replayed) && isFinished(live)) return // the streamed copy has more detail
+        const mode = detail.mode === 'workspace' ? 'workspace' : 'script'
+        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt, mode) } })
+        // The stored iterations hold no tool calls, validations or git
+        // events: a workspace run (or a comparison's run, which may be one)
+        // is rebuilt from its stored events, and replaces the stored copy.
+        if (detail.mode !== 'script') replay(runId)
       },
 
       setActive(runId) {

@@ -90,6 +90,75 @@ describe('composer store', () => {
     expect(c.getState().compareRequest(['b', 'c'])).toMatchObject({ prompt: 'p', providers: ['b', 'c'], max_iterations: 5 })
     expect(c.getState().compareRequest(['b', 'c'])).not.toHaveProperty('provider')
   })
+
+  it('builds a workspace request: commands, auditor, inputs and constraints one per line; no language or reflection', () => {
+    const c = createComposerStore(memoryStorage())
+    c.getState().set({
+      prompt: ' Fix add ',
+      mode: 'workspace',
+      validate: 'python3 check.py\n\n  pytest -q  \n',
+      auditor: 'claude',
+      inputs: 'calc.py\n tests/ \n',
+      constraints: 'Do not touch the tests.\n',
+      language: 'sh',
+      reflect: false,
+    })
+    expect(c.getState().request('fake')).toEqual({
+      prompt: 'Fix add',
+      provider: 'fake',
+      max_iterations: 5,
+      timeout_seconds: 30,
+      mode: 'workspace',
+      validate: ['python3 check.py', 'pytest -q'],
+      auditor: 'claude',
+      task: { instructions: '', inputs: ['calc.py', 'tests/'], constraints: ['Do not touch the tests.'] },
+    })
+    // Empty fields are left out; instructions default to the prompt on the server.
+    c.getState().set({ validate: ' \n', auditor: '', inputs: '', constraints: '' })
+    expect(c.getState().request('fake')).toEqual({ prompt: 'Fix add', provider: 'fake', max_iterations: 5, timeout_seconds: 30, mode: 'workspace' })
+    c.getState().set({ constraints: 'Keep it short' })
+    expect(c.getState().request('fake').task).toEqual({ instructions: '', constraints: ['Keep it short'] })
+    // A comparison sends the same fields (each provider gets its own worktree on the server).
+    expect(c.getState().compareRequest(['a', 'b'])).toMatchObject({ mode: 'workspace', providers: ['a', 'b'], task: { constraints: ['Keep it short'] } })
+    // Back to script mode: none of it.
+    c.getState().set({ mode: 'script' })
+    const script = c.getState().request('fake')
+    expect(script).toMatchObject({ language: 'sh', reflect: false })
+    for (const k of ['mode', 'validate', 'auditor', 'task', 'workdir']) expect(script).not.toHaveProperty(k)
+    // A follow-up can ask for its session's mode whatever the form says.
+    expect(c.getState().request('fake', 'sess-1', 'more', 'workspace')).toMatchObject({ mode: 'workspace', task: { constraints: ['Keep it short'] } })
+  })
+
+  it('sends allow_network only when ticked, and only for the run started from the form', () => {
+    const c = createComposerStore(memoryStorage())
+    c.getState().set({ prompt: 'p' })
+    expect(c.getState().request('fake')).not.toHaveProperty('allow_network')
+    c.getState().set({ allowNetwork: true })
+    expect(c.getState().request('fake')).toMatchObject({ allow_network: true })
+    expect(c.getState().compareRequest(['a', 'b'])).toMatchObject({ allow_network: true })
+    expect(c.getState().request('fake', 'sess-1', 'a follow-up')).not.toHaveProperty('allow_network')
+    c.getState().startedRun()
+    expect(c.getState().allowNetwork).toBe(false)
+    expect(c.getState().request('fake')).not.toHaveProperty('allow_network')
+  })
+
+  it('keeps the workspace fields across a reload, but never the network opt-in', () => {
+    const kv = memoryStorage()
+    createComposerStore(kv)
+      .getState()
+      .set({ mode: 'workspace', validate: 'pytest -q', auditor: 'claude', inputs: 'src/', constraints: 'no new deps', allowNetwork: true })
+    expect(createComposerStore(kv).getState()).toMatchObject({
+      mode: 'workspace',
+      validate: 'pytest -q',
+      auditor: 'claude',
+      inputs: 'src/',
+      constraints: 'no new deps',
+      allowNetwork: false,
+    })
+    expect(kv.getItem('loopforge.composer')).not.toContain('allowNetwork')
+    kv.setItem('loopforge.composer', '{"mode":"chaos","validate":42}')
+    expect(createComposerStore(kv).getState()).toMatchObject({ mode: 'script', validate: '' })
+  })
 })
 
 describe('history store', () => {

@@ -162,6 +162,100 @@ export function twoIterationRun(runId = 'run-1'): RunEvent[] {
   ]
 }
 
+export const WS_DIFF = 'diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n'
+
+/**
+ * A whole workspace run: iteration 1 writes calc.py (and fails to read a
+ * missing file), its validation fails; iteration 2 writes it again,
+ * validation passes, the auditor approves, and the change is committed.
+ */
+export function workspaceRun(runId = 'run-1', opts: { allowNetwork?: boolean } = {}): RunEvent[] {
+  let seq = 0
+  const e = <T extends RunEvent['type']>(type: T, p: PayloadOf<T>) => env<T>(type, runId, ++seq, p)
+  return [
+    e('run_started', {
+      session_id: 'sess-ws',
+      provider: 'fake',
+      model: 'fake-model',
+      prompt: 'Fix add in calc.py',
+      max_iterations: 3,
+      reflect: true,
+      language: 'python',
+      mode: 'workspace',
+      workdir: '/home/ana/calc',
+      validate: ['python3 check.py'],
+      auditor: 'fake',
+      ...(opts.allowNetwork ? { allow_network: true } : {}),
+    }),
+    e('git', { action: 'branch', branch: 'loopforge/fix-add-in-calc-py-1a2b3c4d' }),
+    e('iteration_started', { iteration: 1 }),
+    e('tool_called', { iteration: 1, id: 'call_1', name: 'read_file', input: '{"path":"missing.py"}', output: 'error: open missing.py: no such file or directory', ok: false, duration_ms: 1 }),
+    e('tool_called', {
+      iteration: 1,
+      id: 'call_2',
+      name: 'write_file',
+      input: JSON.stringify({ path: 'calc.py', content: 'def add(a, b):\n    return a * b\n' }),
+      output: 'wrote calc.py (33 bytes)',
+      ok: true,
+      duration_ms: 2,
+    }),
+    e('token', { iteration: 1, phase: 'generate', text: 'I rewrote add.' }),
+    e('generated', { iteration: 1, content: 'I rewrote add.', code: '', language: 'python', input_tokens: 200, output_tokens: 30, duration_ms: 900 }),
+    e('validated', {
+      iteration: 1,
+      command: 'python3 check.py',
+      exit_code: 1,
+      passed: false,
+      stdout: '',
+      stderr: 'AssertionError: add(2, 3) returned 6\n',
+      duration_ms: 45,
+    }),
+    e('iteration_done', { iteration: 1, status: 'error', summary: '`python3 check.py` exit 1' }),
+    e('iteration_started', { iteration: 2 }),
+    e('tool_called', {
+      iteration: 2,
+      id: 'call_3',
+      name: 'write_file',
+      input: JSON.stringify({ path: 'calc.py', content: 'def add(a, b):\n    return a + b\n' }),
+      output: 'wrote calc.py (33 bytes)',
+      ok: true,
+      duration_ms: 2,
+    }),
+    e('generated', { iteration: 2, content: 'Fixed: add adds.', code: '', language: 'python', input_tokens: 260, output_tokens: 25, duration_ms: 800 }),
+    e('validated', { iteration: 2, command: 'python3 check.py', exit_code: 0, passed: true, stdout: 'ok\n', stderr: '', duration_ms: 40 }),
+    e('token', { iteration: 2, phase: 'audit', text: '{"approved": tr' }),
+    e('audited', { iteration: 2, approved: true, reasons: ['add now returns the sum', 'the tests are unchanged'] }),
+    e('iteration_done', { iteration: 2, status: 'success', summary: 'validation passed' }),
+    e('git', {
+      action: 'commit',
+      branch: 'loopforge/fix-add-in-calc-py-1a2b3c4d',
+      commit: '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432',
+      message: 'loopforge: Fix add in calc.py\n\nFixed: add adds.\n\nValidated by:\n  python3 check.py\nIterations: 2\n',
+    }),
+    e('git', { action: 'metadata', path: '.loopforge/runs/20261121T100000Z.json' }),
+    e('run_finished', { status: 'success', iterations: 2, final_code: WS_DIFF, input_tokens: 520, output_tokens: 70, duration_ms: 4000 }),
+  ]
+}
+
+/** A stored workspace session: its run as the iterations table keeps it (no tool calls, no validations). */
+export function workspaceSessionDetail(): SessionDetail {
+  const d = sessionDetail()
+  d.id = 'sess-ws'
+  d.title = 'Fix add in calc.py'
+  d.prompt = 'Fix add in calc.py'
+  d.mode = 'workspace'
+  d.workdir = '/home/ana/calc'
+  const run = { ...d.runs![0], id: 'run-ws', session_id: 'sess-ws', final_code: WS_DIFF, max_iterations: 3 }
+  d.runs = [run]
+  d.iterations = {
+    'run-ws': [
+      { ...d.iterations!['run-old']![0], code: '', content: 'I rewrote add.', exec_status: '', reflection: '', summary: '`python3 check.py` exit 1' },
+      { ...d.iterations!['run-old']![1], code: '', content: 'Fixed: add adds.', exec_status: '', summary: 'validation passed' },
+    ],
+  }
+  return d
+}
+
 export function finished(runId: string, seq: number, status: string, error = ''): RunEvent {
   return env('run_finished', runId, seq, { status, iterations: 1, final_code: '', error, input_tokens: 0, output_tokens: 0, duration_ms: 1000 })
 }

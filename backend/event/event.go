@@ -186,7 +186,7 @@ type AuditPayload struct {
 }
 
 type GitPayload struct {
-	Action  string `json:"action"` // branch | commit | uncommitted | metadata
+	Action  string `json:"action"` // branch | commit | uncommitted | metadata | worktree (a comparison provider's own checkout, at Path)
 	Branch  string `json:"branch,omitempty"`
 	Commit  string `json:"commit,omitempty"`
 	Message string `json:"message,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/loopforge/loopforge/backend/event"
 	"time"
 )
 
@@ -143,21 +144,62 @@ func (s *Store) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
 }
 
 // MarkInterrupted finds the runs a crash left in RunRunning and marks them
-// RunInterrupted, finished now. It is meant for start-up, before any run
-// starts; it returns how many runs it marked.
+// RunInterrupted, finished now, each with a closing run_finished event so
+// a replay or a follower sees the run end. It is meant for start-up, before
+// any run starts; it returns how many runs it marked.
 func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
-	res, err := s.w.ExecContext(ctx, `UPDATE runs
-		SET status = ?, finished_at = coalesce(finished_at, ?)
-		WHERE status = ?`, RunInterrupted, fmtTime(now()), RunRunning)
+	n := 0
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.iterations, r.input_tokens, r.output_tokens, r.final_code,
+			coalesce((SELECT max(seq) FROM events e WHERE e.run_id = r.id), 0)
+			FROM runs r WHERE r.status = ?`, RunRunning)
+		if err != nil {
+			return err
+		}
+		type open struct {
+			id                  string
+			iterations, in, out int
+			code                string
+			seq                 int64
+		}
+		var runs []open
+		for rows.Next() {
+			var o open
+			if err := rows.Scan(&o.id, &o.iterations, &o.in, &o.out, &o.code, &o.seq); err != nil {
+				rows.Close()
+				return err
+			}
+			runs = append(runs, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		at := now()
+		for _, o := range runs {
+			if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = coalesce(finished_at, ?),
+				error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`,
+				RunInterrupted, fmtTime(at), interruptedMsg, o.id); err != nil {
+				return err
+			}
+			e := event.New(event.RunFinished, event.RunFinishedPayload{Status: RunInterrupted, Iterations: o.iterations,
+				FinalCode: o.code, Error: interruptedMsg, InputTokens: o.in, OutputTokens: o.out})
+			e.RunID, e.Seq, e.TS = o.id, o.seq+1, at
+			if _, err := tx.ExecContext(ctx, insertEvent, eventArgs(e)...); err != nil {
+				return err
+			}
+		}
+		n = len(runs)
+		return nil
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: mark interrupted runs: %w", err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("store: mark interrupted runs: %w", err)
-	}
-	return int(n), nil
+	return n, nil
 }
+
+// interruptedMsg explains an interrupted run.
+const interruptedMsg = "loopforge stopped while this run was active"
 
 const runColumns = `id, session_id, provider, model, status, max_iterations, reflect, language,
 	iterations, final_code, error, input_tokens, output_tokens, cost_usd,

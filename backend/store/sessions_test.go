@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 func TestCreateGetSession(t *testing.T) {
@@ -266,8 +268,18 @@ func TestMarkInterrupted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != RunInterrupted || r.FinishedAt == nil {
-			t.Errorf("run %s: status %q finished %v", id, r.Status, r.FinishedAt)
+		if r.Status != RunInterrupted || r.FinishedAt == nil || r.Error == "" {
+			t.Errorf("run %s: status %q finished %v error %q", id, r.Status, r.FinishedAt, r.Error)
+		}
+		// The run's events end with a run_finished saying so.
+		evs, err := s.EventsAfter(ctx, id, 0, 0)
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("events of %s: %d, %v", id, len(evs), err)
+		}
+		last := evs[len(evs)-1]
+		var p event.RunFinishedPayload
+		if !last.Terminal() || last.Seq != int64(len(evs)) || last.Decode(&p) != nil || p.Status != RunInterrupted {
+			t.Errorf("run %s: last event %s #%d %+v", id, last.Type, last.Seq, p)
 		}
 	}
 	r, err := s.GetRun(ctx, done.ID)

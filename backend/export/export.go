@@ -70,7 +70,7 @@ func Formats() []Format {
 }
 
 var formatAliases = map[string]Format{
-	"python": FormatPy, "script": FormatPy, "markdown": FormatMarkdown, "htm": FormatHTML,
+	"python": FormatPy, "script": FormatPy, "patch": FormatPy, "markdown": FormatMarkdown, "htm": FormatHTML,
 	"notebook": FormatNotebook, "jupyter": FormatNotebook,
 }
 
@@ -227,6 +227,14 @@ func bestRun(runs []store.Run) *store.Run {
 	return &runs[len(runs)-1]
 }
 
+// LanguageDiff is the language recorded for workspace-mode runs, whose
+// final "code" is the patch they made to the project.
+const LanguageDiff = "diff"
+
+// ErrNotRunnable is wrapped by Render for a notebook of a run whose result
+// is a patch (workspace mode), not a program.
+var ErrNotRunnable = errors.New("the run's result is a patch, not a program")
+
 // language is what the exports need to know of a run's language.
 type language struct {
 	fence string // Markdown info string and chroma lexer
@@ -237,6 +245,10 @@ func langOf(r *store.Run) language {
 	switch strings.ToLower(strings.TrimSpace(r.Language)) {
 	case "sh", "bash", "shell", "zsh":
 		return language{fence: "sh", ext: ".sh"}
+	case "javascript", "js", "node":
+		return language{fence: "javascript", ext: ".js"}
+	case LanguageDiff: // a workspace-mode run: its result is a patch of the project
+		return language{fence: "diff", ext: ".patch"}
 	}
 	return language{fence: "python", ext: ".py"}
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -671,5 +672,36 @@ func TestFormatsListed(t *testing.T) {
 	}
 	if !slices.Equal(Formats(), []Format{"py", "zip", "md", "html", "ipynb", "json"}) {
 		t.Errorf("Formats() = %v", Formats())
+	}
+}
+
+func TestWorkspaceRunExportsAsAPatch(t *testing.T) {
+	patch := "diff --git a/calc.py b/calc.py\nindex 1111111..2222222 100644\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+	b := fixture()
+	b.Session.Mode = "workspace"
+	b.Runs = b.Runs[:1]
+	b.Runs[0].Language, b.Runs[0].FinalCode = LanguageDiff, patch
+	b.Iterations = nil
+
+	name, data, err := Render(b, FormatPy, "")
+	if err != nil || !strings.HasSuffix(name, ".patch") {
+		t.Fatalf("name %q, err %v", name, err)
+	}
+	// The provenance header is comments before the first "diff", which git
+	// apply skips: the file applies as it is.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "calc.py"), []byte("def add(a, b):\n    return a - b\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	if out, err := exec.Command("git", "-C", dir, "apply", name).CombinedOutput(); err != nil {
+		t.Fatalf("git apply: %v\n%s\n%s", err, out, data)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "calc.py")); !strings.Contains(string(got), "return a + b") {
+		t.Fatalf("patched file: %q", got)
+	}
+	if _, md, err := Render(b, FormatMarkdown, ""); err != nil || !strings.Contains(string(md), "```diff\n") {
+		t.Fatalf("handout should fence the patch as diff: %v", err)
+	}
+	if _, _, err := Render(b, FormatNotebook, ""); !errors.Is(err, ErrNotRunnable) {
+		t.Fatalf("a notebook of a patch: %v", err)
 	}
 }

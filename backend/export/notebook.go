@@ -76,6 +76,9 @@ func notebook(b *Bundle, r *store.Run) ([]byte, error) {
 	if r.FinalCode == "" {
 		return nil, fmt.Errorf("export: %s run %q: %w (%s)", r.Provider, r.ID, ErrNoCode, noCodeReason(r))
 	}
+	if langOf(r).fence == "diff" {
+		return nil, fmt.Errorf("export: %s run %q: %w: export it as py (a .patch file), md, html, zip or json", r.Provider, r.ID, ErrNotRunnable)
+	}
 	var md strings.Builder
 	fmt.Fprintf(&md, "# %s\n\n", mdInline(title(b)))
 	fmt.Fprintf(&md, "**Prompt**\n\n%s\n", quote(strings.TrimSpace(cleanText(b.Session.Prompt))))
@@ -90,8 +93,11 @@ func notebook(b *Bundle, r *store.Run) ([]byte, error) {
 	md.WriteString("*" + prov + ".*")
 
 	code := r.FinalCode
-	if langOf(r).fence == "sh" {
+	switch langOf(r).fence {
+	case "sh":
 		code = "%%sh\n" + code
+	case "javascript":
+		code = "%%script node\n" + code
 	}
 	cell := nbCodeCell{CellType: "code", ExecutionCount: 1, ID: "final-code", Metadata: map[string]any{},
 		Outputs: []nbStream{}, Source: lines(code)}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/anthropic"
@@ -380,6 +381,9 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
 	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: store.RunRunning,
 		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
+	if p.set.Workspace != nil {
+		run.Language = export.LanguageDiff // its result is the patch it made
+	}
 	if err := s.store.CreateRun(ctx, run); err != nil {
 		return RunInfo{}, err
 	}

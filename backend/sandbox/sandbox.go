@@ -74,6 +74,9 @@ func DefaultLimits() Limits {
 	return Limits{}.withDefaults()
 }
 
+// Effective returns l with the defaults filled in: what a run gets.
+func (l Limits) Effective() Limits { return l.withDefaults() }
+
 // withDefaults fills zero (and nonsensical negative) fields.
 func (l Limits) withDefaults() Limits {
 	if l.Timeout <= 0 {

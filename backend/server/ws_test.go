@@ -277,6 +277,10 @@ func TestRunAPIErrors(t *testing.T) {
 	if d.MaxIterations != 5 || !d.Reflect || d.TimeoutSeconds != 30 || d.Language != "python" || d.Provider != "" {
 		t.Fatalf("defaults %+v", d)
 	}
+	if d.Limits.MemoryBytes != 1<<30 || d.Limits.Processes != 128 || d.Limits.OutputBytes != 8<<20 ||
+		d.CommandTimeoutSeconds != 300 || !d.CommandsSandboxed {
+		t.Fatalf("limits in the defaults: %+v", d)
+	}
 }
 
 type smallBufListener struct{ net.Listener }

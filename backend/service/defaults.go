@@ -13,13 +13,39 @@ type Defaults struct {
 	Reflect        bool    `json:"reflect"`
 	TimeoutSeconds float64 `json:"timeout_seconds"`
 	Language       string  `json:"language"`
+	// Limits are what each execution of generated code gets (loopforge.yml
+	// `limits:` over the sandbox's defaults); Isolation is the sandbox level
+	// this machine gives ("" when code cannot run at all).
+	Limits    LimitsInfo `json:"limits"`
+	Isolation string     `json:"isolation"`
+	// CommandTimeoutSeconds bounds one workspace validation command.
+	CommandTimeoutSeconds float64 `json:"command_timeout_seconds"`
+	// CommandsSandboxed is false when loopforge.yml runs workspace commands
+	// unsandboxed (workspace: {sandbox: false}).
+	CommandsSandboxed bool `json:"commands_sandboxed"`
+}
+
+// LimitsInfo is the wire form of the effective sandbox limits.
+type LimitsInfo struct {
+	MemoryBytes   int64   `json:"memory_bytes"`
+	Processes     int     `json:"processes"`
+	OutputBytes   int64   `json:"output_bytes"`
+	FileSizeBytes int64   `json:"file_size_bytes"`
+	OpenFiles     uint64  `json:"open_files"`
+	CPUs          float64 `json:"cpus"`
 }
 
 // Defaults reports the configured run settings.
 func (s *Service) Defaults() Defaults {
 	def, _ := s.cfg.DefaultProvider()
+	lim := s.cfg.Limits
+	lim.Timeout = s.cfg.Timeout
+	lim = lim.Effective()
 	return Defaults{Provider: def, MaxIterations: s.cfg.MaxIterations, Reflect: s.cfg.Reflect,
-		TimeoutSeconds: s.cfg.Timeout.Seconds(), Language: s.cfg.Language}
+		TimeoutSeconds: s.cfg.Timeout.Seconds(), Language: s.cfg.Language, Isolation: s.isolated,
+		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,
+			FileSizeBytes: lim.FileSizeBytes, OpenFiles: lim.OpenFiles, CPUs: lim.CPUs},
+		CommandTimeoutSeconds: s.cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !s.cfg.Workspace.Unsandboxed}
 }
 
 // Presets lists the built-in teaching prompts, then the user's own from

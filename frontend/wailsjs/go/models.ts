@@ -283,12 +283,38 @@ export namespace service {
 	        this.final_exit_code = source["final_exit_code"];
 	    }
 	}
+	export class LimitsInfo {
+	    memory_bytes: number;
+	    processes: number;
+	    output_bytes: number;
+	    file_size_bytes: number;
+	    open_files: number;
+	    cpus: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new LimitsInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.memory_bytes = source["memory_bytes"];
+	        this.processes = source["processes"];
+	        this.output_bytes = source["output_bytes"];
+	        this.file_size_bytes = source["file_size_bytes"];
+	        this.open_files = source["open_files"];
+	        this.cpus = source["cpus"];
+	    }
+	}
 	export class Defaults {
 	    provider: string;
 	    max_iterations: number;
 	    reflect: boolean;
 	    timeout_seconds: number;
 	    language: string;
+	    limits: LimitsInfo;
+	    isolation: string;
+	    command_timeout_seconds: number;
+	    commands_sandboxed: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Defaults(source);
@@ -301,8 +327,31 @@ export namespace service {
 	        this.reflect = source["reflect"];
 	        this.timeout_seconds = source["timeout_seconds"];
 	        this.language = source["language"];
+	        this.limits = this.convertValues(source["limits"], LimitsInfo);
+	        this.isolation = source["isolation"];
+	        this.command_timeout_seconds = source["command_timeout_seconds"];
+	        this.commands_sandboxed = source["commands_sandboxed"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
+	
 	export class ProviderStatus {
 	    name: string;
 	    kind: string;

@@ -120,9 +120,12 @@ describe('network opt-in and workspace mode', () => {
     const before = runRequests.length
     await page.getByTestId('run').click()
     await page.getByTestId('run-view').waitFor()
+    // The view may still show the previous run (with its own success
+    // banner) until this one starts: wait for this run's two attempts.
+    await expect.poll(() => runRequests.length).toBeGreaterThan(before)
+    await expect.poll(chipPhases, { timeout: 60_000 }).toEqual(['error', 'success'])
     const banner = page.getByTestId('run-banner')
-    await banner.waitFor({ timeout: 60_000 })
-    expect(await banner.getAttribute('data-status')).toBe('success')
+    await expect.poll(() => banner.getAttribute('data-status'), { timeout: 60_000 }).toBe('success')
     expect(runRequests[before]).toMatchObject({
       mode: 'workspace',
       workdir: repo,

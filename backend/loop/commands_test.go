@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,34 @@ func TestSandboxCommandsKeepTheRestOfTheDiskOutOfReach(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "escaped.txt")); !os.IsNotExist(err) {
 		t.Errorf("the file outside the project exists: %v", err)
+	}
+}
+
+// A JavaScript run goes end to end: the model is asked for a ```javascript
+// block, a failure's stack reaches the next attempt, and node runs the fix
+// in the same sandbox as Python.
+func TestNodeRunsInTheSandbox(t *testing.T) {
+	r, err := sandbox.NewRunner(sandbox.Options{})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	m := &scripted{replies: []reply{
+		{text: "Here:\n```js\nconst x = undefined;\nconsole.log(x.length);\n```"},
+		{text: "Fixed:\n```javascript\nconsole.log([1, 2, 3].map((n) => n * 2).join(','));\n```"},
+	}}
+	rec := &recorder{}
+	out := Run(context.Background(), m, r, rec.emit, Settings{Language: "node", MaxIterations: 3}, Input{Prompt: "double a list"})
+	if out.Status != StatusSuccess || out.Iterations != 2 {
+		t.Fatalf("got %s after %d: %v", out.Status, out.Iterations, out.Err)
+	}
+	if !strings.Contains(m.requests[0].System, "JavaScript (Node.js)") || !strings.Contains(m.requests[0].System, "```javascript") {
+		t.Errorf("system prompt: %s", m.requests[0].System)
+	}
+	last := m.requests[1].Messages[len(m.requests[1].Messages)-1].Content
+	if !strings.Contains(last, "TypeError") {
+		t.Errorf("the second attempt should see node's TypeError: %s", last)
 	}
 }

@@ -42,6 +42,8 @@ type Language struct {
 var Languages = map[string]Language{
 	"python": {Name: "Python", Fence: "python", Aliases: []string{"python", "py", "python3"}, Sandbox: "python"},
 	"sh":     {Name: "POSIX shell", Fence: "sh", Aliases: []string{"sh", "bash", "shell", "zsh"}, Sandbox: "sh"},
+	"node": {Name: "JavaScript (Node.js)", Fence: "javascript",
+		Aliases: []string{"node", "nodejs", "javascript", "js"}, Sandbox: "node"},
 }
 
 // LookupLanguage accepts a language name or alias.
@@ -57,7 +59,7 @@ func LookupLanguage(name string) (Language, error) {
 			}
 		}
 	}
-	return Language{}, fmt.Errorf("unsupported language %q (supported: python, sh)", name)
+	return Language{}, fmt.Errorf("unsupported language %q (supported: python, sh, node)", name)
 }
 
 func render(name string, data any) string {

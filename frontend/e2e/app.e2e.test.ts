@@ -97,7 +97,23 @@ describe('loopforge in a browser', () => {
     expect(presetTitles.some((t) => /\(en\)/.test(t))).toBe(true)
     await page.getByTestId('preset').selectOption('data-structures-en')
     await expect.poll(() => page.getByTestId('prompt').inputValue()).toMatch(/Python/)
+    // The sandbox line: the default limits (no limits: in loopforge.yml) and no network.
+    const limits = page.getByTestId('sandbox-limits')
+    expect(await limits.locator('.sandbox-item').allTextContents()).toEqual(
+      expect.arrayContaining(['1 GiB memory', '128 processes', '8 MiB output', 'no network']),
+    )
+    expect(await page.getByTestId('sandbox-isolation').textContent()).not.toBe('')
     await shot('run-panel')
+    // Ticking "Allow network" turns the last item into a warning, until unticked.
+    await page.getByTestId('allow-network').check()
+    await expect.poll(() => page.getByTestId('sandbox-network').textContent()).toBe('⚠ network allowed')
+    await shot('run-panel-network')
+    await page.getByTestId('allow-network').uncheck()
+    expect(await page.getByTestId('sandbox-network').textContent()).toBe('no network')
+    // On a projector the line stays legible.
+    await page.getByTestId('projector').click()
+    await shot('run-panel-projector')
+    await page.getByTestId('projector').click()
   })
 
   it('streams a run live: tokens before the end, a failing iteration, its reflection, then success', async () => {

@@ -3,7 +3,7 @@
 // edits files through streamed tool calls) and a real git repository.
 
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -93,6 +93,9 @@ describe('network opt-in and workspace mode', () => {
     await page.getByTestId('mode-workspace').check()
     await page.getByTestId('workspace-fields').waitFor()
     expect(await page.getByTestId('ws-project-path').textContent()).toBe(repo)
+    // The commands run in the sandbox, 5 minutes each by default.
+    expect(await page.getByTestId('sandbox-commands').textContent()).toBe('Validation commands: up to 5 min each, in the sandbox.')
+    expect(await page.getByTestId('sandbox-limits').textContent()).toContain('1 GiB memory')
     expect(await page.getByTestId('language').count()).toBe(0)
     await page.getByTestId('ws-validate').fill('python3 check.py')
     await page.getByTestId('prompt').fill(`${WORKSPACE_MARKER}: Fix add() in calc.py so that check.py passes`)
@@ -113,6 +116,11 @@ describe('network opt-in and workspace mode', () => {
     await h.shot('workspace-form-pt')
     await page.getByTestId('lang-en').click()
     await expect.poll(() => page.getByTestId('mode').textContent()).toBe('ScriptWorkspace')
+    await page.getByTestId('projector').click()
+    await page.getByTestId('sandbox-info').scrollIntoViewIfNeeded()
+    await h.shot('workspace-form-projector')
+    await page.getByTestId('projector').click()
+    await page.evaluate(() => window.scrollTo(0, 0))
   })
 
   it('runs a workspace loop: a failed validation, then a passing one, reviewed and committed to a branch', async () => {
@@ -186,6 +194,18 @@ describe('network opt-in and workspace mode', () => {
     const diff = await page.getByTestId('ws-diff').locator('.cm-line').allTextContents()
     expect(diff).toContain('-    return a - b')
     expect(diff).toContain('+    return a + b')
+
+    // Its export is the patch (format py, named .patch), with no notebook.
+    const menu = page.getByTestId('run-view').getByTestId('export-menu')
+    await menu.locator('summary').click()
+    expect(await menu.getByTestId('export-py').textContent()).toBe('Patch (.patch)')
+    expect(await menu.getByTestId('export-ipynb').count()).toBe(0)
+    expect(await menu.getByTestId('export-py').getAttribute('href')).toContain('format=py')
+    const [download] = await Promise.all([page.waitForEvent('download'), menu.getByTestId('export-py').click()])
+    expect(download.suggestedFilename()).toMatch(/\.patch$/)
+    const patch = readFileSync(await download.path(), 'utf8')
+    expect(patch).toContain('+    return a + b')
+    await page.keyboard.press('Escape')
   })
 
   it('replays the workspace run from History with its validations and commit', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clock, count, duration, when } from './format'
+import { bytes, clock, count, duration, seconds, when } from './format'
 
 describe('format', () => {
   it('clock', () => {
@@ -24,5 +24,19 @@ describe('format', () => {
     expect(when('garbage', now)).toBe('')
     expect(when('2026-11-21T09:05:00', now)).toMatch(/09:05|9:05/)
     expect(when('2026-11-20T09:05:00', now)).toMatch(/20/)
+  })
+  it('bytes', () => {
+    expect(bytes(512)).toBe('512 B')
+    expect(bytes(64 * 1024)).toBe('64 KiB')
+    expect(bytes(8 * 1024 * 1024)).toBe('8 MiB')
+    expect(bytes(1 << 30)).toBe('1 GiB')
+    expect(bytes(1.5 * (1 << 30))).toBe('1.5 GiB')
+    expect(bytes(-1)).toBe('—')
+  })
+  it('seconds', () => {
+    expect(seconds(45)).toBe('45 s')
+    expect(seconds(300)).toBe('5 min')
+    expect(seconds(90)).toBe('1 min 30 s')
+    expect(seconds(7200)).toBe('2 h')
   })
 })

@@ -35,3 +35,29 @@ export function when(iso: string | undefined, now = new Date()): string {
   if (sameDay) return time
   return `${d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: d.getFullYear() === now.getFullYear() ? undefined : 'numeric' })} ${time}`
 }
+
+/** bytes formats a size in binary units, as loopforge.yml writes them: 512 B, 64 KiB, 8 MiB, 1 GiB, 1.5 GiB. */
+export function bytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '—'
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let v = n
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  // One decimal at most, and none when it is .0 (1 GiB, not 1.0 GiB).
+  const r = Math.round(v * 10) / 10
+  return `${Number.isInteger(r) ? r : r.toFixed(1)} ${units[i]}`
+}
+
+/** seconds formats a configured time limit: 45 s, 5 min, 1 min 30 s, 2 h. */
+export function seconds(s: number): string {
+  if (!Number.isFinite(s) || s < 0) return '—'
+  const t = Math.round(s)
+  if (t < 60) return `${t} s`
+  if (t % 3600 === 0) return `${t / 3600} h`
+  const m = Math.floor(t / 60)
+  const rest = t % 60
+  return rest ? `${m} min ${rest} s` : `${m} min`
+}

@@ -105,6 +105,23 @@ const en = {
     allowNetwork: 'Allow network for this run',
     allowNetworkHint:
       'The generated code (and, in workspace mode, the commands) can reach the internet and your local network. Only for the next run: it switches off again once the run starts.',
+    /** Shown in a number field until the configured defaults arrive. */
+    loadingValue: '…',
+    sandbox: {
+      label: 'Sandbox',
+      loading: 'Sandbox: …',
+      memory: (size: string) => `${size} memory`,
+      processes: (n: number) => `${n} ${n === 1 ? 'process' : 'processes'}`,
+      output: (size: string) => `${size} output`,
+      noNetwork: 'no network',
+      network: 'network allowed',
+      unavailable: 'Sandbox not available: generated code cannot run on this machine (loopforge doctor says why).',
+      details: (l: { memory: string; processes: number; output: string; fileSize: string; openFiles: number; cpus: number }) =>
+        `Each execution gets at most ${l.memory} of memory, ${l.processes} processes and threads, ${l.output} of output per stream, files up to ${l.fileSize}, ${l.openFiles} open files and ${l.cpus} CPU${l.cpus === 1 ? '' : 's'}. Set under limits: in loopforge.yml.`,
+      commands: (t: string) => `Validation commands: up to ${t} each, in the sandbox.`,
+      unsandboxed: (t: string) =>
+        `Validation commands run unsandboxed, as you: your files and the network are within their reach (workspace: {sandbox: false} in loopforge.yml). Up to ${t} each.`,
+    },
   },
 
   live: {
@@ -205,6 +222,8 @@ const en = {
     cancel: 'Cancel',
     cancelAll: 'Cancel all',
     rerun: 'Re-run',
+    rerunWorkspace: 'Start a new comparison to try again: each provider needs a fresh worktree.',
+    workspaceNote: 'Each provider works in its own git worktree and branch. To try again, start a new comparison.',
     rerunFailed: 'The re-run did not start',
     startFailed: 'The comparison did not start',
     table: 'Comparison',
@@ -243,6 +262,9 @@ const en = {
       ipynb: 'Jupyter notebook',
       json: 'Session (JSON)',
     } as Record<string, string>,
+    /** A workspace run's result is a git patch (still format py). */
+    patch: 'Patch (.patch)',
+    zipPatches: 'All patches + summary (.zip)',
     saving: 'Saving…',
     saved: (path: string) => `Saved to ${path}`,
     cancelled: 'Not saved.',
@@ -430,6 +452,22 @@ const pt: Strings = {
     allowNetwork: 'Permitir rede nesta execução',
     allowNetworkHint:
       'O código gerado (e, no modo projeto, os comandos) poderá acessar a internet e a sua rede local. Só para a próxima execução: desliga de novo quando ela começa.',
+    loadingValue: '…',
+    sandbox: {
+      label: 'Sandbox',
+      loading: 'Sandbox: …',
+      memory: (size: string) => `${size} de memória`,
+      processes: (n: number) => `${n} ${n === 1 ? 'processo' : 'processos'}`,
+      output: (size: string) => `${size} de saída`,
+      noNetwork: 'sem rede',
+      network: 'rede permitida',
+      unavailable: 'Sandbox indisponível: o código gerado não pode ser executado nesta máquina (loopforge doctor diz por quê).',
+      details: (l: { memory: string; processes: number; output: string; fileSize: string; openFiles: number; cpus: number }) =>
+        `Cada execução tem no máximo ${l.memory} de memória, ${l.processes} processos e threads, ${l.output} de saída por fluxo, arquivos de até ${l.fileSize}, ${l.openFiles} arquivos abertos e ${l.cpus} CPU${l.cpus === 1 ? '' : 's'}. Configure em limits: no loopforge.yml.`,
+      commands: (t: string) => `Comandos de validação: até ${t} cada, na sandbox.`,
+      unsandboxed: (t: string) =>
+        `Os comandos de validação rodam fora da sandbox, como você: seus arquivos e a rede ficam ao alcance deles (workspace: {sandbox: false} no loopforge.yml). Até ${t} cada.`,
+    },
   },
 
   live: {
@@ -530,6 +568,8 @@ const pt: Strings = {
     cancel: 'Cancelar',
     cancelAll: 'Cancelar todos',
     rerun: 'Executar de novo',
+    rerunWorkspace: 'Inicie uma nova comparação para tentar de novo: cada provedor precisa de uma worktree nova.',
+    workspaceNote: 'Cada provedor trabalha em sua própria worktree e branch do git. Para tentar de novo, inicie uma nova comparação.',
     rerunFailed: 'A nova execução não começou',
     startFailed: 'A comparação não começou',
     table: 'Comparação',
@@ -568,6 +608,8 @@ const pt: Strings = {
       ipynb: 'Notebook Jupyter',
       json: 'Sessão (JSON)',
     } as Record<string, string>,
+    patch: 'Patch (.patch)',
+    zipPatches: 'Todos os patches + resumo (.zip)',
     saving: 'Salvando…',
     saved: (path: string) => `Salvo em ${path}`,
     cancelled: 'Não salvo.',

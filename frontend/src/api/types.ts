@@ -67,6 +67,36 @@ export interface Defaults {
   reflect: boolean
   timeout_seconds: number
   language: string
+  /**
+   * What each execution of generated code (and each sandboxed workspace
+   * command) gets: loopforge.yml `limits:` over the sandbox's defaults.
+   * Absent from a server older than the limits line in the run form.
+   */
+  limits?: SandboxLimits
+  /**
+   * The sandbox level this machine gives, e.g. "namespace+cgroup",
+   * "landlock", "basic"; "" when generated code cannot run at all.
+   */
+  isolation?: string
+  /** Workspace mode: the time limit of one validation command (or run_command). */
+  command_timeout_seconds?: number
+  /** Workspace mode: false when loopforge.yml runs the commands unsandboxed, as the user (workspace: {sandbox: false}). */
+  commands_sandboxed?: boolean
+}
+
+/** The effective sandbox limits of one execution (backend/service.LimitsInfo). */
+export interface SandboxLimits {
+  /** The whole run's memory (cgroup), else per process. */
+  memory_bytes: number
+  /** Processes plus threads. */
+  processes: number
+  /** Bytes of one output stream before the run is stopped. */
+  output_bytes: number
+  /** The largest file the code may write. */
+  file_size_bytes: number
+  open_files: number
+  /** CPU bandwidth in cores (cgroup). */
+  cpus: number
 }
 
 export interface CompareRequest extends RunRequest {

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ComparisonRow, SessionDetail } from '../api'
-import { fakeApi, finished, readyProvider, sessionDetail } from '../test/fakeApi'
+import { fakeApi, finished, readyProvider, sessionDetail, workspaceRun, workspaceSessionDetail, type FakeApi } from '../test/fakeApi'
 import { renderApp } from '../test/render'
 
 afterEach(cleanup)
@@ -81,6 +81,7 @@ describe('comparison', () => {
     const { api } = await readyTwo()
     fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'fizzbuzz' } })
     fireEvent.click(within(screen.getByTestId('provider-other')).getByRole('checkbox'))
+    fireEvent.click(screen.getByTestId('allow-network'))
     fireEvent.click(screen.getByTestId('run'))
     await screen.findAllByTestId('compare-column')
     act(() => {
@@ -91,6 +92,11 @@ describe('comparison', () => {
     fireEvent.click(within(cols[1]).getByTestId('rerun'))
     await waitFor(() => expect(api.startRun).toHaveBeenCalled())
     expect(api.startRun.mock.calls[0][0]).toMatchObject({ session_id: 'cmp-1', provider: 'other', fresh: true, prompt: 'fizzbuzz' })
+    // A re-run is a new run: the network opt-in of the comparison does not carry over.
+    expect(api.startCompare.mock.calls[0][0]).toMatchObject({ allow_network: true })
+    expect(api.startRun.mock.calls[0][0]).not.toHaveProperty('allow_network')
+    // A script comparison has no worktrees: no note about them.
+    expect(screen.queryByTestId('compare-workspace-note')).toBeNull()
     await waitFor(() => expect(screen.getAllByTestId('compare-column')[1].dataset.runId).toBe('run-2'))
   })
 
@@ -148,6 +154,82 @@ describe('export menu', () => {
     fireEvent.click(within(view).getByTestId('export-py'))
     await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-1', 'py', 'run-old'))
     expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/saved.py')
+  })
+})
+
+describe('export menu of a workspace run', () => {
+  function labels(menu: HTMLElement): string[] {
+    return within(menu)
+      .getAllByRole('menuitem')
+      .map((e) => e.textContent ?? '')
+  }
+
+  async function openHistory(api: FakeApi, d: SessionDetail) {
+    api.sessions.mockResolvedValue([{ id: d.id, title: d.title, prompt: d.prompt, mode: d.mode, workdir: d.workdir, created_at: '', updated_at: '', runs: [] }])
+    api.session.mockResolvedValue(d)
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('session'))
+    await screen.findByTestId('run-view')
+  }
+
+  it('a script run keeps the Python script and the notebook', async () => {
+    const api = fakeApi()
+    await openHistory(api, sessionDetail())
+    const [session, run] = screen.getAllByTestId('export-menu')
+    expect(labels(session)).toEqual(['Python script (.py)', 'All scripts + summary (.zip)', 'Handout (Markdown)', 'Handout (HTML)', 'Jupyter notebook', 'Session (JSON)'])
+    expect(labels(run)).toEqual(['Python script (.py)', 'Handout (Markdown)', 'Handout (HTML)', 'Jupyter notebook', 'Session (JSON)'])
+  })
+
+  it('a workspace session offers its patch (still format py) and no notebook, in the run and the session menus', async () => {
+    const api = fakeApi()
+    await openHistory(api, workspaceSessionDetail())
+    const [session, run] = screen.getAllByTestId('export-menu')
+    expect(labels(session)).toEqual(['Patch (.patch)', 'All patches + summary (.zip)', 'Handout (Markdown)', 'Handout (HTML)', 'Session (JSON)'])
+    expect(labels(run)).toEqual(['Patch (.patch)', 'Handout (Markdown)', 'Handout (HTML)', 'Session (JSON)'])
+    expect(within(run).getByTestId('export-py').getAttribute('href')).toBe('/api/sessions/sess-ws/export?format=py&run=run-ws')
+    expect(within(session).queryByTestId('export-ipynb')).toBeNull()
+  })
+
+  it('says Patch in Portuguese too', async () => {
+    const api = fakeApi()
+    const d = workspaceSessionDetail()
+    api.sessions.mockResolvedValue([{ id: d.id, title: d.title, prompt: d.prompt, mode: d.mode, workdir: d.workdir, created_at: '', updated_at: '', runs: [] }])
+    api.session.mockResolvedValue(d)
+    const { stores } = renderApp(api)
+    act(() => stores.settings.getState().setLang('pt'))
+    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('session'))
+    await screen.findByTestId('run-view')
+    const [session] = screen.getAllByTestId('export-menu')
+    expect(labels(session)).toEqual(['Patch (.patch)', 'Todos os patches + resumo (.zip)', 'Apostila (Markdown)', 'Apostila (HTML)', 'Sessão (JSON)'])
+  })
+
+  it('on the desktop the Patch entry saves format py', async () => {
+    const api = fakeApi('desktop')
+    api.saveExport!.mockResolvedValue('/home/me/fix-add-in-calc-py-fake.patch')
+    await openHistory(api, workspaceSessionDetail())
+    const view = screen.getByTestId('run-view')
+    const patch = within(view).getByTestId('export-py')
+    expect(patch.textContent).toBe('Patch (.patch)')
+    fireEvent.click(patch)
+    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-ws', 'py', 'run-ws'))
+    expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/fix-add-in-calc-py-fake.patch')
+  })
+
+  it('a live workspace run (mode from the form, then run_started) offers its patch once finished', async () => {
+    const api = fakeApi()
+    api.workdir.mockResolvedValue('/home/ana/calc')
+    renderApp(api)
+    await screen.findByTestId('provider-fake')
+    fireEvent.click(screen.getByTestId('mode-workspace'))
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'Fix add in calc.py' } })
+    await waitFor(() => expect(screen.getByTestId('ws-project-path').textContent).toBe('/home/ana/calc'))
+    fireEvent.click(screen.getByTestId('run'))
+    await screen.findByTestId('run-view')
+    act(() => workspaceRun('run-1').forEach((e) => api.events.emit(e)))
+    const menu = within(screen.getByTestId('run-view')).getByTestId('export-menu')
+    expect(labels(menu)).toEqual(['Patch (.patch)', 'Handout (Markdown)', 'Handout (HTML)', 'Session (JSON)'])
   })
 })
 

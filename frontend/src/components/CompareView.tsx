@@ -23,6 +23,7 @@ export function CompareView() {
   const columns = useCompare((x) => x.columns)
   const prompt = useCompare((x) => x.prompt)
   const rerunError = useCompare((x) => x.rerunError)
+  const workspace = useCompare((x) => x.mode === 'workspace')
   // "done" per column, as a string so the selector result compares by value.
   const done = useRuns((r) => columns.map((col) => (r.runs[col.runId] && isFinished(r.runs[col.runId]) ? '1' : '0')).join(''))
   const allDone = columns.length > 0 && !done.includes('0')
@@ -42,6 +43,11 @@ export function CompareView() {
           <p className="muted small compare-prompt" title={prompt}>
             {prompt.split('\n')[0]}
           </p>
+          {workspace && (
+            <p className="muted small compare-note" data-testid="compare-workspace-note">
+              {c.workspaceNote}
+            </p>
+          )}
         </div>
         <div className="compare-actions">
           {anyRunning && (
@@ -49,7 +55,7 @@ export function CompareView() {
               {c.cancelAll}
             </button>
           )}
-          {allDone && <ExportMenu sessionId={sessionId} />}
+          {allDone && <ExportMenu sessionId={sessionId} workspace={workspace} />}
         </div>
       </div>
       {rerunError && (
@@ -59,7 +65,7 @@ export function CompareView() {
       )}
       <div className="compare-columns" style={{ ['--cols' as string]: columns.length }} data-testid="compare-columns">
         {columns.map((col, i) => (
-          <Column key={col.runId} col={col} finished={done[i] === '1'} />
+          <Column key={col.runId} col={col} finished={done[i] === '1'} workspace={workspace} />
         ))}
       </div>
       {allDone ? <Results /> : <p className="muted small">{c.waitingTable}</p>}
@@ -67,11 +73,12 @@ export function CompareView() {
   )
 }
 
-function Column({ col, finished }: { col: CompareColumn; finished: boolean }) {
+function Column({ col, finished, workspace }: { col: CompareColumn; finished: boolean; workspace: boolean }) {
   const stores = useStores()
   const c = strings.compare
   const cancelling = useRuns((r) => r.runs[col.runId]?.cancelling ?? false)
   const rerunning = useCompare((x) => x.rerunning === col.provider)
+  const whyId = `rerun-why-${col.runId}`
   return (
     <div className="compare-column" data-testid="compare-column" data-provider={col.provider} data-run-id={col.runId}>
       <div className="column-bar">
@@ -86,6 +93,18 @@ function Column({ col, finished }: { col: CompareColumn; finished: boolean }) {
           >
             {cancelling ? strings.run.stopping : c.cancel}
           </button>
+        ) : workspace ? (
+          // Each provider worked in its own worktree, now committed or kept for
+          // inspection: a re-run would need a fresh one, i.e. a new comparison.
+          // The title sits on a wrapper too: a disabled button gets no hover in every browser.
+          <span className="rerun-off" title={c.rerunWorkspace}>
+            <button type="button" className="btn btn-ghost btn-small" disabled aria-describedby={whyId} data-testid="rerun">
+              {c.rerun}
+            </button>
+            <span id={whyId} className="sr-only" data-testid="rerun-why">
+              {c.rerunWorkspace}
+            </span>
+          </span>
         ) : (
           <button
             type="button"

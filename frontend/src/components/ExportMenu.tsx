@@ -9,14 +9,29 @@ interface Props {
   runId?: string
   /** Formats offered (default: all). */
   formats?: ExportFormat[]
+  /**
+   * The run (or the session's runs) worked in a project: the result is a git
+   * patch. py then downloads a .patch, and there is no notebook (the server
+   * refuses one).
+   */
+  workspace?: boolean
+}
+
+/** exportLabel names one entry of the menu; a workspace run's script is its patch. */
+function exportLabel(f: ExportFormat, workspace: boolean): string {
+  const e = strings.exports
+  if (workspace && f === 'py') return e.patch
+  if (workspace && f === 'zip') return e.zipPatches
+  return e.formats[f]
 }
 
 /**
- * ExportMenu: the final script, a zip of every script, a handout, a notebook
- * or the whole session. In the browser each entry is a download link; on the
- * desktop it opens the save dialog and says where the file went.
+ * ExportMenu: the final script (a workspace run's patch), a zip of every
+ * script, a handout, a notebook (not for a patch) or the whole session. In
+ * the browser each entry is a download link; on the desktop it opens the
+ * save dialog and says where the file went.
  */
-export function ExportMenu({ sessionId, runId, formats = exportFormats }: Props) {
+export function ExportMenu({ sessionId, runId, formats = exportFormats, workspace = false }: Props) {
   const stores = useStores()
   const e = strings.exports
   const download = useExports((x) => x.download)
@@ -24,16 +39,17 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats }: Props)
   const savedPath = useExports((x) => x.savedPath)
   const error = useExports((x) => x.error)
   const x = stores.exports.getState()
+  const offered = workspace ? formats.filter((f) => f !== 'ipynb') : formats
   return (
     <div className="export">
-      <details className="export-menu" data-testid="export-menu">
+      <details className="export-menu" data-testid="export-menu" data-workspace={workspace || undefined}>
         <summary className="btn btn-small">{saving ? e.saving : e.label} ▾</summary>
         <ul className="export-list" role="menu">
-          {formats.map((f) => (
+          {offered.map((f) => (
             <li key={f} role="none">
               {download ? (
                 <a role="menuitem" className="export-item" href={x.url(sessionId, f, runId)} download data-testid={`export-${f}`}>
-                  {e.formats[f]}
+                  {exportLabel(f, workspace)}
                 </a>
               ) : (
                 <button
@@ -47,7 +63,7 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats }: Props)
                   }}
                   data-testid={`export-${f}`}
                 >
-                  {e.formats[f]}
+                  {exportLabel(f, workspace)}
                 </button>
               )}
             </li>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { RunRequest, SessionDetail } from '../api'
 import { when } from '../format'
 import { useHistory, useStores, type Stores } from '../stores'
+import { PATCH_LANGUAGE } from '../stores/runModel'
 import { strings } from '../strings'
 import { ExportMenu } from './ExportMenu'
 import { RunView } from './RunView'
@@ -32,6 +33,15 @@ export function followUpRequest(stores: Stores, detail: SessionDetail, lastRunId
     else delete req.auditor
   }
   return req
+}
+
+/**
+ * isWorkspaceSession: the session's runs worked in a project — a workspace
+ * session, or a comparison in workspace mode (its runs record their result
+ * as a patch: language "diff").
+ */
+export function isWorkspaceSession(detail: SessionDetail): boolean {
+  return detail.mode === 'workspace' || (detail.runs ?? []).some((r) => r.language === PATCH_LANGUAGE)
 }
 
 /** HistoryView: search and open past sessions, replay a run, continue or delete. */
@@ -208,7 +218,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
               {strings.compare.open}
             </button>
           )}
-          {runs.length > 0 && <ExportMenu sessionId={detail.id} />}
+          {runs.length > 0 && <ExportMenu sessionId={detail.id} workspace={isWorkspaceSession(detail)} />}
           {!confirming ? (
             <button type="button" className="btn btn-ghost btn-danger-text" onClick={() => setConfirming(true)} data-testid="delete">
               {h.delete}

@@ -8,6 +8,7 @@ import { strings } from '../strings'
 import { CompareView } from './CompareView'
 import { ProviderPicker } from './ProviderPicker'
 import { RunView } from './RunView'
+import { SandboxInfo } from './SandboxInfo'
 import { ModeSwitch, NetworkOptIn, WorkspaceFields } from './WorkspaceForm'
 
 /** RunPanel: the prompt, the provider, the loop settings, Run and Stop — and the active run below. */
@@ -24,8 +25,12 @@ export function RunPanel() {
       timeoutSeconds: x.timeoutSeconds,
       language: x.language,
       mode: x.mode,
+      defaultsLoaded: x.defaultsLoaded,
     })),
   )
+  // Until the configured settings arrive the fields show no number at all:
+  // the built-in 5 / 30 s would flash and then change under the user's eyes.
+  const pending = !c.defaultsLoaded
   const workdir = useWorkdir((w) => w.path)
   const workspace = c.mode === 'workspace'
   const setC = useComposer((x) => x.set)
@@ -136,6 +141,7 @@ export function RunPanel() {
             data-testid="prompt"
           />
           {workspace && <WorkspaceFields />}
+          <SandboxInfo />
         </div>
         <div className="composer-side">
           <ProviderPicker
@@ -146,7 +152,7 @@ export function RunPanel() {
               setC({ providers: on ? [...base.filter((x) => x !== name), name] : base.filter((x) => x !== name) })
             }}
           />
-          <fieldset className="settings">
+          <fieldset className="settings" aria-busy={pending}>
             <legend>{s.settings}</legend>
             <label>
               <span>{s.maxIterations}</span>
@@ -154,7 +160,9 @@ export function RunPanel() {
                 type="number"
                 min={limits.maxIterations.min}
                 max={limits.maxIterations.max}
-                value={c.maxIterations}
+                value={pending ? '' : c.maxIterations}
+                placeholder={pending ? s.loadingValue : undefined}
+                disabled={pending}
                 onChange={(e) => setC({ maxIterations: Number(e.target.value) })}
                 data-testid="max-iterations"
               />
@@ -165,7 +173,9 @@ export function RunPanel() {
                 type="number"
                 min={limits.timeoutSeconds.min}
                 max={limits.timeoutSeconds.max}
-                value={c.timeoutSeconds}
+                value={pending ? '' : c.timeoutSeconds}
+                placeholder={pending ? s.loadingValue : undefined}
+                disabled={pending}
                 onChange={(e) => setC({ timeoutSeconds: Number(e.target.value) })}
                 data-testid="timeout"
               />
@@ -174,15 +184,28 @@ export function RunPanel() {
               <>
                 <label>
                   <span>{s.language}</span>
-                  <select value={c.language} onChange={(e) => setC({ language: e.target.value === 'sh' ? 'sh' : 'python' })} data-testid="language">
+                  <select
+                    value={pending ? '' : c.language}
+                    disabled={pending}
+                    onChange={(e) => setC({ language: e.target.value === 'sh' ? 'sh' : 'python' })}
+                    data-testid="language"
+                  >
+                    {pending && <option value="">{s.loadingValue}</option>}
                     <option value="python">{s.languages.python}</option>
                     <option value="sh">{s.languages.sh}</option>
                   </select>
                 </label>
-                <label className="switch">
+                <label className={`switch${pending ? ' switch-pending' : ''}`}>
                   <span>{s.reflect}</span>
-                  <input type="checkbox" role="switch" checked={c.reflect} onChange={(e) => setC({ reflect: e.target.checked })} data-testid="reflect" />
-                  <span className="switch-text">{c.reflect ? s.reflectOn : s.reflectOff}</span>
+                  <input
+                    type="checkbox"
+                    role="switch"
+                    checked={pending ? false : c.reflect}
+                    disabled={pending}
+                    onChange={(e) => setC({ reflect: e.target.checked })}
+                    data-testid="reflect"
+                  />
+                  <span className="switch-text">{pending ? s.loadingValue : c.reflect ? s.reflectOn : s.reflectOff}</span>
                 </label>
               </>
             )}

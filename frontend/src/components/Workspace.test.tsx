@@ -161,13 +161,70 @@ describe('workspace mode in the run form', () => {
     })
     await screen.findByTestId('compare-view')
     expect(checked('allow-network')).toBe(false)
-    // A re-run of one column is a new run: the opt-in does not carry over.
-    const first = screen.getAllByTestId('compare-column')[0]
-    emitAll(api, [finished(first.dataset.runId!, 1, 'success')])
-    fireEvent.click(within(first).getByTestId('rerun'))
-    await waitFor(() => expect(api.startRun).toHaveBeenCalled())
-    expect(api.startRun.mock.calls[0][0]).toMatchObject({ mode: 'workspace', validate: ['pytest -q'], fresh: true })
-    expect(api.startRun.mock.calls[0][0]).not.toHaveProperty('allow_network')
+  })
+
+  it('offers no re-run of one column of a workspace comparison, and says why', async () => {
+    const api = fakeApi()
+    api.workdir.mockResolvedValue('/home/ana/calc')
+    api.providers.mockResolvedValue([readyProvider, { ...readyProvider, name: 'other', default: false }])
+    const { stores } = await ready(api)
+    fireEvent.click(screen.getByTestId('mode-workspace'))
+    fireEvent.click(within(screen.getByTestId('provider-other')).getByRole('checkbox'))
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'Fix it' } })
+    await waitFor(() => expect(screen.getByTestId('ws-project-path').textContent).toBe('/home/ana/calc'))
+    fireEvent.click(screen.getByTestId('run'))
+    await screen.findByTestId('compare-view')
+    expect(screen.getByTestId('compare-workspace-note').textContent).toBe('Each provider works in its own git worktree and branch. To try again, start a new comparison.')
+    const [first, second] = screen.getAllByTestId('compare-column')
+    emitAll(api, [finished(first.dataset.runId!, 1, 'success'), finished(second.dataset.runId!, 1, 'limit_reached')])
+    for (const col of [first, second]) {
+      const rerun = within(col).getByTestId('rerun') as HTMLButtonElement
+      expect(rerun.disabled).toBe(true)
+      const why = document.getElementById(rerun.getAttribute('aria-describedby')!)!
+      expect(why.textContent).toBe('Start a new comparison to try again: each provider needs a fresh worktree.')
+      expect(rerun.parentElement!.getAttribute('title')).toBe(why.textContent)
+      fireEvent.click(rerun)
+    }
+    // Not even through the store.
+    expect(await stores.compare.getState().rerun('other')).toBeNull()
+    expect(api.startRun).not.toHaveBeenCalled()
+    // The session-wide export is a set of patches: no notebook.
+    const menu = screen.getByTestId('compare-view').querySelector('.compare-actions')!
+    expect(within(menu as HTMLElement).getByTestId('export-py').textContent).toBe('Patch (.patch)')
+    expect(within(menu as HTMLElement).getByTestId('export-zip').textContent).toBe('All patches + summary (.zip)')
+    expect(within(menu as HTMLElement).queryByTestId('export-ipynb')).toBeNull()
+
+    // In Portuguese too.
+    act(() => stores.settings.getState().setLang('pt'))
+    await waitFor(() => expect(screen.getAllByTestId('rerun')[0].textContent).toBe('Executar de novo'))
+    expect(screen.getAllByTestId('rerun-why')[0].textContent).toBe('Inicie uma nova comparação para tentar de novo: cada provedor precisa de uma worktree nova.')
+  })
+
+  it('knows a workspace comparison reopened from the history by its runs (their result is a patch)', async () => {
+    const api = fakeApi()
+    const d = workspaceSessionDetail()
+    d.mode = 'compare'
+    d.runs = [
+      { ...d.runs![0], language: 'diff' },
+      { ...d.runs![0], id: 'run-ws-b', provider: 'other', language: 'diff' },
+    ]
+    api.sessions.mockResolvedValue([{ id: d.id, title: d.title, prompt: d.prompt, mode: 'compare', workdir: d.workdir, created_at: d.created_at, updated_at: d.updated_at, runs: [] }])
+    api.session.mockResolvedValue(d)
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('session'))
+    await screen.findByTestId('session-detail')
+    // The session's menu and the run's menu offer the patch, no notebook.
+    for (const menu of screen.getAllByTestId('export-menu')) {
+      expect(within(menu).getByTestId('export-py').textContent).toBe('Patch (.patch)')
+      expect(within(menu).queryByTestId('export-ipynb')).toBeNull()
+    }
+    // The stored run is laid out as a workspace run at once.
+    expect(screen.getByTestId('mode-badge')).toBeTruthy()
+    fireEvent.click(screen.getByTestId('open-comparison'))
+    const cols = await screen.findAllByTestId('compare-column')
+    expect(cols).toHaveLength(2)
+    for (const col of cols) expect((within(col).getByTestId('rerun') as HTMLButtonElement).disabled).toBe(true)
   })
 })
 

@@ -4,8 +4,9 @@
 // reopened from the history; one provider can be re-run in a fresh thread.
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { Api, CompareRequest, ComparisonRow, RunRequest, SessionDetail } from '../api'
+import type { Api, CompareRequest, ComparisonRow, RunMode, RunRequest, SessionDetail } from '../api'
 import { errorMessage } from '../api'
+import { storedMode } from './runModel'
 import type { RunsStore } from './runs'
 
 export interface CompareColumn {
@@ -18,6 +19,12 @@ export interface CompareState {
   /** The comparison session shown; null = none (the Run panel shows a single run). */
   sessionId: string | null
   prompt: string
+  /**
+   * workspace: each provider edited its own git worktree, and its result is
+   * a patch. Such a column cannot be re-run (its worktree is gone or kept
+   * for inspection): a new comparison is the way to try again.
+   */
+  mode: RunMode
   columns: CompareColumn[]
   /** The request that started it, reused to re-run one provider. */
   request: RunRequest | null
@@ -35,7 +42,7 @@ export interface CompareState {
   open(detail: SessionDetail): void
   cancel(runId: string): Promise<void>
   cancelAll(): Promise<void>
-  /** Starts the same prompt again on one provider; its column follows the new run. */
+  /** Starts the same prompt again on one provider; its column follows the new run. Not in workspace mode. */
   rerun(provider: string): Promise<string | null>
   /** Fetches the comparison table. */
   loadRows(): Promise<void>
@@ -47,6 +54,7 @@ export type CompareStore = StoreApi<CompareState>
 const empty = {
   sessionId: null,
   prompt: '',
+  mode: 'script' as RunMode,
   columns: [],
   request: null,
   starting: false,
@@ -73,7 +81,7 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
           runs.getState().track(r, single)
           return { runId: r.run_id, provider: r.provider, model: r.model }
         })
-        set({ sessionId: info.session_id, prompt: req.prompt, columns, request: single, starting: false })
+        set({ sessionId: info.session_id, prompt: req.prompt, mode: req.mode === 'workspace' ? 'workspace' : 'script', columns, request: single, starting: false })
         return info.session_id
       } catch (err) {
         set({ starting: false, startError: errorMessage(err) })
@@ -93,6 +101,8 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
         ...empty,
         sessionId: detail.id,
         prompt: detail.prompt,
+        // A comparison session's mode is "compare": its runs say whether they were workspace runs.
+        mode: (detail.runs ?? []).some((r) => storedMode(r, detail.mode) === 'workspace') ? 'workspace' : 'script',
         columns: [...latest.values()],
         request: first
           ? { prompt: first.prompt || detail.prompt, max_iterations: first.max_iterations, reflect: first.reflect, language: first.language }
@@ -109,8 +119,8 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
     },
 
     async rerun(provider) {
-      const { sessionId, request, columns } = get()
-      if (!sessionId || !request) return null
+      const { sessionId, request, columns, mode } = get()
+      if (!sessionId || !request || mode === 'workspace') return null
       set({ rerunning: provider, rerunError: null })
       // The network opt-in was for the runs started from the form, not for a re-run.
       const { allow_network: _net, ...rest } = request

@@ -6,6 +6,17 @@
 import type { RunEvent, RunMode, RunStatus, StoredIteration, StoredRun, StreamMessage } from '../api'
 
 /**
+ * The language the history records for a workspace-mode run: its result
+ * (final code) is the git patch it made to the project.
+ */
+export const PATCH_LANGUAGE = 'diff'
+
+/** storedMode: a stored run's mode — workspace when its session is one or its result is a patch (a workspace comparison). */
+export function storedMode(r: Pick<StoredRun, 'language'>, sessionMode: string): RunMode {
+  return sessionMode === 'workspace' || r.language === PATCH_LANGUAGE ? 'workspace' : 'script'
+}
+
+/**
  * Where an iteration is: its outcome once iteration_done arrived. Script
  * mode: generating → executing; workspace mode: generating → validating
  * (the commands run after the model's answer).

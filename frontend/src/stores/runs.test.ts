@@ -82,6 +82,18 @@ describe('runs store', () => {
     expect(api.events.subscribed).toEqual([])
   })
 
+  it('lays out a stored run whose result is a patch as a workspace run, even in a comparison session', () => {
+    const d = sessionDetail()
+    d.mode = 'compare'
+    d.runs![0].language = 'diff'
+    store.getState().loadStored(d, 'run-old')
+    expect(store.getState().runs['run-old'].mode).toBe('workspace')
+    const s = sessionDetail()
+    s.mode = 'compare'
+    store.getState().loadStored({ ...s, runs: [{ ...s.runs![0], id: 'run-py' }], iterations: {} }, 'run-py')
+    expect(store.getState().runs['run-py'].mode).toBe('script')
+  })
+
   it('streams a run that is still going when reopened from the history', () => {
     const d = sessionDetail()
     d.runs![0].status = 'running'

@@ -8,7 +8,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, ConnectionState, RunInfo, RunRequest, SessionDetail, StreamMessage } from '../api'
 import { errorMessage } from '../api'
-import { applyEvent, fromStored, isFinished, newRun, type RunState } from './runModel'
+import { applyEvent, fromStored, isFinished, newRun, storedMode, type RunState } from './runModel'
 
 export interface RunsState {
   runs: Record<string, RunState>
@@ -180,7 +180,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         }
         const live = get().runs[runId]
         if (live && (!live.fromHistory || live.replayed) && isFinished(live)) return // the streamed copy has more detail
-        const mode = detail.mode === 'workspace' ? 'workspace' : 'script'
+        const mode = storedMode(r, detail.mode)
         set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt, mode) } })
         // The stored iterations hold no tool calls, validations or git
         // events: a workspace run (or a comparison's run, which may be one)

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { fakeApi, memoryStorage, missingKeyProvider, presets, readyProvider } from '../test/fakeApi'
+import { fakeApi, memoryStorage, missingKeyProvider, presets, readyProvider, sessionDetail } from '../test/fakeApi'
 import { createComposerStore } from './composer'
 import { createStores } from './index'
 import { createHistoryStore } from './history'
@@ -158,6 +158,34 @@ describe('composer store', () => {
     expect(kv.getItem('loopforge.composer')).not.toContain('allowNetwork')
     kv.setItem('loopforge.composer', '{"mode":"chaos","validate":42}')
     expect(createComposerStore(kv).getState()).toMatchObject({ mode: 'script', validate: '' })
+  })
+})
+
+describe('compare store', () => {
+  it('knows a workspace comparison: from its request, or reopened, from its runs; and re-runs none of its columns', async () => {
+    const api = fakeApi()
+    const stores = createStores(api, { storage: memoryStorage(), schedule: (fn) => fn() })
+    const cmp = stores.compare
+    await cmp.getState().start({ prompt: 'fix it', providers: ['a', 'b'], mode: 'workspace', validate: ['pytest -q'] })
+    expect(cmp.getState().mode).toBe('workspace')
+    expect(await cmp.getState().rerun('a')).toBeNull()
+    expect(api.startRun).not.toHaveBeenCalled()
+
+    await cmp.getState().start({ prompt: 'fizzbuzz', providers: ['a', 'b'] })
+    expect(cmp.getState().mode).toBe('script')
+    expect(await cmp.getState().rerun('a')).not.toBeNull()
+    expect(api.startRun).toHaveBeenCalledTimes(1)
+
+    const d = sessionDetail()
+    d.mode = 'compare'
+    d.runs = [{ ...d.runs![0], language: 'diff' }]
+    cmp.getState().open(d)
+    expect(cmp.getState().mode).toBe('workspace')
+    d.runs = [{ ...d.runs[0], language: 'python' }]
+    cmp.getState().open(d)
+    expect(cmp.getState().mode).toBe('script')
+    cmp.getState().close()
+    expect(cmp.getState().mode).toBe('script')
   })
 })
 

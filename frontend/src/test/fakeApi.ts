@@ -79,7 +79,17 @@ export function fakeFolders(path: string): FolderListing {
   return { path: p, parent, folders: names.map((name) => ({ name, path: p === '/' ? `/${name}` : `${p}/${name}` })) }
 }
 
-export const defaults: Defaults = { provider: 'fake', max_iterations: 3, reflect: false, timeout_seconds: 20, language: 'python' }
+export const defaults: Defaults = {
+  provider: 'fake',
+  max_iterations: 3,
+  reflect: false,
+  timeout_seconds: 20,
+  language: 'python',
+  limits: { memory_bytes: 1 << 30, processes: 128, output_bytes: 8 << 20, file_size_bytes: 32 << 20, open_files: 256, cpus: 1 },
+  isolation: 'namespace+cgroup',
+  command_timeout_seconds: 300,
+  commands_sandboxed: true,
+}
 
 export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
   const events = new FakeEvents()

@@ -80,22 +80,37 @@ type cgMount struct {
 // probeCgroups inspects /proc/self/{mountinfo,cgroup} and tries to create
 // (and remove) a directory where run cgroups would go.
 func probeCgroups() (*cgroupManager, CgroupHost) {
-	m := &cgroupManager{v1: map[string]string{}, v2Ctrl: map[string]bool{}, prefix: fmt.Sprintf("loopforge-%d-", os.Getpid())}
-	h := CgroupHost{Dirs: map[string]string{}}
 	mounts, err := cgroupMounts()
 	if err != nil {
-		h.Problem = err.Error()
-		m.host = h
-		return m, h
+		return cgroupProbeFailed(err)
 	}
 	own, err := ownCgroups()
 	if err != nil {
-		h.Problem = err.Error()
-		m.host = h
-		return m, h
+		return cgroupProbeFailed(err)
 	}
+	return probeCgroupsFrom(mounts, own)
+}
+
+func newCgroupManager() *cgroupManager {
+	return &cgroupManager{v1: map[string]string{}, v2Ctrl: map[string]bool{}, prefix: fmt.Sprintf("loopforge-%d-", os.Getpid())}
+}
+
+func cgroupProbeFailed(err error) (*cgroupManager, CgroupHost) {
+	m := newCgroupManager()
+	m.host = CgroupHost{Dirs: map[string]string{}, Problem: err.Error()}
+	return m, m.host
+}
+
+// probeCgroupsFrom picks where run cgroups go, given the cgroup mounts and
+// this process's cgroup paths ("" = the v2 path) as /proc/self/mountinfo
+// and /proc/self/cgroup show them. The tests call it with a private cgroup2
+// mount and a made-up own path to exercise the pure cgroup v2 layout.
+func probeCgroupsFrom(mounts []cgMount, own map[string]string) (*cgroupManager, CgroupHost) {
+	m := newCgroupManager()
+	h := CgroupHost{Dirs: map[string]string{}}
 	var problems []string
-	denied := 0 // problems that are permission errors
+	var v2Avail []string // the v2 parent's cgroup.controllers
+	denied := 0          // problems that are permission errors
 	hasV1, hasV2 := false, false
 	for _, mt := range mounts {
 		if mt.v2 {
@@ -116,6 +131,7 @@ func probeCgroups() (*cgroupManager, CgroupHost) {
 			}
 			m.v2 = dir
 			h.Dirs["v2"] = dir
+			v2Avail = strings.Fields(readTrim(filepath.Join(dir, "cgroup.controllers")))
 			// cgroup.kill (5.14+) kills at once; on older kernels killing
 			// each member until none is left still reaches every process.
 			h.Kill = true
@@ -160,6 +176,24 @@ func probeCgroups() (*cgroupManager, CgroupHost) {
 		h.Version = "v2"
 	case hasV1:
 		h.Version = "v1"
+	}
+	if m.v2 != "" {
+		// Say why a limit is missing when the v2 parent does not even offer
+		// the controller (bound to a v1 hierarchy, or not delegated by the
+		// parent's parent); a refused delegation is reported above.
+		var absent []string
+		for _, c := range v1Controllers {
+			if !slices.Contains(v2Avail, c) && m.v1[c] == "" {
+				absent = append(absent, c)
+			}
+		}
+		if len(absent) > 0 {
+			have := strings.Join(v2Avail, " ")
+			if have == "" {
+				have = "none"
+			}
+			problems = append(problems, fmt.Sprintf("cgroup v2 %s has no %s controller (cgroup.controllers: %s)", m.v2, strings.Join(absent, ", "), have))
+		}
 	}
 	h.Pids = m.v2Ctrl["pids"] || m.v1["pids"] != ""
 	h.Memory = m.v2Ctrl["memory"] || m.v1["memory"] != ""
@@ -459,18 +493,47 @@ func (cg *runCgroup) closeFD() {
 	}
 }
 
-// members lists the pids in the run's cgroup (any hierarchy).
+// dirs lists the run's cgroup directories, one per hierarchy.
+func (cg *runCgroup) dirs() []string {
+	var out []string
+	if cg.v2 != "" {
+		out = append(out, cg.v2)
+	}
+	for _, c := range v1Controllers {
+		if d := cg.v1[c]; d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// cgroupTree lists dir and the cgroups beneath it, parents first. Code that
+// may write the cgroup file system (root at the basic level, or the owner
+// of a delegated v2 subtree) can make cgroups inside its own and move into
+// them: they are still the run's.
+func cgroupTree(dir string) []string {
+	out := []string{dir}
+	for i := 0; i < len(out); i++ {
+		entries, _ := os.ReadDir(out[i])
+		for _, e := range entries {
+			if e.IsDir() {
+				out = append(out, filepath.Join(out[i], e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+// members lists the pids in the run's cgroup (any hierarchy, nested
+// cgroups included).
 func (cg *runCgroup) members() []int {
 	seen := map[int]bool{}
 	var out []int
-	dirs := []string{cg.v2}
-	for _, c := range v1Controllers {
-		dirs = append(dirs, cg.v1[c])
+	var dirs []string
+	for _, d := range cg.dirs() {
+		dirs = append(dirs, cgroupTree(d)...)
 	}
 	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
 		b, _ := os.ReadFile(filepath.Join(d, "cgroup.procs"))
 		for _, f := range bytes.Fields(b) {
 			if pid, err := strconv.Atoi(string(f)); err == nil && !seen[pid] {
@@ -534,17 +597,15 @@ func (cg *runCgroup) pidsLimitHit() bool {
 	return false
 }
 
-// remove deletes the run's directories; the cgroup must be empty.
+// remove deletes the run's directories, nested ones first; the cgroup must
+// be empty.
 func (cg *runCgroup) remove() {
 	cg.closeFD()
-	dirs := []string{cg.v2}
-	for _, c := range v1Controllers {
-		dirs = append(dirs, cg.v1[c])
+	var dirs []string
+	for _, d := range cg.dirs() {
+		dirs = append(dirs, cgroupTree(d)...)
 	}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
+	for _, d := range slices.Backward(dirs) {
 		// An exiting task can keep the directory busy for a moment.
 		for i := 0; ; i++ {
 			err := os.Remove(d)

@@ -64,11 +64,17 @@
 //     private /tmp and /dev/shm; --die-with-parent, --new-session, no
 //     capabilities. Killing bwrap kills the whole PID namespace. Landlock and
 //     seccomp still apply inside.
-//   - cgroup ("+cgroup"): one cgroup per run beneath the app's own, with
-//     pids, memory and CPU limits and a complete kill (cgroup.kill). cgroup
-//     v2 where the app's cgroup is writable (children are born inside it with
-//     CLONE_INTO_CGROUP); v1 hierarchies when running as root on hybrid hosts
-//     (the shim joins them before exec).
+//   - cgroup ("+cgroup"): one cgroup per run beneath the app's own, with a
+//     complete kill (cgroup.kill) and the pids, memory and CPU limits whose
+//     controllers the host gives it. cgroup v2 where the app's cgroup is
+//     writable (children are born inside it with CLONE_INTO_CGROUP); v1
+//     hierarchies when running as root on hybrid hosts (the shim joins them
+//     before exec). A v2 parent that does not delegate the controllers (an
+//     app started outside its own delegated scope) gives the kill alone:
+//     the run's Protections then have no memory (nor processes) tick and
+//     its Warnings name the missing controllers. Cgroups the code makes
+//     inside its own (root at the basic level, or the owner of a delegated
+//     subtree) are killed and removed with it.
 //
 // [Result.Isolation], [Result.Protections] (files, network, processes,
 // memory, signals), [Result.Layers] and [Result.Warnings] record what applied
@@ -93,4 +99,33 @@
 //     files outside the allowed places, though not read or write them.
 //   - namespace as root without a cgroup: processes are killed completely but
 //     not bounded in number (root is exempt from RLIMIT_NPROC).
+//
+// What the tests cover of the cgroups. CI is a hybrid host (cgroup v1
+// memory, pids and cpu; a v2 hierarchy without those controllers) running
+// as root, so the production path there is v1 limits plus the v2 kill, and
+// the hostile suite exercises it: pids.max against a fork bomb,
+// memory.limit_in_bytes across processes, the cfs quota, cgroup.kill on
+// setsid daemons. The pure v2 layout of desktops is tested on a cgroup2
+// mount of its own (cgroupv2_test.go, root only): runs born in their own
+// cgroup beneath the app's, removed afterwards, nested cgroups too;
+// cgroup.kill of setsid daemons and of a timed-out tree; the honest report
+// when the controllers are missing (probe, doctor, Protections, Warnings);
+// the move into a leaf cgroup that frees the controllers.
+//
+// Untested anywhere, for want of a v2 hierarchy with controllers: the pids,
+// memory and cpu limits under cgroup v2 (pids.max, memory.max,
+// memory.swap.max, memory.oom.group, cpu.max, and the read-back of
+// memory.events oom_kill and pids.events max), and enabling them in
+// cgroup.subtree_control. A controller can be bound to one hierarchy only;
+// on the CI VM memory, pids and cpu are bound to v1 hierarchies that the
+// machine uses (the memory one holds the VM agent's cgroups, CI's guard
+// cgroup uses the pids one), and freeing them would mean unmounting those,
+// which the tests must not do. To cover them, run the suite as a user on a
+// pure v2 host inside a delegated scope, the test binary alone in it:
+//
+//	go test -c -o sandbox.test ./backend/sandbox
+//	systemd-run --user --scope -p Delegate=yes -p TasksMax=4000 env LOOPFORGE_HOSTILE=1 ./sandbox.test -test.v
+//
+// (TestProbe logs the host; the hostile cases 08, 12 and TestHostileCPUQuota
+// then assert the v2 limits.)
 package sandbox

@@ -29,8 +29,9 @@ type Layer struct {
 
 // Doctor probes the machine (once per process, see [Probe]) and explains
 // the result.
-func Doctor() Report {
-	h := Probe()
+func Doctor() Report { return doctor(Probe()) }
+
+func doctor(h *Host) Report {
 	r := &Runner{host: h, python: "", node: findNode("")}
 	if p, err := findPython(""); err == nil {
 		r.python = p

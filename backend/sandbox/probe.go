@@ -64,6 +64,11 @@ func probeHost(bwrapPath string) *Host {
 	if unix.Uname(&u) == nil {
 		h.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
+	// The cgroups first, alone: on a pure v2 host the probe may move this
+	// process into a leaf cgroup to free the controllers for runs, which it
+	// does only while the process is alone in its cgroup, so not while the
+	// probes below have children (sh, bwrap) in it.
+	h.cgroups, h.Cgroup = probeCgroups()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if abi, err := landlockABI(); err != nil {
@@ -94,9 +99,6 @@ func probeHost(bwrapPath string) *Host {
 		} else {
 			h.BwrapOK = true
 		}
-	})
-	wg.Go(func() {
-		h.cgroups, h.Cgroup = probeCgroups()
 	})
 	wg.Wait()
 	return h

@@ -118,7 +118,11 @@ type Runner struct {
 // once, and picks the isolation layers from the host probe ([Probe]). It
 // fails with an *InterpreterError (matching ErrNoInterpreter) when no Python
 // can be found.
-func NewRunner(o Options) (*Runner, error) {
+func NewRunner(o Options) (*Runner, error) { return newRunner(o, Probe()) }
+
+// newRunner is NewRunner on a given host probe (the tests substitute parts,
+// such as a private cgroup v2 hierarchy).
+func newRunner(o Options, h *Host) (*Runner, error) {
 	self := o.Self
 	if self == "" {
 		var err error
@@ -165,7 +169,7 @@ func NewRunner(o Options) (*Runner, error) {
 	if dir := filepath.Dir(python); !slices.Contains(filepath.SplitList(path), dir) {
 		path = dir + string(filepath.ListSeparator) + path
 	}
-	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: Probe()}
+	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: h}
 	r.plan(maxLevel, !o.NoCgroup)
 	return r, nil
 }
@@ -415,7 +419,42 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd, dir string,
 	case !p.Network:
 		res.Warnings = append(res.Warnings, "no network isolation: the code can reach the network (install bubblewrap)")
 	}
+	if w := cgroupWarning(cg, r.nproc); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	return spec
+}
+
+// cgroupWarning explains the limits a run's cgroup lacks (a cgroup v2
+// parent without delegated controllers gives only the complete kill), ""
+// when it has them all or there is no cgroup.
+func cgroupWarning(cg *runCgroup, nproc bool) string {
+	if cg == nil {
+		return ""
+	}
+	var missing, effects []string
+	for _, c := range v1Controllers {
+		if cg.has(c) {
+			continue
+		}
+		missing = append(missing, c)
+		switch c {
+		case "pids":
+			if nproc {
+				effects = append(effects, "processes are bounded by RLIMIT_NPROC only")
+			} else {
+				effects = append(effects, "the number of processes is not bounded")
+			}
+		case "memory":
+			effects = append(effects, "memory is limited per process only")
+		case "cpu":
+			effects = append(effects, "CPU use is not capped (the timeout still applies)")
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the run's cgroup has no %s controller: %s (see loopforge doctor)", strings.Join(missing, ", "), strings.Join(effects, "; "))
 }
 
 // Run executes req and reports the outcome. The error is non-nil only when

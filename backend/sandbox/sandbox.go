@@ -35,8 +35,11 @@ const (
 	// network, IPC and mount namespaces with a minimal read-only view of the
 	// system (never the whole / and never $HOME), Landlock inside when available.
 	IsolationNamespace = "namespace"
-	// CgroupSuffix is appended to the level when the run had its own cgroup
-	// (memory, process and CPU limits, complete kill).
+	// CgroupSuffix is appended to the level when the run had its own cgroup:
+	// a complete kill, plus the memory, process and CPU limits whose
+	// controllers the host delegates ([Result.Protections] and
+	// [Result.Warnings] say which; a cgroup v2 parent without controllers
+	// gives the kill alone).
 	CgroupSuffix = "+cgroup"
 )
 
@@ -44,8 +47,9 @@ const (
 type Limits struct {
 	Timeout time.Duration // wall clock for one execution (default 30s)
 	// MemoryBytes bounds memory (default 1 GiB): the cgroup's memory limit
-	// for the whole run when a cgroup applies, and per process RLIMIT_AS for
-	// python, RLIMIT_DATA for node (RLIMIT_AS breaks V8's reservations).
+	// for the whole run when its cgroup has the memory controller
+	// ([Protections.Memory]), and per process RLIMIT_AS for python,
+	// RLIMIT_DATA for node (RLIMIT_AS breaks V8's reservations).
 	MemoryBytes   int64
 	FileSizeBytes int64  // RLIMIT_FSIZE (default 32 MiB)
 	OpenFiles     uint64 // RLIMIT_NOFILE (default 256)
@@ -54,10 +58,12 @@ type Limits struct {
 	OutputTail    int    // bytes kept from the end of each stream (default 64 KiB)
 	OutputHardCap int64  // total bytes of one stream before the group is killed → StatusOutputLimit (default 8 MiB)
 	// Processes bounds processes plus threads (default 128): the cgroup's
-	// pids.max, or RLIMIT_NPROC where it counts only the sandbox's own
-	// processes (a non-root user inside bubblewrap's user namespace).
+	// pids.max (with the pids controller), or RLIMIT_NPROC where it counts
+	// only the sandbox's own processes (a non-root user inside bubblewrap's
+	// user namespace).
 	Processes int
-	// CPUs is the CPU bandwidth of the run's cgroup in cores (default 1).
+	// CPUs is the CPU bandwidth of the run's cgroup in cores (default 1),
+	// where the cgroup has the cpu controller.
 	CPUs float64
 	// TmpBytes sizes the private /tmp and /dev/shm of the namespace level
 	// (default 64 MiB each); both are RAM.

@@ -210,6 +210,11 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		if err != nil {
 			return RunInfo{}, err
 		}
+		if sess.Mode == "compare" && p.set.Workspace != nil {
+			// Its providers each had a worktree; a run here would edit the
+			// user's checkout on a branch another provider may share.
+			return RunInfo{}, fmt.Errorf("%w: a provider of a workspace comparison cannot be re-run in that session; start a new comparison", ErrInvalidRequest)
+		}
 		if n := len(sess.Runs); n > 0 && !req.Fresh {
 			msgs, err := s.store.ListMessages(ctx, sess.Runs[n-1].ID)
 			if err != nil {

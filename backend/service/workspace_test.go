@@ -188,6 +188,11 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(worktrees["gamma"], "answer.txt")); string(got) != "wrong\n" {
 		t.Errorf("gamma's worktree should keep its uncommitted change: %q", got)
 	}
+	// A provider of the comparison cannot be re-run in its session.
+	if _, err := svc.StartRun(ctx, RunRequest{SessionID: info.SessionID, Fresh: true, Provider: "gamma", Prompt: "again",
+		Mode: "workspace", Workdir: dir, Validate: []string{"true"}}); !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("re-running a workspace comparison column: %v", err)
+	}
 	// The successful runs' metadata moved into the repository.
 	if m, _ := filepath.Glob(filepath.Join(dir, ".loopforge/runs/*.json")); len(m) != 2 {
 		t.Errorf("metadata files in the repository = %v", m)

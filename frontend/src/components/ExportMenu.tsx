@@ -15,12 +15,16 @@ interface Props {
    * refuses one).
    */
   workspace?: boolean
+  /** The run's language (python, sh, javascript): names its script. */
+  language?: string
 }
 
 /** exportLabel names one entry of the menu; a workspace run's script is its patch. */
-function exportLabel(f: ExportFormat, workspace: boolean): string {
+export function exportLabel(f: ExportFormat, workspace: boolean, language?: string): string {
   const e = strings.exports
   if (workspace && f === 'py') return e.patch
+  if (f === 'py' && language === 'sh') return e.scriptSh
+  if (f === 'py' && (language === 'javascript' || language === 'node')) return e.scriptJs
   if (workspace && f === 'zip') return e.zipPatches
   return e.formats[f]
 }
@@ -31,7 +35,7 @@ function exportLabel(f: ExportFormat, workspace: boolean): string {
  * the browser each entry is a download link; on the desktop it opens the
  * save dialog and says where the file went.
  */
-export function ExportMenu({ sessionId, runId, formats = exportFormats, workspace = false }: Props) {
+export function ExportMenu({ sessionId, runId, formats = exportFormats, workspace = false, language }: Props) {
   const stores = useStores()
   const e = strings.exports
   const download = useExports((x) => x.download)
@@ -49,7 +53,7 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats, workspac
             <li key={f} role="none">
               {download ? (
                 <a role="menuitem" className="export-item" href={x.url(sessionId, f, runId)} download data-testid={`export-${f}`}>
-                  {exportLabel(f, workspace)}
+                  {exportLabel(f, workspace, language)}
                 </a>
               ) : (
                 <button
@@ -63,7 +67,7 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats, workspac
                   }}
                   data-testid={`export-${f}`}
                 >
-                  {exportLabel(f, workspace)}
+                  {exportLabel(f, workspace, language)}
                 </button>
               )}
             </li>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
 import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../stores'
-import { limits } from '../stores/composer'
+import { limits, toLanguage } from '../stores/composer'
 import { defaultProvider } from '../stores/providers'
 import { isFinished } from '../stores/runModel'
 import { strings } from '../strings'
@@ -187,12 +187,13 @@ export function RunPanel() {
                   <select
                     value={pending ? '' : c.language}
                     disabled={pending}
-                    onChange={(e) => setC({ language: e.target.value === 'sh' ? 'sh' : 'python' })}
+                    onChange={(e) => setC({ language: toLanguage(e.target.value) })}
                     data-testid="language"
                   >
                     {pending && <option value="">{s.loadingValue}</option>}
                     <option value="python">{s.languages.python}</option>
                     <option value="sh">{s.languages.sh}</option>
+                    <option value="node">{s.languages.node}</option>
                   </select>
                 </label>
                 <label className={`switch${pending ? ' switch-pending' : ''}`}>

@@ -5,6 +5,7 @@
 import { python } from '@codemirror/lang-python'
 import { HighlightStyle, StreamLanguage, syntaxHighlighting, type LanguageSupport } from '@codemirror/language'
 import { diff } from '@codemirror/legacy-modes/mode/diff'
+import { javascript } from '@codemirror/legacy-modes/mode/javascript'
 import { shell } from '@codemirror/legacy-modes/mode/shell'
 import { unifiedMergeView } from '@codemirror/merge'
 import { EditorState, type Extension } from '@codemirror/state'
@@ -61,6 +62,10 @@ function language(lang: string | undefined): LanguageSupport | Extension {
     case 'bash':
     case 'shell':
       return StreamLanguage.define(shell)
+    case 'javascript':
+    case 'js':
+    case 'node':
+      return StreamLanguage.define(javascript)
     case 'diff':
     case 'patch':
       return StreamLanguage.define(diff)

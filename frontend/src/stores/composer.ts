@@ -18,7 +18,7 @@ export interface ComposerFields {
   maxIterations: number
   reflect: boolean
   timeoutSeconds: number
-  language: 'python' | 'sh'
+  language: Language
   /** script: one script run in the sandbox; workspace: the model edits the workdir (a git repository). */
   mode: RunMode
   /** Workspace: validation commands, one per line. */
@@ -143,7 +143,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
         maxIterations: clamp(d.max_iterations, limits.maxIterations.min, limits.maxIterations.max, composerDefaults.maxIterations),
         reflect: typeof d.reflect === 'boolean' ? d.reflect : composerDefaults.reflect,
         timeoutSeconds: clamp(d.timeout_seconds, limits.timeoutSeconds.min, limits.timeoutSeconds.max, composerDefaults.timeoutSeconds),
-        language: d.language === 'sh' ? 'sh' : 'python',
+        language: toLanguage(d.language),
       })
     },
     request(provider, sessionId, prompt, mode) {
@@ -188,4 +188,25 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints })
   })
   return store
+}
+
+/** Languages the loop can generate (the backend's loop.Languages). */
+export type Language = 'python' | 'sh' | 'node'
+
+/** toLanguage maps a configured name or alias to one the form offers. */
+export function toLanguage(name: string | undefined): Language {
+  switch ((name ?? '').trim().toLowerCase()) {
+    case 'sh':
+    case 'bash':
+    case 'shell':
+    case 'zsh':
+      return 'sh'
+    case 'node':
+    case 'nodejs':
+    case 'javascript':
+    case 'js':
+      return 'node'
+    default:
+      return 'python'
+  }
 }

@@ -25,7 +25,12 @@ type SandboxCommands struct {
 	// Warn, when set, is told about each sandbox warning once.
 	Warn func(string)
 
-	warned map[string]bool
+	warned map[string]bool // shared with WithEnv copies: told once per run
+}
+
+// NewSandboxCommands returns a runner for one run's commands.
+func NewSandboxCommands(x Executor, limits sandbox.Limits, allowNetwork bool, warn func(string)) *SandboxCommands {
+	return &SandboxCommands{Exec: x, Limits: limits, AllowNetwork: allowNetwork, Warn: warn, warned: map[string]bool{}}
 }
 
 // RunCommand implements workspace.CommandRunner.
@@ -51,13 +56,7 @@ func (x *SandboxCommands) RunCommand(ctx context.Context, dir, command string, s
 		return out, fmt.Errorf("running %q in the sandbox: %w", command, err)
 	}
 	for _, w := range res.Warnings {
-		if x.Warn != nil && !x.warned[w] {
-			if x.warned == nil {
-				x.warned = map[string]bool{}
-			}
-			x.warned[w] = true
-			x.Warn(w)
-		}
+		x.warn(w)
 	}
 	switch res.Status {
 	case sandbox.StatusOK:
@@ -66,27 +65,31 @@ func (x *SandboxCommands) RunCommand(ctx context.Context, dir, command string, s
 	case sandbox.StatusKilled:
 		return out, ctx.Err()
 	case sandbox.StatusError:
-		if out.ExitCode == 0 || res.Signal != "" {
-			out.ExitCode = -1
+		if res.Signal == "" {
+			break // a nonzero exit says it all
 		}
-	default: // output or memory limit: a failure with the reason for the model
+		fallthrough
+	default: // a signal, or the output or memory limit: tell the model why
 		out.ExitCode = -1
 		if out.Stderr != "" && !strings.HasSuffix(out.Stderr, "\n") {
 			out.Stderr += "\n"
 		}
 		out.Stderr += "loopforge: " + res.Description()
 	}
-	if res.Signal != "" && res.Status == sandbox.StatusError {
-		out.Stderr += "\nloopforge: " + res.Description()
-	}
 	return out, nil
+}
+
+// warn tells Warn about w the first time it is seen in this run.
+func (x *SandboxCommands) warn(w string) {
+	if x.Warn == nil || x.warned[w] {
+		return
+	}
+	x.warned[w] = true
+	x.Warn(w)
 }
 
 // WithEnv returns a copy that also exports kv (NAME=value) to the command.
 func (x *SandboxCommands) WithEnv(kv ...string) workspace.CommandRunner {
-	if x.warned == nil {
-		x.warned = map[string]bool{} // shared, so a warning is told once per run
-	}
 	c := &SandboxCommands{Exec: x.Exec, Limits: x.Limits, AllowNetwork: x.AllowNetwork, Warn: x.Warn, warned: x.warned}
 	c.Env = append(append([]string(nil), x.Env...), kv...)
 	return c

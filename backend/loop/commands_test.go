@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/workspace"
 )
 
 func sandboxCommands(t *testing.T) *SandboxCommands {
@@ -18,7 +19,7 @@ func sandboxCommands(t *testing.T) *SandboxCommands {
 	if err != nil {
 		t.Skipf("no sandbox here: %v", err)
 	}
-	return &SandboxCommands{Exec: r, Limits: sandbox.Limits{Timeout: 20 * time.Second}}
+	return NewSandboxCommands(r, sandbox.Limits{Timeout: 20 * time.Second}, false, nil)
 }
 
 func TestSandboxCommandsRunInTheProject(t *testing.T) {
@@ -109,5 +110,31 @@ func TestNodeRunsInTheSandbox(t *testing.T) {
 	last := m.requests[1].Messages[len(m.requests[1].Messages)-1].Content
 	if !strings.Contains(last, "TypeError") {
 		t.Errorf("the second attempt should see node's TypeError: %s", last)
+	}
+}
+
+func TestSandboxCommandsTellEachWarningOnce(t *testing.T) {
+	r, err := sandbox.NewRunner(sandbox.Options{})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	var told []string
+	x := NewSandboxCommands(r, sandbox.Limits{Timeout: 20 * time.Second}, true, func(w string) { told = append(told, w) })
+	dir := t.TempDir()
+	for _, runner := range []interface {
+		RunCommand(context.Context, string, string, []byte) (workspace.CommandResult, error)
+	}{x, x.WithEnv("A=1"), x} {
+		if res, err := runner.RunCommand(context.Background(), dir, "true", nil); err != nil || !res.OK() {
+			t.Fatalf("%+v %v", res, err)
+		}
+	}
+	n := 0
+	for _, w := range told {
+		if strings.Contains(w, "network access allowed") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the network warning was told %d times over three commands: %q", n, told)
 	}
 }

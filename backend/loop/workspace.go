@@ -93,8 +93,8 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 	switch {
 	case runner != nil:
 	case r.exec != nil:
-		runner = &SandboxCommands{Exec: r.exec, Limits: wset.CommandLimits, AllowNetwork: r.set.AllowNetwork,
-			Warn: func(w string) { _ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "sandbox: " + w}) }}
+		runner = NewSandboxCommands(r.exec, wset.CommandLimits, r.set.AllowNetwork,
+			func(w string) { _ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "sandbox: " + w}) })
 	default:
 		runner = workspace.ExecRunner{Timeout: wset.CommandLimits.Timeout}
 	}

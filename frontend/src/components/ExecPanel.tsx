@@ -60,25 +60,39 @@ export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
               ⚠ {w}
             </p>
           ))}
-          {x.stdout && (
-            <div className="out">
-              <span className="out-label">{s.stdout}</span>
-              <pre className="out-stdout" data-testid="stdout">
-                {x.stdout}
-              </pre>
-            </div>
-          )}
-          {x.stderr && (
-            <div className="out">
-              <span className="out-label out-label-err">{s.stderr}</span>
-              <pre className="out-stderr" data-testid="stderr">
-                {x.stderr}
-              </pre>
-            </div>
-          )}
+          <OutputStreams stdout={x.stdout} stderr={x.stderr} />
           {x.truncated && <p className="muted small">{s.truncated}</p>}
         </>
       )}
     </section>
+  )
+}
+
+/**
+ * OutputStreams: a program's stdout and stderr, each labelled, omitted when
+ * empty. testIdPrefix tells an execution's streams ("stdout") from a
+ * validation command's ("validation-stdout").
+ */
+export function OutputStreams({ stdout, stderr, testIdPrefix = '' }: { stdout?: string; stderr?: string; testIdPrefix?: string }) {
+  const s = strings.live
+  return (
+    <>
+      {stdout && (
+        <div className="out">
+          <span className="out-label">{s.stdout}</span>
+          <pre className="out-stdout" data-testid={`${testIdPrefix}stdout`}>
+            {stdout}
+          </pre>
+        </div>
+      )}
+      {stderr && (
+        <div className="out">
+          <span className="out-label out-label-err">{s.stderr}</span>
+          <pre className="out-stderr" data-testid={`${testIdPrefix}stderr`}>
+            {stderr}
+          </pre>
+        </div>
+      )}
+    </>
   )
 }

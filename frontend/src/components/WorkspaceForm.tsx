@@ -140,25 +140,8 @@ export function WorkspaceFields() {
       <legend className="sr-only">{s.workspace}</legend>
       <ProjectFolder />
       <div className="ws-grid">
-        <div className="ws-field">
-          <label className="field-label" htmlFor="ws-validate">
-            {s.validate}
-          </label>
-          <textarea
-            id="ws-validate"
-            rows={3}
-            className="mono"
-            value={f.validate}
-            placeholder={s.validatePlaceholder}
-            spellCheck={false}
-            onChange={(e) => set({ validate: e.target.value })}
-            aria-describedby="ws-validate-hint"
-            data-testid="ws-validate"
-          />
-          <span className="field-hint" id="ws-validate-hint">
-            {s.validateHint}
-          </span>
-        </div>
+        <LinesField id="ws-validate" label={s.validate} hint={s.validateHint} rows={3} mono value={f.validate}
+          placeholder={s.validatePlaceholder} onChange={(v) => set({ validate: v })} />
         <div className="ws-field">
           <label className="field-label" htmlFor="ws-auditor">
             {s.auditor}
@@ -176,44 +159,48 @@ export function WorkspaceFields() {
             {s.auditorHint}
           </span>
         </div>
-        <div className="ws-field">
-          <label className="field-label" htmlFor="ws-inputs">
-            {s.inputs}
-          </label>
-          <textarea
-            id="ws-inputs"
-            rows={2}
-            className="mono"
-            value={f.inputs}
-            placeholder={s.inputsPlaceholder}
-            spellCheck={false}
-            onChange={(e) => set({ inputs: e.target.value })}
-            aria-describedby="ws-inputs-hint"
-            data-testid="ws-inputs"
-          />
-          <span className="field-hint" id="ws-inputs-hint">
-            {s.inputsHint}
-          </span>
-        </div>
-        <div className="ws-field">
-          <label className="field-label" htmlFor="ws-constraints">
-            {s.constraints}
-          </label>
-          <textarea
-            id="ws-constraints"
-            rows={2}
-            value={f.constraints}
-            placeholder={s.constraintsPlaceholder}
-            onChange={(e) => set({ constraints: e.target.value })}
-            aria-describedby="ws-constraints-hint"
-            data-testid="ws-constraints"
-          />
-          <span className="field-hint" id="ws-constraints-hint">
-            {s.constraintsHint}
-          </span>
-        </div>
+        <LinesField id="ws-inputs" label={s.inputs} hint={s.inputsHint} rows={2} mono value={f.inputs}
+          placeholder={s.inputsPlaceholder} onChange={(v) => set({ inputs: v })} />
+        <LinesField id="ws-constraints" label={s.constraints} hint={s.constraintsHint} rows={2} value={f.constraints}
+          placeholder={s.constraintsPlaceholder} onChange={(v) => set({ constraints: v })} />
       </div>
     </fieldset>
+  )
+}
+
+interface LinesFieldProps {
+  id: string
+  label: string
+  hint: string
+  rows: number
+  mono?: boolean
+  value: string
+  placeholder: string
+  onChange: (value: string) => void
+}
+
+/** LinesField: a labelled textarea of one item per line (commands, paths, constraints) with its hint. */
+function LinesField({ id, label, hint, rows, mono, value, placeholder, onChange }: LinesFieldProps) {
+  return (
+    <div className="ws-field">
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      <textarea
+        id={id}
+        rows={rows}
+        className={mono ? 'mono' : undefined}
+        value={value}
+        placeholder={placeholder}
+        spellCheck={mono ? false : undefined}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={`${id}-hint`}
+        data-testid={id}
+      />
+      <span className="field-hint" id={`${id}-hint`}>
+        {hint}
+      </span>
+    </div>
   )
 }
 

@@ -7,6 +7,7 @@ import type { IterationView, RunState, ToolCallView } from '../stores/runModel'
 import { isFinished } from '../stores/runModel'
 import { strings } from '../strings'
 import { CodeView } from './CodeView'
+import { OutputStreams } from './ExecPanel'
 import { shortPath } from './WorkdirControl'
 
 const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`)
@@ -162,22 +163,7 @@ export function ValidationPanel({ run, it, live }: { run: RunState; it: Iteratio
                     </span>
                   </summary>
                   <div className="check-body">
-                    {v.stdout && (
-                      <div className="out">
-                        <span className="out-label">{s.stdout}</span>
-                        <pre className="out-stdout" data-testid="validation-stdout">
-                          {v.stdout}
-                        </pre>
-                      </div>
-                    )}
-                    {v.stderr && (
-                      <div className="out">
-                        <span className="out-label out-label-err">{s.stderr}</span>
-                        <pre className="out-stderr" data-testid="validation-stderr">
-                          {v.stderr}
-                        </pre>
-                      </div>
-                    )}
+                    <OutputStreams stdout={v.stdout} stderr={v.stderr} testIdPrefix="validation-" />
                     {!v.stdout && !v.stderr && <p className="muted small">{s.noOutputAtAll}</p>}
                     {v.truncated && <p className="muted small">{s.truncated}</p>}
                   </div>

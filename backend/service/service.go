@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/owner"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/anthropic"
 	"github.com/loopforge/loopforge/backend/provider/claudecli"
@@ -80,10 +82,16 @@ type Service struct {
 	finishedOrder []string
 	isolated      string
 	workdir       workdir
+	// owner marks the runs this process executes, so other loopforge
+	// processes sharing the history leave them alone (see recoverOrphans).
+	owner *owner.Claim
+	// ownersDir holds every process's owner claim (next to the database).
+	ownersDir string
 }
 
 // New opens the history and prepares the executor. Runs left unfinished by a
-// crash are marked interrupted.
+// process that is gone are marked interrupted; runs of other live loopforge
+// processes sharing the history are left alone.
 func New(ctx context.Context, o Options) (*Service, error) {
 	if o.Config == nil {
 		return nil, errors.New("service: no config")
@@ -108,13 +116,51 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("opening the history: %w", err)
 	}
 	s.store = st
-	if n, err := st.MarkInterrupted(ctx); err != nil {
+	s.ownersDir = filepath.Join(filepath.Dir(o.Config.DBPath), "owners")
+	if s.owner, err = owner.New(s.ownersDir); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("opening the history: %w", err)
+	}
+	if err := s.recoverOrphans(ctx); err != nil {
+		s.owner.Release()
 		st.Close()
 		return nil, err
-	} else if n > 0 {
-		s.log.Info("runs left unfinished by an earlier crash were marked interrupted", "count", n)
 	}
 	return s, nil
+}
+
+// recoverOrphans marks interrupted the runs still recorded as running whose
+// owner process is gone (killed, crashed, or a release that predates owners).
+// It is cheap when nothing is running (one indexed query), so the views of
+// the history call it too: a desktop window left open sees a terminal run
+// that was killed end, without a restart.
+func (s *Service) recoverOrphans(ctx context.Context) error {
+	owners, err := s.store.RunningOwners(ctx)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for _, o := range owners {
+		alive, err := owner.Alive(s.ownersDir, o)
+		if err != nil {
+			s.log.Warn("checking a run's owner", "owner", o, "err", err)
+			continue // unknown: leave its runs alone
+		}
+		if !alive {
+			gone = append(gone, o)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	n, err := s.store.MarkInterrupted(ctx, gone)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.log.Info("runs of loopforge processes that stopped were marked interrupted", "count", n)
+	}
+	return nil
 }
 
 // Close cancels active runs, waits for them to record their end, and closes
@@ -127,7 +173,9 @@ func (s *Service) Close() error {
 	s.mu.Unlock()
 	close(s.closing)
 	s.wg.Wait()
-	return s.store.Close()
+	// The store closes first: once the claim is released, another process
+	// may recover this one's runs, and every run has recorded its end by now.
+	return errors.Join(s.store.Close(), s.owner.Release())
 }
 
 var errShutdown = errors.New("loopforge is shutting down")
@@ -385,7 +433,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 // launch records a run in sess and starts its goroutine.
 func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
 	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: store.RunRunning,
-		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
+		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
 	if p.set.Workspace != nil {
 		run.Language = export.LanguageDiff // its result is the patch it made
 	}

@@ -12,6 +12,7 @@ import (
 
 // Sessions lists stored sessions, most recent first.
 func (s *Service) Sessions(ctx context.Context, query string, limit int) ([]store.SessionSummary, error) {
+	s.recoverForView(ctx)
 	return s.store.ListSessions(ctx, store.ListOptions{Query: query, Limit: limit})
 }
 
@@ -32,6 +33,7 @@ type SessionDetail struct {
 
 // Session returns one session with its runs and their iterations.
 func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error) {
+	s.recoverForView(ctx)
 	sess, err := s.store.GetSession(ctx, id)
 	if err != nil {
 		return nil, err
@@ -49,6 +51,15 @@ func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error
 		d.Iterations[r.ID] = its
 	}
 	return d, nil
+}
+
+// recoverForView brings runs of loopforge processes that stopped since this
+// one started to their interrupted end before the history is shown. A failure
+// is logged, not returned: the history is still worth showing.
+func (s *Service) recoverForView(ctx context.Context) {
+	if err := s.recoverOrphans(ctx); err != nil {
+		s.log.Warn("recovering runs of stopped processes", "err", err)
+	}
 }
 
 // DeleteSession removes a session and everything in it.

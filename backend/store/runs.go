@@ -29,6 +29,9 @@ type Run struct {
 	StartedAt     time.Time  `json:"started_at"`
 	FinishedAt    *time.Time `json:"finished_at"` // nil while running
 	DurationMS    int64      `json:"duration_ms"`
+	// Owner is the process executing the run (an id from backend/owner);
+	// only runs whose owner is gone are recovered as interrupted.
+	Owner string `json:"-"`
 }
 
 // querier is what *sql.DB and *sql.Tx share, so read helpers work in and
@@ -55,11 +58,11 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (
 				id, session_id, provider, model, status, max_iterations, reflect, language,
 				iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-				started_at, finished_at, duration_ms, prompt)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				started_at, finished_at, duration_ms, prompt, owner)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
 			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
-			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt); err != nil {
+			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt, r.Owner); err != nil {
 			err = constraintErr(err)
 			if errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("session %q: %w", r.SessionID, err)
@@ -143,53 +146,47 @@ func (s *Store) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
 	return runs, nil
 }
 
-// MarkInterrupted finds the runs a crash left in RunRunning and marks them
-// RunInterrupted, finished now, each with a closing run_finished event so
-// a replay or a follower sees the run end. It is meant for start-up, before
-// any run starts; it returns how many runs it marked.
-func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
+// RunningOwners lists the owners of the runs still marked RunRunning, each
+// once ("" for runs recorded before owners existed). The caller checks which
+// are gone and passes those to MarkInterrupted.
+func (s *Store) RunningOwners(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT owner FROM runs WHERE status = ?`, RunRunning)
+	if err != nil {
+		return nil, fmt.Errorf("store: running owners: %w", err)
+	}
+	defer rows.Close()
+	var owners []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, fmt.Errorf("store: running owners: %w", err)
+		}
+		owners = append(owners, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: running owners: %w", err)
+	}
+	return owners, nil
+}
+
+// MarkInterrupted marks the RunRunning runs of the given owners — processes
+// the caller found gone — RunInterrupted, finished now, each with a closing
+// run_finished event so a replay or a follower sees the run end. Runs of
+// other owners are never touched: another live process is executing them.
+// It returns how many runs it marked.
+func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string) (int, error) {
 	n := 0
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.iterations, r.input_tokens, r.output_tokens, r.final_code,
-			coalesce((SELECT max(seq) FROM events e WHERE e.run_id = r.id), 0)
-			FROM runs r WHERE r.status = ?`, RunRunning)
-		if err != nil {
-			return err
-		}
-		type open struct {
-			id                  string
-			iterations, in, out int
-			code                string
-			seq                 int64
-		}
-		var runs []open
-		for rows.Next() {
-			var o open
-			if err := rows.Scan(&o.id, &o.iterations, &o.in, &o.out, &o.code, &o.seq); err != nil {
-				rows.Close()
+		for _, owner := range goneOwners {
+			runs, err := openRuns(ctx, tx, owner)
+			if err != nil {
 				return err
 			}
-			runs = append(runs, o)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		at := now()
-		for _, o := range runs {
-			if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = coalesce(finished_at, ?),
-				error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`,
-				RunInterrupted, fmtTime(at), interruptedMsg, o.id); err != nil {
+			if err := interrupt(ctx, tx, runs); err != nil {
 				return err
 			}
-			e := event.New(event.RunFinished, event.RunFinishedPayload{Status: RunInterrupted, Iterations: o.iterations,
-				FinalCode: o.code, Error: interruptedMsg, InputTokens: o.in, OutputTokens: o.out})
-			e.RunID, e.Seq, e.TS = o.id, o.seq+1, at
-			if _, err := tx.ExecContext(ctx, insertEvent, eventArgs(e)...); err != nil {
-				return err
-			}
+			n += len(runs)
 		}
-		n = len(runs)
 		return nil
 	})
 	if err != nil {
@@ -198,8 +195,53 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// openRun is what interrupt needs of a run left running.
+type openRun struct {
+	id                  string
+	iterations, in, out int
+	code                string
+	seq                 int64
+}
+
+func openRuns(ctx context.Context, tx *sql.Tx, owner string) ([]openRun, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.iterations, r.input_tokens, r.output_tokens, r.final_code,
+		coalesce((SELECT max(seq) FROM events e WHERE e.run_id = r.id), 0)
+		FROM runs r WHERE r.status = ? AND r.owner = ?`, RunRunning, owner)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var runs []openRun
+	for rows.Next() {
+		var o openRun
+		if err := rows.Scan(&o.id, &o.iterations, &o.in, &o.out, &o.code, &o.seq); err != nil {
+			return nil, err
+		}
+		runs = append(runs, o)
+	}
+	return runs, rows.Err()
+}
+
+func interrupt(ctx context.Context, tx *sql.Tx, runs []openRun) error {
+	at := now()
+	for _, o := range runs {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = coalesce(finished_at, ?),
+			error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`,
+			RunInterrupted, fmtTime(at), interruptedMsg, o.id); err != nil {
+			return err
+		}
+		e := event.New(event.RunFinished, event.RunFinishedPayload{Status: RunInterrupted, Iterations: o.iterations,
+			FinalCode: o.code, Error: interruptedMsg, InputTokens: o.in, OutputTokens: o.out})
+		e.RunID, e.Seq, e.TS = o.id, o.seq+1, at
+		if _, err := tx.ExecContext(ctx, insertEvent, eventArgs(e)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // interruptedMsg explains an interrupted run.
-const interruptedMsg = "loopforge stopped while this run was active"
+const interruptedMsg = "the loopforge process running this was stopped before the run ended"
 
 const runColumns = `id, session_id, provider, model, status, max_iterations, reflect, language,
 	iterations, final_code, error, input_tokens, output_tokens, cost_usd,

@@ -250,16 +250,23 @@ func summaryIDs(ss []SessionSummary) []string {
 func TestMarkInterrupted(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	_, running1 := seed(t, s)
-	_, running2 := seed(t, s)
+	_, running1 := seed(t, s) // recorded before owners existed: owner ""
+	gone := seedOwned(t, s, "gone-1")
+	live := seedOwned(t, s, "live-1")
 	_, done := seed(t, s)
 	fin := done.StartedAt.Add(time.Second)
 	done.Status, done.FinishedAt = "success", &fin
 	if err := s.UpdateRun(ctx, done); err != nil {
 		t.Fatal(err)
 	}
+	owners, err := s.RunningOwners(ctx)
+	slices.Sort(owners)
+	if err != nil || !slices.Equal(owners, []string{"", "gone-1", "live-1"}) {
+		t.Fatalf("RunningOwners = %q, %v", owners, err)
+	}
+	running2 := gone
 
-	n, err := s.MarkInterrupted(ctx)
+	n, err := s.MarkInterrupted(ctx, []string{"", "gone-1"})
 	if err != nil || n != 2 {
 		t.Fatalf("MarkInterrupted = %d, %v; want 2", n, err)
 	}
@@ -289,8 +296,28 @@ func TestMarkInterrupted(t *testing.T) {
 	if r.Status != "success" || !r.FinishedAt.Equal(fin) {
 		t.Errorf("finished run changed: %+v", r)
 	}
+	// Another live process's run is left alone, events and all.
+	if r, err := s.GetRun(ctx, live.ID); err != nil || r.Status != RunRunning || r.FinishedAt != nil {
+		t.Errorf("a live owner's run was touched: %+v, %v", r, err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM events WHERE run_id = ?`, live.ID); n != 0 {
+		t.Errorf("a live owner's run got %d events", n)
+	}
 
-	if n, err := s.MarkInterrupted(ctx); err != nil || n != 0 {
+	if n, err := s.MarkInterrupted(ctx, []string{"", "gone-1"}); err != nil || n != 0 {
 		t.Errorf("second MarkInterrupted = %d, %v; want 0", n, err)
 	}
+}
+
+func seedOwned(t *testing.T, s *Store, owner string) *Run {
+	t.Helper()
+	sess := &Session{Title: "t", Prompt: "p", Mode: "script"}
+	if err := s.CreateSession(context.Background(), sess); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{SessionID: sess.ID, Provider: "fake", Owner: owner}
+	if err := s.CreateRun(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

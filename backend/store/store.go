@@ -18,6 +18,10 @@
 //     Errors name the operation and the id ("store: get run %q: ...").
 //   - The store does not interpret statuses beyond RunRunning and
 //     RunInterrupted, which MarkInterrupted needs.
+//   - Several processes may open the same file at once (the desktop window,
+//     `loopforge run`, `loopforge serve`). Each run records its owner; a
+//     process recovers only the runs of owners it found gone
+//     (RunningOwners, then MarkInterrupted).
 //
 // All SQL of loopforge lives in this package. The schema evolves through the
 // numbered, one-way migrations in migrations/, applied by Open.

@@ -66,7 +66,7 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 		}
 		for n := 1; ; n++ {
 			info := &attemptInfo{retryAfter: -1}
-			err, texted, stop := c.once(context.WithValue(callCtx, attemptKey{}, info), attempt, yield)
+			texted, stop, err := c.once(context.WithValue(callCtx, attemptKey{}, info), attempt, yield)
 			if stop || err == nil {
 				return
 			}
@@ -92,26 +92,26 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 	}
 }
 
-// once runs one attempt, passing its deltas on. It returns the attempt's
-// error, whether any text was passed on, and whether the consumer stopped.
-func (c *HTTPCall) once(ctx context.Context, attempt Attempt, yield func(Delta, error) bool) (err error, texted, stop bool) {
+// once runs one attempt, passing its deltas on. It returns whether any
+// text was passed on, whether the consumer stopped, and the attempt's error.
+func (c *HTTPCall) once(ctx context.Context, attempt Attempt, yield func(Delta, error) bool) (texted, stop bool, err error) {
 	for d, err := range attempt(ctx) {
 		if err != nil {
-			return err, texted, false
+			return texted, false, err
 		}
 		texted = texted || d.Text != ""
 		if !yield(d, nil) {
-			return nil, texted, true
+			return texted, true, nil
 		}
 	}
-	return nil, texted, false
+	return texted, false, nil
 }
 
 // plan decides whether attempt n, which failed with err, is retried: it
 // returns the wait and the notice announcing it, or "" when the call fails
 // now. It records on err what the server asked (Error.RetryAfter).
 func (c *HTTPCall) plan(callCtx context.Context, n int, texted bool, info *attemptInfo, err error) (time.Duration, string) {
-	_, asked, _, broken := info.snapshot()
+	asked, _, broken := info.snapshot()
 	why := transient(err, broken)
 	if why == "" || texted || n > c.retry.MaxRetries {
 		return 0, ""
@@ -142,7 +142,7 @@ func (c *HTTPCall) plan(callCtx context.Context, n int, texted bool, info *attem
 // explain replaces err by the limit that caused it, if one did: a
 // first-byte or idle limit the transport saw expire, or the overall limit.
 func (c *HTTPCall) explain(ctx, callCtx context.Context, info *attemptInfo, err error) error {
-	if _, _, te, _ := info.snapshot(); te != nil {
+	if _, te, _ := info.snapshot(); te != nil {
 		return &Error{Provider: c.provider, Kind: KindTimeout, Err: te}
 	}
 	if te := c.overall(ctx, callCtx); te != nil {

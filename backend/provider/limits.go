@@ -247,8 +247,7 @@ func (w *watch) stop() {
 // for HTTPCall.Stream to decide on a retry whatever the SDK made of it.
 type attemptInfo struct {
 	mu         sync.Mutex
-	status     int           // of the last response
-	retryAfter time.Duration // what that response asked, -1: nothing
+	retryAfter time.Duration // what the last response asked, -1: nothing
 	timeout    *TimeoutError // a limit that expired
 	broken     bool          // the body broke off under a live request
 }
@@ -267,7 +266,6 @@ func attemptOf(ctx context.Context) *attemptInfo {
 func (a *attemptInfo) response(resp *http.Response) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.status = resp.StatusCode
 	a.retryAfter = retryAfter(resp.Header, time.Now())
 }
 
@@ -283,8 +281,8 @@ func (a *attemptInfo) cut() {
 	a.broken = true
 }
 
-func (a *attemptInfo) snapshot() (status int, wait time.Duration, te *TimeoutError, broken bool) {
+func (a *attemptInfo) snapshot() (wait time.Duration, te *TimeoutError, broken bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.status, a.retryAfter, a.timeout, a.broken
+	return a.retryAfter, a.timeout, a.broken
 }

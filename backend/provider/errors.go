@@ -93,9 +93,10 @@ func (e *Error) Error() string {
 		if e.Message != "" {
 			s += ": " + e.Message
 		}
-		// What 403 means, unlike 401: the key itself is fine.
-		return s + "; the API key is valid, but its account or project may not use this model " +
-			"(or not from this region): enable the model for the key, or pick another model"
+		// What 403 means, unlike 401: the key itself is fine. (A coding CLI
+		// may be logged in rather than using a key.)
+		return s + "; the API key or login was accepted, but its account or project may not use this model " +
+			"(or not from this region): enable the model for it, or pick another model"
 	case KindRateLimit:
 		s = fmt.Sprintf("%s: rate limited%s%s", e.Provider, status, retried)
 		if e.RetryAfter > 0 {

@@ -23,12 +23,12 @@ func TestErrorText(t *testing.T) {
 		{"403 names the model and says what it means",
 			&Error{Provider: "gemini-api", Kind: KindForbidden, Status: 403, Model: "gemini-2.5-pro", Message: "The caller does not have permission"},
 			`gemini-api: no access to model "gemini-2.5-pro" (HTTP 403): The caller does not have permission; ` +
-				"the API key is valid, but its account or project may not use this model (or not from this region): " +
-				"enable the model for the key, or pick another model"},
+				"the API key or login was accepted, but its account or project may not use this model (or not from this region): " +
+				"enable the model for it, or pick another model"},
 		{"403 without a model",
 			&Error{Provider: "claude", Kind: KindForbidden, Status: 403},
-			"claude: no access to this model (HTTP 403); the API key is valid, but its account or project may not use " +
-				"this model (or not from this region): enable the model for the key, or pick another model"},
+			"claude: no access to this model (HTTP 403); the API key or login was accepted, but its account or project may not use " +
+				"this model (or not from this region): enable the model for it, or pick another model"},
 		{"auth mid-stream has no status",
 			&Error{Provider: "openai", Kind: KindAuth, EnvVar: "OPENAI_API_KEY", Message: "invalid api key"},
 			"openai: the API key was rejected; check OPENAI_API_KEY: invalid api key"},

@@ -408,7 +408,7 @@ func runErrors(t *testing.T, w Wire) {
 		words   []string
 	}{
 		{401, provider.ErrAuth, provider.ErrForbidden, []string{"API key was rejected", "HTTP 401"}},
-		{403, provider.ErrForbidden, provider.ErrAuth, []string{"no access to model", "HTTP 403", "key is valid"}},
+		{403, provider.ErrForbidden, provider.ErrAuth, []string{"no access to model", "HTTP 403", "was accepted"}},
 		{400, provider.ErrBadRequest, nil, []string{"request rejected", "HTTP 400"}},
 		{404, provider.ErrBadRequest, nil, []string{"request rejected", "HTTP 404"}},
 	}

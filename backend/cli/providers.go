@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -24,7 +26,7 @@ func (e *env) providersCmd() *cobra.Command {
 				return writeJSON(e.stdout, list)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tKIND\tMODEL\tVERSION\tSTATUS")
+			fmt.Fprintln(tw, "NAME\tKIND\tMODEL\tVERSION\tTIMEOUTS\tSTATUS")
 			for _, p := range list {
 				name := p.Name
 				if p.Default {
@@ -38,19 +40,38 @@ func (e *env) providersCmd() *cobra.Command {
 				if version == "" {
 					version = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, p.Kind, p.Model, version, status)
+				timeouts := shortSeconds(p.FirstByteTimeoutSeconds) + "/" + shortSeconds(p.IdleTimeoutSeconds) + "/" +
+					shortSeconds(p.TimeoutSeconds)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Kind, p.Model, version, timeouts, status)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
+			const legend = "(* = default; TIMEOUTS = first byte/idle/overall, set by first_byte_timeout, idle_timeout, timeout)"
 			if f := svc.Config().File; f != "" {
-				fmt.Fprintf(e.stderr, "config: %s   (* = default)\n", f)
+				fmt.Fprintf(e.stderr, "config: %s   %s\n", f, legend)
 			} else {
-				fmt.Fprintf(e.stderr, "no loopforge.yml found (looked in the current directory and %s)   (* = default)\n", svc.Config().ConfigDir)
+				fmt.Fprintf(e.stderr, "no loopforge.yml found (looked in the current directory and %s)   %s\n", svc.Config().ConfigDir, legend)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// shortSeconds prints a limit compactly ("2m", "90s" as "1m30s", "1h"), or
+// "-" for none.
+func shortSeconds(sec float64) string {
+	if sec <= 0 {
+		return "-"
+	}
+	s := time.Duration(sec * float64(time.Second)).Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

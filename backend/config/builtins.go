@@ -20,6 +20,12 @@ const (
 // Kinds lists every kind a profile may name.
 var Kinds = []string{KindOpenAI, KindAnthropic, KindGeminiAPI, KindCodex, KindClaude, KindGemini}
 
+// HTTPKind reports whether a kind calls an API over HTTP (rather than
+// running a coding CLI): only those have first-byte and idle limits.
+func HTTPKind(k string) bool {
+	return k == KindOpenAI || k == KindAnthropic || k == KindGeminiAPI
+}
+
 func knownKind(k string) bool {
 	for _, x := range Kinds {
 		if x == k {

@@ -167,6 +167,10 @@ type fileProfile struct {
 	Env        map[string]string `yaml:"env"`
 	Timeout    string            `yaml:"timeout"`
 	Structured *bool             `yaml:"structured"`
+	// HTTP kinds only: how long to wait for an answer to start, and for
+	// the next chunk of one that has (provider.Limits).
+	FirstByteTimeout string `yaml:"first_byte_timeout"`
+	IdleTimeout      string `yaml:"idle_timeout"`
 }
 
 // Load reads and validates the configuration.
@@ -436,6 +440,23 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 	}
 	if fp.Structured != nil {
 		p.Structured = fp.Structured
+	}
+	for _, l := range []struct {
+		key, val string
+		dst      *time.Duration
+	}{{"first_byte_timeout", fp.FirstByteTimeout, &p.FirstByteTimeout}, {"idle_timeout", fp.IdleTimeout, &p.IdleTimeout}} {
+		if l.val == "" {
+			continue
+		}
+		if !HTTPKind(p.Kind) {
+			return fmt.Errorf("%s applies to the HTTP kinds (%s, %s, %s) only; a %s CLI call is bounded by timeout",
+				l.key, KindOpenAI, KindAnthropic, KindGeminiAPI, p.Kind)
+		}
+		d, err := ParseDuration(l.val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.key, err)
+		}
+		*l.dst = d
 	}
 	return nil
 }

@@ -143,6 +143,9 @@ func TestBadFiles(t *testing.T) {
 		{"bad timeout", "timeout: soon\n", "not a duration"},
 		{"no kind", "providers:\n  mine:\n    model: x\n", "needs a kind"},
 		{"bad kind", "providers:\n  mine:\n    kind: skynet\n", "unknown kind"},
+		{"bad first_byte_timeout", "providers:\n  openai:\n    first_byte_timeout: soon\n", "first_byte_timeout"},
+		{"negative idle_timeout", "providers:\n  openai:\n    idle_timeout: -1s\n", "must be positive"},
+		{"idle_timeout on a CLI", "providers:\n  claude:\n    idle_timeout: 1m\n", "HTTP kinds"},
 		{"not yaml", "provider: [\n", "invalid YAML"},
 	}
 	for _, tt := range tests {
@@ -298,5 +301,34 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) should fail", in)
 		}
+	}
+}
+
+func TestProviderTimeouts(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, `providers:
+  gemini-api:
+    first_byte_timeout: 3m
+    idle_timeout: 90s
+    timeout: 20m
+  local:
+    kind: openai
+    base_url: http://localhost:8080/v1
+    api_key_env: ""
+  claude:
+    timeout: 15m
+`)
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Profiles["gemini-api"]; g.FirstByteTimeout != 3*time.Minute || g.IdleTimeout != 90*time.Second || g.Timeout != 20*time.Minute {
+		t.Errorf("gemini-api: %+v", g)
+	}
+	if l := c.Profiles["local"]; l.FirstByteTimeout != 0 || l.IdleTimeout != 0 || l.Timeout != 0 {
+		t.Errorf("local: unset limits must stay 0 (the defaults): %+v", l)
+	}
+	if c.Profiles["claude"].Timeout != 15*time.Minute {
+		t.Errorf("claude: %+v", c.Profiles["claude"])
 	}
 }

@@ -247,12 +247,18 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 	}
 }
 
-// call streams one provider request, emitting every text delta as a token.
+// call streams one provider request, emitting every text delta as a token
+// and every notice (a retry) as a warning when it arrives.
 func (r *runner) call(ctx context.Context, it int, phase event.Phase, req provider.Request) (*provider.Response, error) {
 	var final *provider.Response
 	for d, err := range r.model.Stream(ctx, req) {
 		if err != nil {
 			return nil, err
+		}
+		if d.Notice != "" {
+			if err := r.send(event.Log, event.LogPayload{Level: "warn", Message: d.Notice}); err != nil {
+				return nil, err
+			}
 		}
 		if d.Text != "" {
 			if err := r.send(event.Token, event.TokenPayload{Iteration: it, Phase: phase, Text: d.Text}); err != nil {

@@ -23,8 +23,9 @@ type scripted struct {
 }
 
 type reply struct {
-	text string
-	err  error
+	text    string
+	err     error
+	notices []string // yielded before anything else (a provider's retries)
 }
 
 func (s *scripted) Capabilities() provider.Capabilities {
@@ -42,6 +43,11 @@ func (s *scripted) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 	}
 	s.mu.Unlock()
 	return func(yield func(provider.Delta, error) bool) {
+		for _, n := range r.notices {
+			if !yield(provider.Delta{Notice: n}, nil) {
+				return
+			}
+		}
 		if r.err != nil {
 			yield(provider.Delta{}, r.err)
 			return
@@ -414,5 +420,32 @@ func TestSessionsAreResumedByLaterGenerations(t *testing.T) {
 	}
 	if warned != 3 {
 		t.Fatalf("%d warnings surfaced, want one per call (3)", warned)
+	}
+}
+
+func TestProviderNoticesBecomeLogEvents(t *testing.T) {
+	const notice = "gemini-api: rate limited (HTTP 429), retrying in 4s (retry 1/3)"
+	m := &scripted{replies: []reply{{notices: []string{notice}, text: fenced("print('hello')")}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"print('hello')": okRun}}
+	out, rec := run(t, m, x, Settings{})
+	if out.Status != StatusSuccess {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	var logs []event.LogPayload
+	for _, e := range rec.events {
+		if e.Type == event.Log {
+			var l event.LogPayload
+			_ = e.Decode(&l)
+			logs = append(logs, l)
+		}
+	}
+	if len(logs) != 1 || logs[0].Message != notice || logs[0].Level != "warn" {
+		t.Errorf("log events %+v, want the provider's notice", logs)
+	}
+	if k := rec.kinds(); len(k) < 2 || k[0] != event.IterationStarted || k[1] != event.Log {
+		t.Errorf("kinds %v: the notice must be recorded when it arrives, before the answer", k)
+	}
+	if got := rec.tokens(event.PhaseGenerate); strings.Contains(got, "retrying") {
+		t.Errorf("the notice leaked into the answer: %q", got)
 	}
 }

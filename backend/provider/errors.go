@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ErrUnknownProvider: a profile or kind name that does not exist. Raised
@@ -16,19 +17,21 @@ type ErrorKind string
 
 const (
 	KindMissingKey  ErrorKind = "missing_key" // no API key in the environment
-	KindAuth        ErrorKind = "auth"        // 401/403: key rejected
-	KindRateLimit   ErrorKind = "rate_limit"  // 429 after retries, or a rate-limit error mid-stream
-	KindServer      ErrorKind = "server"      // 5xx after retries, or a server error mid-stream
+	KindAuth        ErrorKind = "auth"        // 401: key rejected
+	KindForbidden   ErrorKind = "forbidden"   // 403: key accepted, but no access to the model/project/region
+	KindRateLimit   ErrorKind = "rate_limit"  // 429 (when retrying did not help), or a rate-limit error mid-stream
+	KindServer      ErrorKind = "server"      // 5xx (when retrying did not help), or a server error mid-stream
 	KindBadRequest  ErrorKind = "bad_request" // other 4xx (unknown model, bad parameter)
 	KindUnreachable ErrorKind = "unreachable" // connection refused, DNS, TLS
 	KindProtocol    ErrorKind = "protocol"    // the stream did not follow the wire format
-	KindTimeout     ErrorKind = "timeout"     // the call exceeded its time limit
+	KindTimeout     ErrorKind = "timeout"     // the call exceeded a time limit (Err is a *TimeoutError when it was one of ours)
 )
 
 // Sentinels matching each kind through Error.Is.
 var (
 	ErrMissingKey  = errors.New("missing API key")
 	ErrAuth        = errors.New("authentication failed")
+	ErrForbidden   = errors.New("no access to the model")
 	ErrRateLimit   = errors.New("rate limited")
 	ErrServer      = errors.New("provider server error")
 	ErrBadRequest  = errors.New("request rejected")
@@ -38,7 +41,7 @@ var (
 )
 
 var kindSentinel = map[ErrorKind]error{
-	KindMissingKey: ErrMissingKey, KindAuth: ErrAuth, KindRateLimit: ErrRateLimit,
+	KindMissingKey: ErrMissingKey, KindAuth: ErrAuth, KindForbidden: ErrForbidden, KindRateLimit: ErrRateLimit,
 	KindServer: ErrServer, KindBadRequest: ErrBadRequest, KindUnreachable: ErrUnreachable,
 	KindProtocol: ErrProtocol, KindTimeout: ErrTimeout,
 }
@@ -50,19 +53,27 @@ type Error struct {
 	Kind     ErrorKind // what went wrong
 	Status   int       // HTTP status, when there was one (0: none, e.g. an error event mid-stream)
 	EnvVar   string    // KindMissingKey/KindAuth: the variable that holds (or should hold) the key
+	Model    string    // KindForbidden: the model the key may not use ("" when unknown)
 	URL      string    // endpoint, for KindUnreachable
 	Message  string    // what the provider said, trimmed
-	Err      error     // underlying cause
+	// Attempts is how many times the call was sent when retrying did not
+	// help (0 or 1: it was sent once).
+	Attempts int
+	// RetryAfter is how long the server asked to wait before trying again
+	// (Retry-After), when it asked.
+	RetryAfter time.Duration
+	Err        error // underlying cause
 }
 
 func (e *Error) Error() string {
 	// A status of 0 means none was received: the call failed before an
-	// answer, or the server reported the error mid-stream, where nothing is
-	// retried.
+	// answer, or the server reported the error mid-stream.
 	var status, retried string
 	if e.Status != 0 {
 		status = fmt.Sprintf(" (HTTP %d)", e.Status)
-		retried = " after retries"
+	}
+	if e.Attempts > 1 {
+		retried = fmt.Sprintf(" after %d attempts", e.Attempts)
 	}
 	var s string
 	switch e.Kind {
@@ -73,16 +84,38 @@ func (e *Error) Error() string {
 		if e.EnvVar != "" {
 			s += "; check " + e.EnvVar
 		}
+	case KindForbidden:
+		model := "this model"
+		if e.Model != "" {
+			model = fmt.Sprintf("model %q", e.Model)
+		}
+		s = fmt.Sprintf("%s: no access to %s%s", e.Provider, model, status)
+		if e.Message != "" {
+			s += ": " + e.Message
+		}
+		// What 403 means, unlike 401: the key itself is fine. (A coding CLI
+		// may be logged in rather than using a key.)
+		return s + "; the API key or login was accepted, but its account or project may not use this model " +
+			"(or not from this region): enable the model for it, or pick another model"
 	case KindRateLimit:
 		s = fmt.Sprintf("%s: rate limited%s%s", e.Provider, status, retried)
+		if e.RetryAfter > 0 {
+			s += fmt.Sprintf(" (the server asks to wait %s)", e.RetryAfter)
+		}
 	case KindServer:
 		s = fmt.Sprintf("%s: server error%s%s", e.Provider, status, retried)
 	case KindBadRequest:
 		s = fmt.Sprintf("%s: request rejected%s", e.Provider, status)
 	case KindUnreachable:
-		s = fmt.Sprintf("%s: cannot reach %s", e.Provider, e.URL)
+		s = fmt.Sprintf("%s: cannot reach %s%s", e.Provider, e.URL, retried)
 	case KindTimeout:
-		s = fmt.Sprintf("%s: call timed out", e.Provider)
+		var te *TimeoutError
+		if errors.As(e.Err, &te) {
+			return te.Error() // it says everything, and names the limit to raise
+		}
+		s = fmt.Sprintf("%s: call timed out%s", e.Provider, retried)
+	case KindProtocol:
+		s = fmt.Sprintf("%s: %s%s", e.Provider, e.Kind, retried)
 	default:
 		s = fmt.Sprintf("%s: %s", e.Provider, e.Kind)
 	}

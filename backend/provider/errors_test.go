@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestErrorText(t *testing.T) {
@@ -19,9 +20,15 @@ func TestErrorText(t *testing.T) {
 		{"auth names the variable",
 			&Error{Provider: "openai", Kind: KindAuth, Status: 401, EnvVar: "OPENAI_API_KEY", Message: "Incorrect API key provided: [redacted]."},
 			"openai: the API key was rejected (HTTP 401); check OPENAI_API_KEY: Incorrect API key provided: [redacted]."},
-		{"auth 403",
-			&Error{Provider: "openai", Kind: KindAuth, Status: 403, EnvVar: "OPENAI_API_KEY"},
-			"openai: the API key was rejected (HTTP 403); check OPENAI_API_KEY"},
+		{"403 names the model and says what it means",
+			&Error{Provider: "gemini-api", Kind: KindForbidden, Status: 403, Model: "gemini-2.5-pro", Message: "The caller does not have permission"},
+			`gemini-api: no access to model "gemini-2.5-pro" (HTTP 403): The caller does not have permission; ` +
+				"the API key or login was accepted, but its account or project may not use this model (or not from this region): " +
+				"enable the model for it, or pick another model"},
+		{"403 without a model",
+			&Error{Provider: "claude", Kind: KindForbidden, Status: 403},
+			"claude: no access to this model (HTTP 403); the API key or login was accepted, but its account or project may not use " +
+				"this model (or not from this region): enable the model for it, or pick another model"},
 		{"auth mid-stream has no status",
 			&Error{Provider: "openai", Kind: KindAuth, EnvVar: "OPENAI_API_KEY", Message: "invalid api key"},
 			"openai: the API key was rejected; check OPENAI_API_KEY: invalid api key"},
@@ -29,14 +36,20 @@ func TestErrorText(t *testing.T) {
 			&Error{Provider: "ollama", Kind: KindAuth, Status: 401},
 			"ollama: the API key was rejected (HTTP 401)"},
 		{"rate limit after retries",
-			&Error{Provider: "claude", Kind: KindRateLimit, Status: 429, Message: "Number of requests has exceeded your rate limit"},
-			"claude: rate limited (HTTP 429) after retries: Number of requests has exceeded your rate limit"},
+			&Error{Provider: "claude", Kind: KindRateLimit, Status: 429, Attempts: 4, Message: "Number of requests has exceeded your rate limit"},
+			"claude: rate limited (HTTP 429) after 4 attempts: Number of requests has exceeded your rate limit"},
+		{"rate limit with a wait too long to retry",
+			&Error{Provider: "claude", Kind: KindRateLimit, Status: 429, RetryAfter: time.Hour, Message: "daily quota"},
+			"claude: rate limited (HTTP 429) (the server asks to wait 1h0m0s): daily quota"},
 		{"rate limit mid-stream",
 			&Error{Provider: "openai", Kind: KindRateLimit, Message: "quota exceeded"},
 			"openai: rate limited: quota exceeded"},
 		{"server error after retries",
-			&Error{Provider: "gemini", Kind: KindServer, Status: 503, Message: "The model is overloaded."},
-			"gemini: server error (HTTP 503) after retries: The model is overloaded."},
+			&Error{Provider: "gemini", Kind: KindServer, Status: 503, Attempts: 4, Message: "The model is overloaded."},
+			"gemini: server error (HTTP 503) after 4 attempts: The model is overloaded."},
+		{"server error sent once",
+			&Error{Provider: "gemini", Kind: KindServer, Status: 500, Attempts: 1, Message: "boom"},
+			"gemini: server error (HTTP 500): boom"},
 		{"server error mid-stream",
 			&Error{Provider: "openai", Kind: KindServer, Message: "The server had an error while processing your request."},
 			"openai: server error: The server had an error while processing your request."},
@@ -52,6 +65,15 @@ func TestErrorText(t *testing.T) {
 		{"timeout falls back to the cause",
 			&Error{Provider: "openai", Kind: KindTimeout, Err: errors.New("context deadline exceeded")},
 			"openai: call timed out: context deadline exceeded"},
+		{"our own time limit says which key raises it",
+			&Error{Provider: "openai", Kind: KindTimeout, Err: &TimeoutError{Provider: "openai", Phase: PhaseFirstByte, Limit: 2 * time.Minute}},
+			`openai: no answer within 2m0s (first_byte_timeout); to wait longer, raise first_byte_timeout in the "openai" profile of loopforge.yml`},
+		{"idle limit",
+			&Error{Provider: "openai", Kind: KindTimeout, Err: &TimeoutError{Provider: "openai", Phase: PhaseIdle, Limit: time.Minute}},
+			`openai: the answer stalled: nothing arrived for 1m0s (idle_timeout); to wait longer, raise idle_timeout in the "openai" profile of loopforge.yml`},
+		{"overall limit",
+			&Error{Provider: "openai", Kind: KindTimeout, Err: &TimeoutError{Provider: "openai", Phase: PhaseOverall, Limit: 10 * time.Minute}},
+			`openai: the call took longer than 10m0s (timeout); to wait longer, raise timeout in the "openai" profile of loopforge.yml`},
 		{"timeout from HTTP 408",
 			&Error{Provider: "openai", Kind: KindTimeout, Status: 408, Message: "Request Timeout"},
 			"openai: call timed out: Request Timeout"},
@@ -75,6 +97,7 @@ func TestErrorIs(t *testing.T) {
 	sentinels := map[ErrorKind]error{
 		KindMissingKey:  ErrMissingKey,
 		KindAuth:        ErrAuth,
+		KindForbidden:   ErrForbidden,
 		KindRateLimit:   ErrRateLimit,
 		KindServer:      ErrServer,
 		KindBadRequest:  ErrBadRequest,
@@ -109,5 +132,18 @@ func TestErrorIs(t *testing.T) {
 	var pe *Error
 	if !errors.As(fmt.Errorf("x: %w", &Error{Kind: KindAuth}), &pe) || pe.Kind != KindAuth {
 		t.Error("errors.As does not find the *Error")
+	}
+}
+
+func TestTimeoutErrorMatches(t *testing.T) {
+	te := &TimeoutError{Provider: "p", Phase: PhaseIdle, Limit: time.Second}
+	err := fmt.Errorf("turn 2: %w", &Error{Provider: "p", Kind: KindTimeout, Err: te})
+	var got *TimeoutError
+	var pe *Error
+	if !errors.Is(err, ErrTimeout) || !errors.As(err, &got) || got != te || !errors.As(err, &pe) {
+		t.Errorf("%v: want ErrTimeout, the *TimeoutError and the *Error", err)
+	}
+	if !errors.Is(te, ErrTimeout) || errors.Is(te, ErrServer) {
+		t.Error("a bare *TimeoutError must match ErrTimeout only")
 	}
 }

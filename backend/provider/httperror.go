@@ -19,6 +19,7 @@ type ErrorContext struct {
 	Provider string // profile name
 	KeyEnv   string // variable holding the key, named in auth errors
 	URL      string // endpoint named in unreachable errors; must not hold the key
+	Model    string // model named in 403 (no access) errors
 
 	redact func(string) string
 }
@@ -30,14 +31,17 @@ func NewErrorContext(name, keyEnv, url, key string) ErrorContext {
 	return ErrorContext{Provider: name, KeyEnv: keyEnv, URL: url, redact: redactor(key)}
 }
 
-// FromStatus classifies an HTTP error status: 401/403 auth (naming KeyEnv),
+// FromStatus classifies an HTTP error status: 401 auth (naming KeyEnv), 403
+// no access (naming Model: the key is fine, the model is not open to it),
 // 429 rate limit, 408 timeout, 5xx server, other 4xx bad request, anything
 // else a protocol error. msg is what the server said; it is cleaned.
 func (c ErrorContext) FromStatus(status int, msg string, err error) *Error {
 	e := &Error{Provider: c.Provider, Status: status, Message: c.Clean(msg), Err: err}
 	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	case status == http.StatusUnauthorized:
 		e.Kind, e.EnvVar = KindAuth, c.KeyEnv
+	case status == http.StatusForbidden:
+		e.Kind, e.Model = KindForbidden, c.Model
 	case status == http.StatusTooManyRequests:
 		e.Kind = KindRateLimit
 	case status == http.StatusRequestTimeout:
@@ -56,6 +60,10 @@ func (c ErrorContext) FromStatus(status int, msg string, err error) *Error {
 // the caller's context, the network (unreachable, naming URL), or else a
 // body that is not the wire format (protocol).
 func (c ErrorContext) FromTransport(err error) *Error {
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return &Error{Provider: c.Provider, Kind: KindTimeout, Err: te}
+	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return &Error{Provider: c.Provider, Kind: KindTimeout, Err: err}

@@ -18,7 +18,11 @@ import (
 
 const testKey = "sk-test-0123456789"
 
-var testCtx = NewErrorContext("p", "P_API_KEY", "http://example.test/v1", testKey)
+var testCtx = func() ErrorContext {
+	c := NewErrorContext("p", "P_API_KEY", "http://example.test/v1", testKey)
+	c.Model = "m-1"
+	return c
+}()
 
 func TestFromStatus(t *testing.T) {
 	cause := errors.New("cause")
@@ -29,7 +33,7 @@ func TestFromStatus(t *testing.T) {
 		wantEnv string
 	}{
 		{401, KindAuth, ErrAuth, "P_API_KEY"},
-		{403, KindAuth, ErrAuth, "P_API_KEY"},
+		{403, KindForbidden, ErrForbidden, ""},
 		{429, KindRateLimit, ErrRateLimit, ""},
 		{408, KindTimeout, ErrTimeout, ""},
 		{500, KindServer, ErrServer, ""},
@@ -50,6 +54,9 @@ func TestFromStatus(t *testing.T) {
 			e := testCtx.FromStatus(tt.status, "\n  bad thing with "+testKey+"  \nsecond line", cause)
 			if e.Kind != tt.kind || e.Status != tt.status || e.Provider != "p" || e.EnvVar != tt.wantEnv {
 				t.Errorf("got %+v, want kind %s, env %q", e, tt.kind, tt.wantEnv)
+			}
+			if wantModel := map[bool]string{true: "m-1"}[tt.status == 403]; e.Model != wantModel {
+				t.Errorf("Model = %q, want %q", e.Model, wantModel)
 			}
 			if e.Message != "bad thing with [redacted]" {
 				t.Errorf("Message = %q", e.Message)

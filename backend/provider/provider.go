@@ -4,8 +4,15 @@
 // Contract: Stream returns a pull iterator. It yields zero or more text deltas
 // in order and then exactly one Delta whose Done is non-nil, or it yields a
 // non-nil error and stops. The concatenation of every Text equals
-// Done.Content. Breaking out of the loop early (or cancelling ctx) releases
-// the request or process.
+// Done.Content. A Delta may instead carry a Notice for the user about the
+// call itself (a retry); it is not part of the answer. Breaking out of the
+// loop early (or cancelling ctx) releases the request or process.
+//
+// HTTP providers (openai, anthropic, gemini) make their calls through an
+// HTTPCall: every call has a first-byte, an idle and an overall time limit
+// (Limits; exceeding one is an *Error of KindTimeout wrapping a
+// *TimeoutError), and transient failures before any text are retried with
+// a Notice (RetryPolicy).
 //
 // Coding CLIs (codexcli, claudecli, geminicli) also honour Request.Workdir,
 // Mode, SessionID and Timeout, and fill the Response's Status, ToolCalls,
@@ -127,8 +134,9 @@ type Request struct {
 	Timeout time.Duration
 }
 
-// DefaultCallTimeout bounds a coding CLI call when neither the request nor
-// the profile sets a timeout.
+// DefaultCallTimeout bounds a provider call (a coding CLI's, or an HTTP
+// call with its retries) when neither the request nor the profile sets a
+// timeout.
 const DefaultCallTimeout = 10 * time.Minute
 
 // Status is how a call ended.
@@ -197,10 +205,14 @@ type Response struct {
 	Command []string `json:"command,omitempty"`
 }
 
-// Delta is one item of a stream: a text fragment, or the final Response.
+// Delta is one item of a stream: a text fragment, the final Response, or a
+// notice.
 type Delta struct {
 	Text string
 	Done *Response
+	// Notice tells the user something about the call while it goes on
+	// ("gemini-api: rate limited (HTTP 429), retrying in 4s (retry 1/3)").
+	Notice string
 }
 
 // Profile is a named provider configuration (see design.md §3). APIKey holds
@@ -214,7 +226,16 @@ type Profile struct {
 	Binary    string            `json:"binary,omitempty" yaml:"binary"`
 	Args      []string          `json:"args,omitempty" yaml:"args"`
 	Env       map[string]string `json:"env,omitempty" yaml:"env"`
-	Timeout   time.Duration     `json:"timeout,omitempty" yaml:"-"`
+	// Timeout bounds one call: a coding CLI's run, or an HTTP call with
+	// its retries (Limits.Overall).
+	Timeout time.Duration `json:"timeout,omitempty" yaml:"-"`
+	// FirstByteTimeout and IdleTimeout bound an HTTP call's wait for the
+	// start of the answer and its silences (Limits); 0 means the default.
+	FirstByteTimeout time.Duration `json:"first_byte_timeout,omitempty" yaml:"-"`
+	IdleTimeout      time.Duration `json:"idle_timeout,omitempty" yaml:"-"`
+	// Retry overrides DefaultRetry for an HTTP profile (tests shorten the
+	// waits); it is not read from loopforge.yml.
+	Retry *RetryPolicy `json:"-" yaml:"-"`
 	// Structured turns structured output on or off where the kind supports it
 	// (nil = the kind's default). Some OpenAI-compatible servers reject
 	// response_format, hence the switch.

@@ -95,3 +95,28 @@ func TestProvidersChecksCLIs(t *testing.T) {
 		t.Errorf("openai without a key: %+v", st)
 	}
 }
+
+// `loopforge providers` shows each profile's time limits: the defaults, or
+// what loopforge.yml sets.
+func TestProvidersShowLimits(t *testing.T) {
+	wd, home := t.TempDir(), t.TempDir()
+	yml := "providers:\n  openai:\n    first_byte_timeout: 3m\n    idle_timeout: 45s\n  claude:\n    timeout: 20m\n"
+	if err := os.WriteFile(filepath.Join(wd, config.FileName), []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{cfg: loadConfig(t, wd, home), reg: DefaultRegistry()}
+	got := map[string]ProviderStatus{}
+	for _, st := range s.Providers() {
+		got[st.Name] = st
+	}
+	if o := got["openai"]; o.FirstByteTimeoutSeconds != 180 || o.IdleTimeoutSeconds != 45 || o.TimeoutSeconds != 600 {
+		t.Errorf("openai: %+v", o)
+	}
+	if g := got["gemini-api"]; g.FirstByteTimeoutSeconds != provider.DefaultFirstByteTimeout.Seconds() ||
+		g.IdleTimeoutSeconds != provider.DefaultIdleTimeout.Seconds() || g.TimeoutSeconds != provider.DefaultCallTimeout.Seconds() {
+		t.Errorf("gemini-api: %+v", g)
+	}
+	if c := got["claude"]; c.FirstByteTimeoutSeconds != 0 || c.IdleTimeoutSeconds != 0 || c.TimeoutSeconds != 1200 {
+		t.Errorf("claude: %+v", c)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -78,6 +80,26 @@ type ProviderStatus struct {
 	Default   bool   `json:"default"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason,omitempty"`
+	// Time limits of one call, in seconds: an HTTP profile has all three
+	// (provider.Limits), a coding CLI only the overall one.
+	FirstByteTimeoutSeconds float64 `json:"first_byte_timeout_seconds,omitempty"`
+	IdleTimeoutSeconds      float64 `json:"idle_timeout_seconds,omitempty"`
+	TimeoutSeconds          float64 `json:"timeout_seconds"`
+}
+
+// withLimits fills in the time limits of profile p.
+func (st ProviderStatus) withLimits(p provider.Profile) ProviderStatus {
+	if config.HTTPKind(p.Kind) {
+		l := provider.LimitsOf(p)
+		st.FirstByteTimeoutSeconds, st.IdleTimeoutSeconds = l.FirstByte.Seconds(), l.Idle.Seconds()
+		st.TimeoutSeconds = l.Overall.Seconds()
+		return st
+	}
+	st.TimeoutSeconds = provider.DefaultCallTimeout.Seconds()
+	if p.Timeout > 0 {
+		st.TimeoutSeconds = p.Timeout.Seconds()
+	}
+	return st
 }
 
 // checker is implemented by providers that can tell whether they are
@@ -102,7 +124,7 @@ func (s *Service) Providers() []ProviderStatus {
 	var wg sync.WaitGroup
 	for i, name := range s.cfg.Order {
 		p := s.cfg.Profiles[name]
-		st := ProviderStatus{Name: name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.APIKeyEnv, Default: name == def}
+		st := ProviderStatus{Name: name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.APIKeyEnv, Default: name == def}.withLimits(p)
 		prov, err := s.reg.New(p)
 		if err != nil {
 			st.Reason = strings.TrimPrefix(err.Error(), name+": ")

@@ -6,10 +6,12 @@
 // whose Done holds the concatenated content, the model, token usage (input
 // from message_start, output from message_delta), the stop reason and the
 // duration; or it yields one error and stops. Errors are *provider.Error,
-// except that cancelling ctx yields an error wrapping context.Canceled. 429,
-// 5xx (529 overloaded included) and connection failures are retried by the SDK
-// (maxRetries times, honouring retry-after / retry-after-ms) before the first
-// event; nothing is retried once text has been yielded. Given Request.Tools,
+// except that cancelling ctx yields an error wrapping context.Canceled. Time
+// limits and retries are provider.HTTPCall's: 429, 408, 5xx (529 overloaded
+// included), an error event such as overloaded_error and a stream cut before
+// any text are retried there, visibly (Notice deltas), honouring retry-after
+// / retry-after-ms; the SDK's own retries are off. Nothing is retried once
+// text has been yielded. Given Request.Tools,
 // the model may ask for tool calls: each tool_use block (content_block_start
 // and its input_json_delta fragments) is returned in Done.ToolCalls (status
 // provider.ToolPending, Input = the JSON input) with FinishReason
@@ -48,18 +50,15 @@ const (
 	DefaultKeyEnv = "ANTHROPIC_API_KEY"
 	// DefaultMaxTokens: the API requires max_tokens on every request.
 	DefaultMaxTokens = 8192
-
-	// maxRetries is the number of retries after the first attempt.
-	maxRetries = 3
 )
 
 // Client is an Anthropic Messages provider for one profile.
 type Client struct {
-	name    string
-	model   string
-	errs    provider.ErrorContext // builds errors; hides the key
-	timeout time.Duration
-	msgs    anthropic.MessageService
+	name  string
+	model string
+	errs  provider.ErrorContext // builds errors; hides the key
+	call  *provider.HTTPCall    // limits and retries
+	msgs  anthropic.MessageService
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -93,10 +92,13 @@ func New(p provider.Profile) (provider.Provider, error) {
 	if model == "" {
 		model = DefaultModel
 	}
+	// Retries are the HTTPCall's, where the user sees them.
+	call := provider.NewHTTPCall(name, p)
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
-		option.WithMaxRetries(maxRetries),
+		option.WithHTTPClient(call.Client()),
+		option.WithMaxRetries(0),
 		// An environment variable could otherwise put prompts into trace spans.
 		option.WithOpenTelemetryTracesContentMode(option.OpenTelemetryContentModeMetadataOnly),
 	}
@@ -104,17 +106,22 @@ func New(p provider.Profile) (provider.Provider, error) {
 		opts = append(opts, option.WithAPIKey(p.APIKey))
 	}
 	client := anthropic.NewClient(opts...)
+	errs := provider.NewErrorContext(name, keyEnv, u.Redacted(), p.APIKey)
+	errs.Model = model
 	return &Client{
-		name:    name,
-		model:   model,
-		errs:    provider.NewErrorContext(name, keyEnv, u.Redacted(), p.APIKey),
-		timeout: p.Timeout,
-		msgs:    client.Messages,
+		name:  name,
+		model: model,
+		errs:  errs,
+		call:  call,
+		msgs:  client.Messages,
 	}, nil
 }
 
 // Name is the profile name.
 func (c *Client) Name() string { return c.name }
+
+// Limits are the time limits of each call.
+func (c *Client) Limits() provider.Limits { return c.call.Limits() }
 
 // Capabilities: no structured output (the loop falls back to fenced code);
 // client tools.
@@ -129,17 +136,19 @@ type toolUse struct {
 
 // Stream sends req as one streaming Messages request; see the package doc.
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
+		return c.attempt(ctx, req)
+	})
+}
+
+// attempt sends req once.
+func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
 	return func(yield func(provider.Delta, error) bool) {
 		start := time.Now()
 		params, err := c.params(req)
 		if err != nil {
 			yield(provider.Delta{}, err)
 			return
-		}
-		if c.timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, c.timeout)
-			defer cancel()
 		}
 		stream := c.msgs.NewStreaming(ctx, params)
 		defer stream.Close()
@@ -211,7 +220,7 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 		}
 		if !stopped {
 			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
-				Message: "stream ended without message_stop"})
+				Message: "stream ended without message_stop", Err: provider.ErrStreamCut})
 			return
 		}
 		resp.Content = content.String()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
 
 // --- test helpers ---------------------------------------------------------
@@ -89,6 +90,7 @@ func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "anthropic-test", Kind: "anthropic", Model: "claude-test",
 		BaseURL: f.URL, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123",
+		Retry: &conformance.FastRetry,
 	}
 }
 
@@ -127,7 +129,7 @@ func happy(w http.ResponseWriter, _ *http.Request, _ int) {
 }
 
 // errorAnswer answers with an Anthropic error body; retry-after-ms keeps the
-// SDK's backoff at a millisecond.
+// backoff at a millisecond.
 func errorAnswer(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("retry-after-ms", "1")
@@ -141,9 +143,10 @@ func apiError(typ, msg string) string {
 }
 
 type result struct {
-	texts []string
-	done  *provider.Response
-	err   error
+	texts   []string
+	notices []string
+	done    *provider.Response
+	err     error
 }
 
 // drain runs the stream to its end and checks the contract's shape.
@@ -159,6 +162,8 @@ func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.
 			r.err = err
 		case d.Done != nil:
 			r.done = d.Done
+		case d.Notice != "":
+			r.notices = append(r.notices, d.Notice)
 		default:
 			r.texts = append(r.texts, d.Text)
 		}
@@ -282,8 +287,8 @@ func TestHTTPErrorsAndRetries(t *testing.T) {
 	}{
 		{"401 names the key variable", []int{401}, apiError("authentication_error", "invalid x-api-key"), provider.ErrAuth, 1, 401,
 			[]string{"ANTHROPIC_API_KEY", "invalid x-api-key"}},
-		{"403", []int{403}, apiError("permission_error", "Your API key does not have permission\nto use the specified resource."), provider.ErrAuth, 1, 403,
-			[]string{"Your API key does not have permission"}},
+		{"403 is no access to the model", []int{403}, apiError("permission_error", "Your API key does not have permission\nto use the specified resource."), provider.ErrForbidden, 1, 403,
+			[]string{"Your API key does not have permission", `model "claude-test"`}},
 		{"404 unknown model", []int{404}, apiError("not_found_error", "model: claude-nope"), provider.ErrBadRequest, 1, 404, []string{"model: claude-nope"}},
 		{"400 with an HTML body", []int{400}, "<html>\n<body>Bad Request</body>\n</html>", provider.ErrBadRequest, 1, 400, []string{"<html>"}},
 		{"429 then success", []int{429}, apiError("rate_limit_error", "Number of request tokens has exceeded your rate limit"), nil, 2, 0, nil},
@@ -467,10 +472,12 @@ func TestBrokenStreams(t *testing.T) {
 		want       error
 		wantStatus int
 		texts      int
+		attempts   int32
 	}{
-		{"overloaded error event mid-stream", []string{messageStart, blockStart, textDelta("par"), apiError("overloaded_error", "Overloaded")}, provider.ErrServer, 529, 1},
-		{"rate limit error event", []string{apiError("rate_limit_error", "slow down")}, provider.ErrRateLimit, 429, 0},
-		{"ends without message_stop", []string{messageStart, blockStart, textDelta("par"), textDelta("tial")}, provider.ErrProtocol, 0, 2},
+		{"overloaded error event mid-stream", []string{messageStart, blockStart, textDelta("par"), apiError("overloaded_error", "Overloaded")}, provider.ErrServer, 529, 1, 1},
+		// Before any text, an error event is retried like its status.
+		{"rate limit error event", []string{apiError("rate_limit_error", "slow down")}, provider.ErrRateLimit, 429, 0, 4},
+		{"ends without message_stop", []string{messageStart, blockStart, textDelta("par"), textDelta("tial")}, provider.ErrProtocol, 0, 2, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -483,7 +490,7 @@ func TestBrokenStreams(t *testing.T) {
 			if errors.As(r.err, &pe); pe.Status != tt.wantStatus {
 				t.Errorf("status = %d, want %d", pe.Status, tt.wantStatus)
 			}
-			if len(r.texts) != tt.texts || f.attempts.Load() != 1 {
+			if len(r.texts) != tt.texts || f.attempts.Load() != tt.attempts {
 				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
 			}
 		})
@@ -659,4 +666,27 @@ func TestBrokenToolInput(t *testing.T) {
 	if _, err := json.Marshal(r.done); err != nil {
 		t.Errorf("the response does not marshal: %v", err)
 	}
+}
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Wire{
+		New: New,
+		Profile: func(base string) provider.Profile {
+			return provider.Profile{Name: "anthropic-test", Kind: "anthropic", Model: "claude-test",
+				BaseURL: base, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123"}
+		},
+		Begin: func(w http.ResponseWriter) { events(w, messageStart, blockStart) },
+		Text:  func(w http.ResponseWriter, s string) { events(w, textDelta(s)) },
+		End:   func(w http.ResponseWriter) { events(w, blockStop, messageDelta, messageStop) },
+		Error: func(w http.ResponseWriter, status int, msg string) {
+			typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+				404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}[status]
+			if typ == "" {
+				typ = "api_error"
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, apiError(typ, msg))
+		},
+	})
 }

@@ -82,7 +82,7 @@ type Spec struct {
 //   - the final event reports success: a Done delta, Status success (a
 //     non-zero exit code then only adds a warning);
 //   - it reports a failure: status error; an *provider.Error when an HTTP
-//     status stands behind it (401/403: KindAuth), else an
+//     status stands behind it (401: KindAuth, 403: KindForbidden), else an
 //     *provider.ExecutionError with the CLI's message;
 //   - a malformed JSON line: a *provider.ParseError; status error, or
 //     partial when the final event never came;

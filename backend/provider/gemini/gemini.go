@@ -7,11 +7,12 @@
 // concatenated content, the model version, token usage (the last
 // usageMetadata), the finish reason and the duration; or it yields one error
 // and stops. Errors are *provider.Error, except that cancelling ctx yields an
-// error wrapping context.Canceled. 408, 429, 500, 502-504 and connection
-// failures are retried by the SDK's HTTP retry (maxRetries times, exponential
-// backoff from retryBaseDelay) before the first byte of the answer; nothing is
-// retried once text has been yielded. Breaking out of the loop, or cancelling
-// ctx, closes the HTTP response.
+// error wrapping context.Canceled. Time limits and retries are
+// provider.HTTPCall's: 429, 408, 5xx and a stream cut before any text are
+// retried there, visibly (Notice deltas), waiting what a 429's RetryInfo
+// asks; the SDK's own retries are off. Nothing is retried once text has
+// been yielded. Breaking out of the loop, or cancelling ctx, closes the
+// HTTP response.
 //
 // Given Request.Tools (sent as functionDeclarations with
 // parametersJsonSchema), the model may answer with functionCall parts: they
@@ -57,16 +58,7 @@ const (
 	DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 	// DefaultKeyEnv names the key variable when the profile names none.
 	DefaultKeyEnv = "GEMINI_API_KEY"
-
-	// maxRetries is the number of retries after the first attempt.
-	maxRetries = 3
-	// maxRetryDelay caps one wait between attempts.
-	maxRetryDelay = 8 * time.Second
 )
-
-// retryBaseDelay is the wait before the first retry; it doubles after each.
-// Tests shrink it. (The SDK does not read Retry-After.)
-var retryBaseDelay = time.Second
 
 // Client is a Gemini API provider for one profile.
 type Client struct {
@@ -74,7 +66,7 @@ type Client struct {
 	model      string
 	errs       provider.ErrorContext // builds errors; hides the key
 	structured bool
-	timeout    time.Duration
+	call       *provider.HTTPCall // limits and retries
 	models     *genai.Models
 	sigs       *signatures
 }
@@ -156,35 +148,30 @@ func New(p provider.Profile) (provider.Provider, error) {
 		model = DefaultModel
 	}
 
-	attempts := int32(maxRetries + 1)
-	initial := retryBaseDelay.Seconds()
-	jitter := initial / 2 // the SDK's default jitter is a whole second
-	maxDelay := maxRetryDelay.Seconds()
+	// No RetryOptions: the SDK then sends each request once. Retries are
+	// the HTTPCall's, where the user sees them.
+	call := provider.NewHTTPCall(name, p)
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey:     p.APIKey,
 		Backend:    genai.BackendGeminiAPI,
-		HTTPClient: &http.Client{},
+		HTTPClient: call.Client(),
 		HTTPOptions: genai.HTTPOptions{
 			BaseURL:    base,
 			APIVersion: version,
-			RetryOptions: &genai.HTTPRetryOptions{
-				Attempts:     &attempts,
-				InitialDelay: &initial,
-				MaxDelay:     &maxDelay,
-				Jitter:       &jitter,
-			},
 		},
 	})
 	if err != nil {
 		// Not err itself: the SDK prints its whole config, key included.
 		return nil, fmt.Errorf("profile %q: cannot set up the Gemini client", name)
 	}
+	errs := provider.NewErrorContext(name, keyEnv, shown, p.APIKey)
+	errs.Model = model
 	return &Client{
 		name:       name,
 		model:      model,
-		errs:       provider.NewErrorContext(name, keyEnv, shown, p.APIKey),
+		errs:       errs,
 		structured: p.Structured == nil || *p.Structured,
-		timeout:    p.Timeout,
+		call:       call,
 		models:     client.Models,
 		sigs:       &signatures{},
 	}, nil
@@ -192,6 +179,9 @@ func New(p provider.Profile) (provider.Provider, error) {
 
 // Name is the profile name.
 func (c *Client) Name() string { return c.name }
+
+// Limits are the time limits of each call.
+func (c *Client) Limits() provider.Limits { return c.call.Limits() }
 
 // Capabilities reports structured output unless the profile turned it off,
 // and function calling.
@@ -201,17 +191,19 @@ func (c *Client) Capabilities() provider.Capabilities {
 
 // Stream sends req as one streaming generateContent call; see the package doc.
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
+		return c.attempt(ctx, req)
+	})
+}
+
+// attempt sends req once.
+func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
 	return func(yield func(provider.Delta, error) bool) {
 		start := time.Now()
 		contents, cfg, err := c.request(req)
 		if err != nil {
 			yield(provider.Delta{}, err)
 			return
-		}
-		if c.timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, c.timeout)
-			defer cancel()
 		}
 
 		var content strings.Builder
@@ -266,7 +258,7 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			// The SDK ends a dropped stream without an error; the last chunk
 			// of a complete one has a finish reason.
 			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
-				Message: "stream ended without a finishReason"})
+				Message: "stream ended without a finishReason", Err: provider.ErrStreamCut})
 			return
 		}
 		resp.Content = content.String()
@@ -436,7 +428,25 @@ func (c *Client) mapError(ctx context.Context, err error) error {
 		// The Gemini API answers a bad key with 400 INVALID_ARGUMENT.
 		e.Kind, e.EnvVar = provider.KindAuth, c.errs.KeyEnv
 	}
+	e.RetryAfter = retryDelay(apiErr)
 	return e
+}
+
+// retryDelay is the wait a RESOURCE_EXHAUSTED error asks for in its
+// google.rpc.RetryInfo detail ("retryDelay": "38s"); the Gemini API sends
+// no Retry-After header.
+func retryDelay(e genai.APIError) time.Duration {
+	for _, d := range e.Details {
+		if t, _ := d["@type"].(string); !strings.HasSuffix(t, "google.rpc.RetryInfo") {
+			continue
+		}
+		if s, _ := d["retryDelay"].(string); s != "" {
+			if v, err := time.ParseDuration(s); err == nil && v > 0 {
+				return v
+			}
+		}
+	}
+	return 0
 }
 
 // keyInvalid reports the Gemini API's answer to a wrong key: a 400 whose

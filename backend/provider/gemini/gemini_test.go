@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,13 +17,8 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
-
-func TestMain(m *testing.M) {
-	// The SDK's backoff does not read Retry-After; shrink its base instead.
-	retryBaseDelay = time.Millisecond
-	os.Exit(m.Run())
-}
 
 // --- test helpers ---------------------------------------------------------
 
@@ -96,6 +90,7 @@ func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "gemini-test", Kind: "gemini-api", Model: "gemini-test",
 		BaseURL: f.URL, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123",
+		Retry: &conformance.FastRetry,
 	}
 }
 
@@ -144,9 +139,10 @@ const badKey = `{"error":{"code":400,"message":"API key not valid. Please pass a
 	`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`
 
 type result struct {
-	texts []string
-	done  *provider.Response
-	err   error
+	texts   []string
+	notices []string
+	done    *provider.Response
+	err     error
 }
 
 // drain runs the stream to its end and checks the contract's shape.
@@ -162,6 +158,8 @@ func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.
 			r.err = err
 		case d.Done != nil:
 			r.done = d.Done
+		case d.Notice != "":
+			r.notices = append(r.notices, d.Notice)
 		default:
 			r.texts = append(r.texts, d.Text)
 		}
@@ -332,7 +330,7 @@ func TestHTTPErrorsAndRetries(t *testing.T) {
 		{"401 names the key variable", []int{401}, apiError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."), provider.ErrAuth, 1, 401,
 			[]string{"GEMINI_API_KEY", "invalid authentication credentials"}},
 		{"400 API_KEY_INVALID is auth", []int{400}, badKey, provider.ErrAuth, 1, 400, []string{"GEMINI_API_KEY", "API key not valid"}},
-		{"403", []int{403}, apiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."), provider.ErrAuth, 1, 403, []string{"unregistered callers"}},
+		{"403 is no access to the model", []int{403}, apiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."), provider.ErrForbidden, 1, 403, []string{"unregistered callers", `model "gemini-test"`}},
 		{"404 unknown model", []int{404}, apiError(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta"), provider.ErrBadRequest, 1, 404, []string{"gemini-nope"}},
 		{"status name without a code", []int{400}, `{"error":{"message":"Invalid JSON payload received.\nUnknown name \"x\"","status":"INVALID_ARGUMENT"}}`, provider.ErrBadRequest, 1, 400, []string{"Invalid JSON payload received."}},
 		{"plain-text 502 every time", []int{502, 502, 502, 502, 502}, "<html>\n<title>502</title></html>", provider.ErrServer, 4, 502, []string{"<html>"}},
@@ -693,4 +691,30 @@ func TestReplayedCallWithoutSignature(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("contents = %s\nwant        %s", b, want)
 	}
+}
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Wire{
+		New: New,
+		Profile: func(base string) provider.Profile {
+			return provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-test",
+				BaseURL: base, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123"}
+		},
+		// The API sends nothing before its first chunk.
+		Begin: func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		},
+		Text: func(w http.ResponseWriter, s string) { sse(w, chunk(s, "", 1)) },
+		End:  func(w http.ResponseWriter) { sse(w, chunk("", "STOP", 2)) },
+		Error: func(w http.ResponseWriter, status int, msg string) {
+			name := map[int]string{400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+				404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}[status]
+			if name == "" {
+				name = "INTERNAL"
+			}
+			errorAnswer(w, status, apiError(status, name, msg))
+		},
+	})
 }

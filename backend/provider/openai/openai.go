@@ -12,9 +12,10 @@
 // provider.ToolPending, Input = the JSON arguments) with FinishReason
 // "tool_calls". Errors are
 // *provider.Error, except that cancelling ctx yields an error wrapping
-// context.Canceled. 429, 5xx and connection failures are retried by the SDK
-// (maxRetries times, honouring Retry-After / retry-after-ms) before the first
-// byte of the answer; nothing is retried once text has been yielded.
+// context.Canceled. Time limits and retries are provider.HTTPCall's: 429,
+// 408, 5xx and a stream cut before any text are retried there, visibly
+// (Notice deltas), honouring Retry-After / retry-after-ms; the SDK's own
+// retries are off. Nothing is retried once text has been yielded.
 // Breaking out of the loop, or cancelling ctx, closes the HTTP response.
 //
 // Everything comes from the Profile: unlike openai.NewClient, the client here
@@ -50,15 +51,7 @@ const (
 	DefaultModel = "gpt-4o-mini"
 	// DefaultBaseURL is OpenAI's own endpoint.
 	DefaultBaseURL = "https://api.openai.com/v1"
-
-	// maxRetries is the number of retries after the first attempt.
-	maxRetries = 3
 )
-
-// maxRetryDelay caps the SDK's backoff between retries when non-zero (zero
-// keeps the SDK's own cap). Tests shrink it so that retried connection
-// failures do not cost seconds.
-var maxRetryDelay time.Duration
 
 // Client is an OpenAI-compatible chat provider for one profile.
 type Client struct {
@@ -69,7 +62,7 @@ type Client struct {
 	// official: api.openai.com, which wants max_completion_tokens; other
 	// compatible servers mostly understand only max_tokens.
 	official bool
-	timeout  time.Duration
+	call     *provider.HTTPCall // limits and retries
 	chat     openai.ChatCompletionService
 	// local: a keyless endpoint (Ollama, LM Studio); Check probes it.
 	local   bool
@@ -103,24 +96,26 @@ func New(p provider.Profile) (provider.Provider, error) {
 	}
 
 	// NewChatCompletionService, unlike NewClient, applies no environment
-	// defaults, so only what is passed here is used.
+	// defaults, so only what is passed here is used. Retries are the
+	// HTTPCall's, where the user sees them.
+	call := provider.NewHTTPCall(name, p)
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
-		option.WithMaxRetries(maxRetries),
+		option.WithHTTPClient(call.Client()),
+		option.WithMaxRetries(0),
 	}
 	if p.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(p.APIKey))
 	}
-	if maxRetryDelay > 0 {
-		opts = append(opts, option.WithMaxRetryDelay(maxRetryDelay))
-	}
+	errs := provider.NewErrorContext(name, p.APIKeyEnv, u.Redacted(), p.APIKey)
+	errs.Model = model
 	return &Client{
 		name:       name,
 		model:      model,
-		errs:       provider.NewErrorContext(name, p.APIKeyEnv, u.Redacted(), p.APIKey),
+		errs:       errs,
 		structured: p.Structured == nil || *p.Structured,
 		official:   u.Host == "api.openai.com",
-		timeout:    p.Timeout,
+		call:       call,
 		chat:       openai.NewChatCompletionService(opts...),
 		local:      p.APIKeyEnv == "",
 		baseURL:    base,
@@ -153,6 +148,9 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 // Name is the profile name.
 func (c *Client) Name() string { return c.name }
 
+// Limits are the time limits of each call.
+func (c *Client) Limits() provider.Limits { return c.call.Limits() }
+
 // Capabilities reports structured output unless the profile turned it off
 // (some compatible servers reject response_format), and function tools.
 func (c *Client) Capabilities() provider.Capabilities {
@@ -161,17 +159,19 @@ func (c *Client) Capabilities() provider.Capabilities {
 
 // Stream sends req as one streaming chat completion; see the package doc.
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
+		return c.attempt(ctx, req)
+	})
+}
+
+// attempt sends req once.
+func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
 	return func(yield func(provider.Delta, error) bool) {
 		start := time.Now()
 		params, err := c.params(req)
 		if err != nil {
 			yield(provider.Delta{}, err)
 			return
-		}
-		if c.timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, c.timeout)
-			defer cancel()
 		}
 
 		// httpResp gives the status even when the SDK fails to decode an
@@ -224,7 +224,7 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			// The SDK cannot tell [DONE] from a dropped connection; a missing
 			// finish_reason is how a truncated answer shows.
 			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
-				Message: "stream ended without a finish_reason"})
+				Message: "stream ended without a finish_reason", Err: provider.ErrStreamCut})
 			return
 		}
 		resp.Content = content.String()

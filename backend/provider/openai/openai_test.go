@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,13 +17,8 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
-
-func TestMain(m *testing.M) {
-	// The SDK also retries refused connections; keep its backoff short.
-	maxRetryDelay = 5 * time.Millisecond
-	os.Exit(m.Run())
-}
 
 // --- test helpers ---------------------------------------------------------
 
@@ -97,6 +91,7 @@ func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "openai-test", Kind: "openai", Model: "gpt-test",
 		BaseURL: f.URL + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123",
+		Retry: &conformance.FastRetry,
 	}
 }
 
@@ -137,7 +132,7 @@ func happy(w http.ResponseWriter, _ *http.Request, _ int) {
 }
 
 // errorAnswer answers with an OpenAI-shaped error; retry-after-ms keeps the
-// SDK's backoff at a millisecond.
+// backoff at a millisecond.
 func errorAnswer(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("retry-after-ms", "1")
@@ -146,9 +141,10 @@ func errorAnswer(w http.ResponseWriter, status int, body string) {
 }
 
 type result struct {
-	texts []string
-	done  *provider.Response
-	err   error
+	texts   []string
+	notices []string
+	done    *provider.Response
+	err     error
 }
 
 // drain runs the stream to its end and checks the contract's shape: text
@@ -165,6 +161,8 @@ func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.
 			r.err = err
 		case d.Done != nil:
 			r.done = d.Done
+		case d.Notice != "":
+			r.notices = append(r.notices, d.Notice)
 		default:
 			r.texts = append(r.texts, d.Text)
 		}
@@ -354,7 +352,7 @@ func TestHTTPErrorsAndRetries(t *testing.T) {
 	}{
 		{"401 names the key variable", []int{401}, authBody, provider.ErrAuth, 1, 401,
 			[]string{"OPENAI_API_KEY", "Incorrect API key provided: [redacted]."}},
-		{"403 is auth too", []int{403}, `{"error":{"message":"Project does not have access","type":"invalid_request_error"}}`, provider.ErrAuth, 1, 403, []string{"Project does not have access"}},
+		{"403 is no access to the model", []int{403}, `{"error":{"message":"Project does not have access","type":"invalid_request_error"}}`, provider.ErrForbidden, 1, 403, []string{"Project does not have access", `model "gpt-test"`}},
 		{"400 unknown model", []int{400}, `{"error":{"message":"The model 'gpt-nope' does not exist","type":"invalid_request_error","code":"model_not_found"}}`, provider.ErrBadRequest, 1, 400, []string{"gpt-nope"}},
 		{"404 with a plain-text body", []int{404}, "404 page not found\n", provider.ErrBadRequest, 1, 404, []string{"404 page not found"}},
 		{"404 ollama model missing", []int{404}, `{"error":{"message":"model \"qwen\" not found, try pulling it first","type":"api_error"}}`, provider.ErrBadRequest, 1, 404, []string{"try pulling it first"}},
@@ -523,15 +521,17 @@ func TestTimeouts(t *testing.T) {
 
 func TestBrokenStreams(t *testing.T) {
 	tests := []struct {
-		name   string
-		events []string
-		want   error
-		texts  int
+		name     string
+		events   []string
+		want     error
+		texts    int
+		attempts int32
 	}{
-		{"error event mid-stream", []string{chunk("par", ""), `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`}, provider.ErrServer, 1},
-		{"openrouter error with a numeric code", []string{`{"error":{"code":429,"message":"Provider returned error"}}`}, provider.ErrRateLimit, 0},
-		{"connection ends without finish_reason", []string{chunk("par", ""), chunk("tial", "")}, provider.ErrProtocol, 2},
-		{"not JSON", []string{"{oops"}, provider.ErrProtocol, 0},
+		{"error event mid-stream", []string{chunk("par", ""), `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`}, provider.ErrServer, 1, 1},
+		// Before any text, a rate-limit event is retried like a 429.
+		{"openrouter error with a numeric code", []string{`{"error":{"code":429,"message":"Provider returned error"}}`}, provider.ErrRateLimit, 0, 4},
+		{"connection ends without finish_reason", []string{chunk("par", ""), chunk("tial", "")}, provider.ErrProtocol, 2, 1},
+		{"not JSON", []string{"{oops"}, provider.ErrProtocol, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -540,7 +540,7 @@ func TestBrokenStreams(t *testing.T) {
 			if !errors.Is(r.err, tt.want) {
 				t.Fatalf("err = %v, want %v", r.err, tt.want)
 			}
-			if len(r.texts) != tt.texts || f.attempts.Load() != 1 {
+			if len(r.texts) != tt.texts || f.attempts.Load() != tt.attempts {
 				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
 			}
 		})
@@ -749,4 +749,22 @@ func TestCheckProbesOnlyLocalEndpoints(t *testing.T) {
 	if _, err := keyed.(*Client).Check(context.Background()); err != nil {
 		t.Fatalf("a keyed profile must not be contacted: %v", err)
 	}
+}
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Wire{
+		New: New,
+		Profile: func(base string) provider.Profile {
+			return provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-test",
+				BaseURL: base + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123"}
+		},
+		Begin: func(w http.ResponseWriter) { sse(w, roleChunk) },
+		Text:  func(w http.ResponseWriter, s string) { sse(w, chunk(s, "")) },
+		End:   func(w http.ResponseWriter) { sse(w, chunk("", "stop"), usageChunk, "[DONE]") },
+		Error: func(w http.ResponseWriter, status int, msg string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error","param":null,"code":null}}`, msg)
+		},
+	})
 }

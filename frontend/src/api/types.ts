@@ -14,6 +14,10 @@ export interface ProviderStatus {
   available: boolean
   /** Why the provider is not ready, e.g. "set OPENAI_API_KEY". */
   reason?: string
+  /** Time limits of one call, in seconds (first byte and idle: HTTP kinds only). */
+  first_byte_timeout_seconds?: number
+  idle_timeout_seconds?: number
+  timeout_seconds?: number
 }
 
 export interface Preset {

@@ -362,6 +362,9 @@ export namespace service {
 	    default: boolean;
 	    available: boolean;
 	    reason?: string;
+	    first_byte_timeout_seconds?: number;
+	    idle_timeout_seconds?: number;
+	    timeout_seconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new ProviderStatus(source);
@@ -378,6 +381,9 @@ export namespace service {
 	        this.default = source["default"];
 	        this.available = source["available"];
 	        this.reason = source["reason"];
+	        this.first_byte_timeout_seconds = source["first_byte_timeout_seconds"];
+	        this.idle_timeout_seconds = source["idle_timeout_seconds"];
+	        this.timeout_seconds = source["timeout_seconds"];
 	    }
 	}
 	

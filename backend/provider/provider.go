@@ -214,7 +214,10 @@ type Profile struct {
 	Binary    string            `json:"binary,omitempty" yaml:"binary"`
 	Args      []string          `json:"args,omitempty" yaml:"args"`
 	Env       map[string]string `json:"env,omitempty" yaml:"env"`
-	Timeout   time.Duration     `json:"timeout,omitempty" yaml:"-"`
+	// PassEnv names further variables of loopforge's environment a coding
+	// CLI may inherit (names only: values stay in the environment).
+	PassEnv []string      `json:"pass_env,omitempty" yaml:"pass_env"`
+	Timeout time.Duration `json:"timeout,omitempty" yaml:"-"`
 	// Structured turns structured output on or off where the kind supports it
 	// (nil = the kind's default). Some OpenAI-compatible servers reject
 	// response_format, hence the switch.

@@ -74,6 +74,11 @@ type Spec struct {
 	// status the exit code stands for (401 makes an auth error) and/or a
 	// message for the user.
 	Explain func(exitCode int, stderr string) (status int, msg string)
+	// Classify, if set, recognizes a failure the CLI reports in words (the
+	// message of its failure event, or its stderr when it ended without a
+	// final event) that deserves an error of its own, such as codex's
+	// "Missing environment variable"; nil leaves the usual error.
+	Classify func(text string) error
 }
 
 // Run starts the CLI and streams its answer; see the package doc. How a call
@@ -304,6 +309,12 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 		if res.hasOutput() {
 			status = provider.StatusPartial
 		}
+		if s.Classify != nil {
+			if err := s.Classify(errOut); err != nil {
+				end(status, err)
+				return
+			}
+		}
 		if s.Explain != nil {
 			if code, msg := s.Explain(exit, errOut); code >= 400 || msg != "" {
 				end(status, failureError(s, argv, &failure{status: code, msg: msg}, exit, errOut))
@@ -323,6 +334,11 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 // an *provider.ExecutionError carrying the CLI's words.
 func failureError(s Spec, argv []string, f *failure, exit int, stderr string) error {
 	msg := redact(f.msg, s.Secrets)
+	if s.Classify != nil {
+		if err := s.Classify(msg); err != nil {
+			return err
+		}
+	}
 	if f.status >= 400 {
 		e := provider.NewErrorContext(s.Provider, s.KeyEnv, "", "").FromStatus(f.status, msg, nil)
 		if e.Kind == provider.KindAuth && s.AuthHint != "" {

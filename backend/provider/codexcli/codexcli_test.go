@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
@@ -191,7 +192,7 @@ func TestResumeBaseURL(t *testing.T) {
 }
 
 // A helper left running outside the group holds stdout open: the call still
-// ends once codex has exited.
+// ends once codex has exited, and the helper does not outlive it.
 func TestEscapedHelperDoesNotBlock(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	escaped := f.Path("escaped")
@@ -204,6 +205,13 @@ func TestEscapedHelperDoesNotBlock(t *testing.T) {
 	}
 	if done.Content != clitest.HelloAnswer {
 		t.Errorf("content %q", done.Content)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for clitest.Alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the helper %d that left codex's session outlived the call", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

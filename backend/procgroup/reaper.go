@@ -46,15 +46,18 @@ import (
 )
 
 const (
-	// reaperEnv marks a process started as a reaper; the reaper removes it
-	// from the command's environment.
+	// reaperEnv marks a process started as a reaper. The reaper runs in
+	// loopforge's environment (so that it starts as loopforge did, shared
+	// libraries and all); the command's comes through a pipe.
 	reaperEnv = "LOOPFORGE_PROCGROUP_REAPER"
 	// reaperArg0 is the reaper's argv[0], as ps shows it.
 	reaperArg0 = "loopforge-reaper"
 	// The reaper's inherited descriptors: the control pipe (EOF = kill
-	// everything) and the status pipe (one line: "ok" or "errno N").
+	// everything), the status pipe (one line: "ok" or "errno N") and the
+	// command's environment (NUL-terminated entries, then EOF).
 	ctlFD    = 3
 	statusFD = 4
+	envFD    = 5
 	// reapWithin bounds the reaper's killing: a process stuck in the
 	// kernel (uninterruptible sleep) cannot be waited for forever.
 	reapWithin = 10 * time.Second
@@ -102,32 +105,44 @@ func (r *Reaped) Start() error {
 	if env == nil {
 		env = os.Environ()
 	}
-	r.Cmd.Env = append(env[:len(env):len(env)], reaperEnv+"=1")
-	ctlR, ctlW, err := os.Pipe()
-	if err != nil {
-		return err
+	r.Cmd.Env = append(os.Environ(), reaperEnv+"=1")
+	var pipes [3][2]*os.File // control, status, environment: read, write
+	for i := range pipes {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			closeAll(pipes[:i])
+			return err
+		}
+		pipes[i] = [2]*os.File{rd, wr}
 	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		return err
-	}
+	ctlR, ctlW := pipes[0][0], pipes[0][1]
+	statusR, statusW := pipes[1][0], pipes[1][1]
+	envR, envW := pipes[2][0], pipes[2][1]
 	defer statusR.Close()
-	r.Cmd.ExtraFiles = []*os.File{ctlR, statusW} // fds 3 and 4
+	r.Cmd.ExtraFiles = []*os.File{ctlR, statusW, envR} // fds 3, 4, 5
 	// A new session: the command and whatever it runs are detached from
 	// loopforge's terminal and form one group. No Pdeathsig: if loopforge
 	// dies, the control pipe's EOF makes the reaper clean up, which a
 	// SIGKILL would prevent.
 	r.Cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = r.Cmd.Start()
+	err := r.Cmd.Start()
 	ctlR.Close()
 	statusW.Close()
+	envR.Close()
 	if err != nil {
 		ctlW.Close()
+		envW.Close()
 		return err
 	}
 	r.ctl = ctlW
+	go func() { // a goroutine: a large environment fills the pipe
+		var b []byte
+		for _, kv := range env {
+			b = append(append(b, kv...), 0)
+		}
+		_, _ = envW.Write(b)
+		envW.Close()
+	}()
 	line, _ := bufio.NewReader(statusR).ReadString('\n')
 	if line == "ok\n" {
 		return nil
@@ -153,6 +168,13 @@ func (r *Reaped) Kill() {
 	})
 }
 
+func closeAll(pipes [][2]*os.File) {
+	for _, p := range pipes {
+		p[0].Close()
+		p[1].Close()
+	}
+}
+
 // reaperMain is the reaper: argv is the command. It returns the exit code.
 func reaperMain(argv []string) int {
 	// Pdeathsig of the command refers to the thread that started it: keep
@@ -160,8 +182,10 @@ func reaperMain(argv []string) int {
 	runtime.LockOSThread()
 	status := os.NewFile(statusFD, "status")
 	ctl := os.NewFile(ctlFD, "control")
-	syscall.CloseOnExec(statusFD)
-	syscall.CloseOnExec(ctlFD)
+	envPipe := os.NewFile(envFD, "environment")
+	for _, fd := range []int{ctlFD, statusFD, envFD} {
+		syscall.CloseOnExec(fd)
+	}
 	fail := func(err error) int {
 		var errno syscall.Errno
 		if errors.As(err, &errno) {
@@ -182,9 +206,15 @@ func reaperMain(argv []string) int {
 	// for the command: the reaper stays until the command is gone. Caught,
 	// not ignored: ignored signals would stay ignored in the command.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	os.Unsetenv(reaperEnv)
+	b, err := io.ReadAll(envPipe)
+	envPipe.Close()
+	if err != nil {
+		return fail(err)
+	}
+	env := strings.Split(string(b), "\x00")
+	env = env[:len(env)-1] // each entry ends with NUL
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})

@@ -90,8 +90,8 @@ type Reaped struct {
 	once sync.Once
 }
 
-// Reap prepares name with args to run under a reaper. Nothing starts
-// before Start.
+// Reap prepares name (a path: there is no PATH lookup) with args to run
+// under a reaper. Nothing starts before Start.
 func Reap(name string, args ...string) *Reaped {
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: append([]string{reaperArg0, name}, args...)}
 	return &Reaped{Cmd: cmd, name: name}

@@ -14,6 +14,8 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
+require github.com/BurntSushi/toml v1.6.0
+
 require (
 	cloud.google.com/go v0.116.0 // indirect
 	cloud.google.com/go/auth v0.9.3 // indirect

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -165,6 +166,7 @@ type fileProfile struct {
 	Binary     string            `yaml:"binary"`
 	Args       []string          `yaml:"args"`
 	Env        map[string]string `yaml:"env"`
+	PassEnv    []string          `yaml:"pass_env"`
 	Timeout    string            `yaml:"timeout"`
 	Structured *bool             `yaml:"structured"`
 	// HTTP kinds only: how long to wait for an answer to start, and for
@@ -431,6 +433,12 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 	if fp.Env != nil {
 		p.Env = fp.Env
 	}
+	if fp.PassEnv != nil {
+		if err := checkPassEnv(p.Kind, fp.PassEnv); err != nil {
+			return err
+		}
+		p.PassEnv = fp.PassEnv
+	}
 	if fp.Timeout != "" {
 		d, err := ParseDuration(fp.Timeout)
 		if err != nil {
@@ -457,6 +465,30 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 			return fmt.Errorf("%s: %w", l.key, err)
 		}
 		*l.dst = d
+	}
+	return nil
+}
+
+// envName is what pass_env accepts: a portable variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkPassEnv refuses anything but variable names, so that a secret's value
+// never ends up in loopforge.yml, and pass_env on a kind that starts no
+// process.
+func checkPassEnv(kind string, names []string) error {
+	switch kind {
+	case KindCodex, KindClaude, KindGemini:
+	default:
+		return fmt.Errorf("pass_env: only the coding CLIs (%s, %s, %s) inherit environment variables; kind %q reads its key from api_key_env",
+			KindCodex, KindClaude, KindGemini, kind)
+	}
+	for _, n := range names {
+		if name, _, ok := strings.Cut(n, "="); ok {
+			return fmt.Errorf("pass_env: list a name, not a value: write %q and export the value in the environment", name)
+		}
+		if !envName.MatchString(n) {
+			return fmt.Errorf("pass_env: %q is not an environment variable name (letters, digits and _, not starting with a digit)", n)
+		}
 	}
 	return nil
 }

@@ -332,3 +332,36 @@ func TestProviderTimeouts(t *testing.T) {
 		t.Errorf("claude: %+v", c.Profiles["claude"])
 	}
 }
+
+// pass_env lists names of variables a coding CLI may inherit; values never
+// belong in the file.
+func TestPassEnv(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, "providers:\n  codex:\n    pass_env: [AZURE_OPENAI_API_KEY, my_proxy_token]\n")
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Profiles["codex"].PassEnv; len(got) != 2 || got[0] != "AZURE_OPENAI_API_KEY" || got[1] != "my_proxy_token" {
+		t.Errorf("pass_env = %q", got)
+	}
+	for _, tt := range []struct{ name, yml, want string }{
+		{"value", "providers:\n  codex:\n    pass_env: [KEY=sk-secret]\n", `a name, not a value`},
+		{"bad name", "providers:\n  codex:\n    pass_env: [\"1X\"]\n", `"1X" is not an environment variable name`},
+		{"empty", "providers:\n  codex:\n    pass_env: [\"\"]\n", `"" is not an environment variable name`},
+		{"http kind", "providers:\n  openai:\n    pass_env: [X]\n", "only the coding CLIs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := t.TempDir()
+			write(t, wd, FileName, tt.yml)
+			_, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+			var ce *Error
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "pass_env") {
+				t.Fatalf("err = %v, want a config error about pass_env containing %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "sk-secret") {
+				t.Errorf("the error repeats the value: %v", err)
+			}
+		})
+	}
+}

@@ -84,22 +84,39 @@ func LiveMembers(pgid int) []int {
 // ProcState returns the state letter and process group of pid from
 // /proc/pid/stat; ok is false when there is no such process.
 func ProcState(pid int) (state byte, pgid int, ok bool) {
+	st, ok := readStat(pid)
+	return st.state, st.pgid, ok
+}
+
+// parent returns the parent of pid from /proc/pid/stat.
+func parent(pid int) (ppid int, ok bool) {
+	st, ok := readStat(pid)
+	return st.ppid, ok
+}
+
+type stat struct {
+	state      byte
+	ppid, pgid int
+}
+
+func readStat(pid int) (stat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, 0, false
+		return stat{}, false
 	}
 	// "pid (comm) state ppid pgrp ..."; comm may hold spaces and parens.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, false
+		return stat{}, false
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
+		return stat{}, false
 	}
-	pg, err := strconv.Atoi(string(f[2]))
-	if err != nil {
-		return 0, 0, false
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pg, err2 := strconv.Atoi(string(f[2]))
+	if err1 != nil || err2 != nil {
+		return stat{}, false
 	}
-	return f[0][0], pg, true
+	return stat{state: f[0][0], ppid: ppid, pgid: pg}, true
 }

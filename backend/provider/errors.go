@@ -25,6 +25,9 @@ const (
 	KindUnreachable ErrorKind = "unreachable" // connection refused, DNS, TLS
 	KindProtocol    ErrorKind = "protocol"    // the stream did not follow the wire format
 	KindTimeout     ErrorKind = "timeout"     // the call exceeded a time limit (Err is a *TimeoutError when it was one of ours)
+	// KindMissingEnv: a coding CLI lacks a variable its own configuration
+	// names (codex's env_key); Message says how to pass it.
+	KindMissingEnv ErrorKind = "missing_env"
 )
 
 // Sentinels matching each kind through Error.Is.
@@ -38,12 +41,13 @@ var (
 	ErrUnreachable = errors.New("provider unreachable")
 	ErrProtocol    = errors.New("provider protocol error")
 	ErrTimeout     = errors.New("provider call timed out")
+	ErrMissingEnv  = errors.New("environment variable missing")
 )
 
 var kindSentinel = map[ErrorKind]error{
 	KindMissingKey: ErrMissingKey, KindAuth: ErrAuth, KindForbidden: ErrForbidden, KindRateLimit: ErrRateLimit,
 	KindServer: ErrServer, KindBadRequest: ErrBadRequest, KindUnreachable: ErrUnreachable,
-	KindProtocol: ErrProtocol, KindTimeout: ErrTimeout,
+	KindProtocol: ErrProtocol, KindTimeout: ErrTimeout, KindMissingEnv: ErrMissingEnv,
 }
 
 // Error is a provider failure with enough context for a one-line message a
@@ -52,7 +56,7 @@ type Error struct {
 	Provider string    // profile name
 	Kind     ErrorKind // what went wrong
 	Status   int       // HTTP status, when there was one (0: none, e.g. an error event mid-stream)
-	EnvVar   string    // KindMissingKey/KindAuth: the variable that holds (or should hold) the key
+	EnvVar   string    // KindMissingKey/KindAuth/KindMissingEnv: the variable that holds (or should hold) the key
 	Model    string    // KindForbidden: the model the key may not use ("" when unknown)
 	URL      string    // endpoint, for KindUnreachable
 	Message  string    // what the provider said, trimmed
@@ -116,6 +120,8 @@ func (e *Error) Error() string {
 		s = fmt.Sprintf("%s: call timed out%s", e.Provider, retried)
 	case KindProtocol:
 		s = fmt.Sprintf("%s: %s%s", e.Provider, e.Kind, retried)
+	case KindMissingEnv:
+		s = fmt.Sprintf("%s: the CLI needs the environment variable %s", e.Provider, e.EnvVar)
 	default:
 		s = fmt.Sprintf("%s: %s", e.Provider, e.Kind)
 	}

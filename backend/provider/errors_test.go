@@ -80,6 +80,9 @@ func TestErrorText(t *testing.T) {
 		{"protocol",
 			&Error{Provider: "openai", Kind: KindProtocol, Message: "stream ended without a finish_reason"},
 			"openai: protocol: stream ended without a finish_reason"},
+		{"missing variable of a CLI",
+			&Error{Provider: "codex", Kind: KindMissingEnv, EnvVar: "AZURE_KEY", Message: "export it"},
+			"codex: the CLI needs the environment variable AZURE_KEY: export it"},
 		{"protocol without a provider",
 			&Error{Kind: KindProtocol, Message: "stream ended without a final response"},
 			": protocol: stream ended without a final response"},
@@ -104,6 +107,7 @@ func TestErrorIs(t *testing.T) {
 		KindUnreachable: ErrUnreachable,
 		KindProtocol:    ErrProtocol,
 		KindTimeout:     ErrTimeout,
+		KindMissingEnv:  ErrMissingEnv,
 	}
 	cause := errors.New("cause")
 	for kind, sentinel := range sentinels {

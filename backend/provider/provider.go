@@ -226,6 +226,9 @@ type Profile struct {
 	Binary    string            `json:"binary,omitempty" yaml:"binary"`
 	Args      []string          `json:"args,omitempty" yaml:"args"`
 	Env       map[string]string `json:"env,omitempty" yaml:"env"`
+	// PassEnv names further variables of loopforge's environment a coding
+	// CLI may inherit (names only: values stay in the environment).
+	PassEnv []string `json:"pass_env,omitempty" yaml:"pass_env"`
 	// Timeout bounds one call: a coding CLI's run, or an HTTP call with
 	// its retries (Limits.Overall).
 	Timeout time.Duration `json:"timeout,omitempty" yaml:"-"`

@@ -32,8 +32,10 @@
 // CLAUDE_CONFIG_DIR); DISABLE_AUTOUPDATER=1 and
 // CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 are set; the profile's key (if
 // it names api_key_env) is passed as ANTHROPIC_API_KEY and its base_url as
-// ANTHROPIC_BASE_URL; the profile's env comes last. Bedrock or Vertex users
-// add their cloud credentials through the profile's env.
+// ANTHROPIC_BASE_URL; the profile's pass_env is passed on; the profile's
+// env comes last. When claude's settings (or CLAUDE_CODE_USE_* in the
+// environment) route it through Bedrock, Vertex AI or Foundry, that cloud's
+// credential variables are passed on too (see configEnv).
 package claudecli
 
 import (
@@ -59,6 +61,7 @@ var cli = cliproc.CLI{
 	InstallHint: "install it with `npm install -g @anthropic-ai/claude-code`, or set binary: in the profile",
 	AuthHint:    "set ANTHROPIC_API_KEY, or run `claude` once in a terminal and log in",
 	NewSessions: true,
+	ConfigEnv:   configEnv,
 }
 
 // Client runs claude for one profile. It is safe for concurrent use.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -459,5 +460,66 @@ func TestMissingKey(t *testing.T) {
 	}
 	if _, err := New(provider.Profile{Name: "claude", Kind: "claude"}); err != nil {
 		t.Error(err)
+	}
+}
+
+func envNames(env []string) []string {
+	var names []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		names = append(names, k)
+	}
+	return names
+}
+
+// Cloud credentials reach claude only when its settings (or its own
+// switch in the environment) route it through that cloud.
+func TestCloudProviderEnv(t *testing.T) {
+	saved := managedSettings
+	managedSettings = filepath.Join(t.TempDir(), "managed-settings.json") // none
+	t.Cleanup(func() { managedSettings = saved })
+	cloud := map[string]string{
+		"AWS_PROFILE": "corp", "AWS_SECRET_ACCESS_KEY": "aws-secret-0123456789",
+		"GOOGLE_APPLICATION_CREDENTIALS": "/keys/sa.json", "CLOUD_ML_REGION": "us-east5",
+		"AZURE_CLIENT_SECRET": "azure-secret-0123456789",
+		"UNRELATED_SECRET":    "must-not-leak",
+	}
+	for _, tc := range []struct {
+		name     string
+		settings string            // ~/.claude/settings.json
+		env      map[string]string // beyond cloud
+		want     []string          // cloud variables claude gets
+	}{
+		{"none", `{"env":{"FOO":"1"}}`, nil, nil},
+		{"bedrock in settings", `{"env":{"CLAUDE_CODE_USE_BEDROCK":"1","AWS_REGION":"us-east-1"}}`, nil,
+			[]string{"AWS_PROFILE", "AWS_SECRET_ACCESS_KEY"}},
+		{"vertex in the environment", "", map[string]string{"CLAUDE_CODE_USE_VERTEX": "true"},
+			[]string{"CLOUD_ML_REGION", "GOOGLE_APPLICATION_CREDENTIALS"}},
+		{"foundry in settings", `{"env":{"CLAUDE_CODE_USE_FOUNDRY":true}}`, nil, []string{"AZURE_CLIENT_SECRET"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vars := maps.Clone(cloud)
+			maps.Copy(vars, tc.env)
+			f := clitest.NewFake(t, []string{"claude"}, vars)
+			if tc.settings != "" {
+				if err := os.MkdirAll(filepath.Join(f.Home, ".claude"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(f.Home, ".claude", "settings.json"), []byte(tc.settings), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := newClient(t, provider.Profile{Env: f.Env("testdata/claude-text-partial.jsonl", nil)})
+			clitest.MustStream(t, c, clitest.Ask("hi"))
+			var got []string
+			for _, n := range envNames(clitest.ReadRecord(t, f.Record).Env) {
+				if _, ok := cloud[n]; ok {
+					got = append(got, n)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("cloud variables passed: %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

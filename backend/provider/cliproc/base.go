@@ -3,6 +3,7 @@ package cliproc
 import (
 	"context"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
@@ -26,6 +27,15 @@ type CLI struct {
 	NewSessions bool
 	// Explain: see Spec.Explain.
 	Explain func(exitCode int, stderr string) (status int, msg string)
+	// ConfigEnv, if set, names the variables the CLI's own configuration
+	// says it reads (codex's env_key, for one): exact names or prefixes
+	// ending in "*", passed on like OwnEnv. getenv reads the environment
+	// the CLI gets (where its HOME and config directory are); args are the
+	// profile's. It runs for every call, so edits of the config apply at
+	// once.
+	ConfigEnv func(getenv func(string) string, args []string) []string
+	// Classify: see Spec.Classify.
+	Classify func(provName, text string) error
 }
 
 // Call is one Stream call, ready for the adapter's command line.
@@ -59,6 +69,7 @@ type Base struct {
 	args    []string
 	bin     Binary
 	env     map[string]string // the profile's env
+	passEnv []string          // the profile's pass_env
 	set     map[string]string
 	secret  string
 	timeout time.Duration
@@ -92,6 +103,7 @@ func NewBase(p provider.Profile, cli CLI, set map[string]string, command func(Ca
 		args:    p.Args,
 		bin:     Binary{Provider: name, Name: cli.Name, Profile: p.Binary, Hint: cli.InstallHint},
 		env:     p.Env,
+		passEnv: p.PassEnv,
 		set:     set,
 		secret:  p.APIKey,
 		timeout: p.Timeout,
@@ -114,7 +126,22 @@ func (b *Base) Check(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Version(ctx, b.name, bin, Env(b.cli.OwnEnv, b.set, b.env))
+	return Version(ctx, b.name, bin, b.environ())
+}
+
+// environ is the CLI's environment (see Env): its own variables, the
+// profile's pass_env and the variables its configuration names.
+func (b *Base) environ() []string {
+	allowed := append(slices.Clone(b.cli.OwnEnv), b.passEnv...)
+	env := Env(allowed, b.set, b.env)
+	if b.cli.ConfigEnv == nil {
+		return env
+	}
+	names := b.cli.ConfigEnv(Getenv(env), b.args)
+	if len(names) == 0 {
+		return env
+	}
+	return Env(append(allowed, names...), b.set, b.env)
 }
 
 // Stream runs the CLI once; see the adapter's package doc.
@@ -151,11 +178,14 @@ func (b *Base) Stream(ctx context.Context, req provider.Request) iter.Seq2[provi
 		if timeout <= 0 {
 			timeout = b.timeout
 		}
-		env := Env(b.cli.OwnEnv, b.set, b.env)
+		env := b.environ()
 		spec := Spec{
 			Provider: b.name, Binary: bin, Args: cmd.Args, Dir: wd.Path, Env: env, Stdin: cmd.Stdin,
 			Timeout: timeout, Model: b.model, KeyEnv: b.cli.KeyEnv, AuthHint: b.cli.AuthHint,
 			Secrets: Secrets(env, b.secret), Explain: b.cli.Explain,
+		}
+		if b.cli.Classify != nil {
+			spec.Classify = func(text string) error { return b.cli.Classify(b.name, text) }
 		}
 		for d, err := range Run(ctx, spec, cmd.Parser) {
 			if !yield(d, err) {

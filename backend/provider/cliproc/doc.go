@@ -7,8 +7,9 @@
 //
 // Contract of Run (it implements provider.Provider's stream contract):
 //
-//   - The CLI starts in a new session, hence its own process group, with
-//     stdin from /dev/null (or the prompt, when it is too long for argv).
+//   - The CLI starts under a reaper of its own (procgroup.Reap) in a new
+//     session, hence its own process group, with stdin from /dev/null (or
+//     the prompt, when it is too long for argv).
 //   - Its stdout is read line by line (lines up to MaxLine). Each JSON line is
 //     kept in Response.RawEvents and handed to the Parser, which reports text,
 //     tool calls, usage and the CLI's final verdict to a *Result. Text is
@@ -16,9 +17,12 @@
 //   - Success is decided by the CLI's final event, never by its exit code.
 //   - Cancelling ctx, the call's timeout, breaking out of the loop, or a fatal
 //     event (a rejected key, which the CLI would only retry) stops the whole
-//     group: SIGTERM, then SIGKILL after Grace. When the CLI exits on its own,
-//     whatever it left running in its group is killed too. Run returns only
-//     after the group is gone (zombies count as gone) and the process reaped.
+//     group: SIGTERM, then, after Grace, SIGKILL to everything the CLI
+//     started, also what left the group with setsid (the reaper is a child
+//     subreaper: orphans of the CLI's tree become its children). When the
+//     CLI exits on its own, whatever it left running is killed too, and if
+//     loopforge dies the reaper kills it all. Run returns only after all of
+//     it is gone (zombies count as gone) and the reaper reaped.
 //   - Every outcome but success is a *provider.PartialError carrying what
 //     arrived; see Run for the status and cause of each case.
 //

@@ -1,9 +1,12 @@
 package cliproc
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/loopforge/loopforge/backend/provider"
 )
 
 // baseEnv is what every CLI inherits from loopforge's environment: where
@@ -23,7 +26,8 @@ var baseEnv = []string{
 
 // Env builds a CLI's environment, later steps overriding earlier ones:
 //
-//  1. the variables of baseEnv and own (the CLI's own settings and key:
+//  1. the variables of baseEnv and own (the CLI's own settings and key,
+//     the profile's pass_env, the names the CLI's configuration gives:
 //     exact names, or prefixes ending in "*") that loopforge's environment
 //     has;
 //  2. set: values the adapter needs for a headless run;
@@ -51,6 +55,29 @@ func Env(own []string, set, profile map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Getenv looks a variable up in an environment list such as Env's.
+func Getenv(env []string) func(string) string {
+	return func(k string) string {
+		for _, kv := range env {
+			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// MissingEnv is the error for a CLI that lacks variable name, which its
+// own configuration names: it says how to let it through.
+func MissingEnv(provName, name string) error {
+	allow := fmt.Sprintf("add `pass_env: [%s]` to the profile %q in loopforge.yml", name, provName)
+	msg := "export it before starting loopforge; if the CLI still misses it, " + allow
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		msg = "loopforge has it but did not pass it on: " + allow
+	}
+	return &provider.Error{Provider: provName, Kind: provider.KindMissingEnv, EnvVar: name, Message: msg}
 }
 
 func matchAny(patterns []string, k string) bool {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -36,7 +35,10 @@ const (
 	waitDelay = time.Second
 	// sweepWithin bounds the wait for the rest of the group to die.
 	sweepWithin = 2 * time.Second
-	rawExcerpt  = 200 // bytes of a bad line quoted in errors
+	// reaperWithin bounds the wait for the reaper once asked to kill
+	// everything (it gives up on unkillable processes after 10 s).
+	reaperWithin = 15 * time.Second
+	rawExcerpt   = 200 // bytes of a bad line quoted in errors
 )
 
 // Parser reads one CLI's events.
@@ -74,6 +76,11 @@ type Spec struct {
 	// status the exit code stands for (401 makes an auth error) and/or a
 	// message for the user.
 	Explain func(exitCode int, stderr string) (status int, msg string)
+	// Classify, if set, recognizes a failure the CLI reports in words (the
+	// message of its failure event, or its stderr when it ended without a
+	// final event) that deserves an error of its own, such as codex's
+	// "Missing environment variable"; nil leaves the usual error.
+	Classify func(text string) error
 }
 
 // Run starts the CLI and streams its answer; see the package doc. How a call
@@ -118,31 +125,35 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.Command(s.Binary, s.Args...)
+	// The CLI runs under a reaper of its own (procgroup.Reap), which leads
+	// a new session and process group: the CLI and the commands it runs are
+	// detached from loopforge's terminal (no /dev/tty reads that stop the
+	// group, no TIOCSTI keystroke injection), a signal to the group reaches
+	// them, and whatever left the group (setsid) is still killed by the
+	// reaper once the CLI has exited or we ask it to.
+	reaped := procgroup.Reap(s.Binary, s.Args...)
+	cmd := reaped.Cmd
 	cmd.Dir, cmd.Env = s.Dir, s.Env
 	if s.Stdin != "" {
 		cmd.Stdin = strings.NewReader(s.Stdin)
 	}
 	stderr := &headTail{}
 	cmd.Stderr = stderr
-	// Setsid, not just Setpgid: a new session is also a new process group
-	// (pgid = pid), and it detaches the CLI and the commands it runs from
-	// loopforge's terminal (no /dev/tty reads that stop the group, no
-	// TIOCSTI keystroke injection).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = waitDelay
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
-		err = cmd.Start()
+		err = reaped.Start()
 	}
 	if err != nil {
 		yield(provider.Delta{}, &provider.ExecutionError{Provider: s.Provider, Cmd: argv, ExitCode: -1, Err: err})
 		return
 	}
-	pid := cmd.Process.Pid
+	defer reaped.Kill()    // by then nothing is left: this releases the pipe
+	pid := cmd.Process.Pid // the reaper's, which is the group's id
 
-	// gone closes once the leader has exited and the rest of its group has
-	// been killed: nothing a CLI started outlives the call.
+	// gone closes once the reaper has exited, so the CLI and everything it
+	// started are dead, and the group is swept (a safety net): nothing a
+	// CLI started outlives the call.
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
@@ -168,6 +179,13 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 		case <-gone:
 		case <-t.C:
 			// gemini's launcher, for one, ignores SIGTERM.
+			reaped.Kill()
+		}
+		t.Reset(reaperWithin)
+		select {
+		case <-gone:
+		case <-t.C:
+			// The reaper itself does not answer: kill the group at least.
 			_ = procgroup.Signal(pid, syscall.SIGKILL)
 		}
 	}()
@@ -304,6 +322,12 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 		if res.hasOutput() {
 			status = provider.StatusPartial
 		}
+		if s.Classify != nil {
+			if err := s.Classify(errOut); err != nil {
+				end(status, err)
+				return
+			}
+		}
 		if s.Explain != nil {
 			if code, msg := s.Explain(exit, errOut); code >= 400 || msg != "" {
 				end(status, failureError(s, argv, &failure{status: code, msg: msg}, exit, errOut))
@@ -323,6 +347,11 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 // an *provider.ExecutionError carrying the CLI's words.
 func failureError(s Spec, argv []string, f *failure, exit int, stderr string) error {
 	msg := redact(f.msg, s.Secrets)
+	if s.Classify != nil {
+		if err := s.Classify(msg); err != nil {
+			return err
+		}
+	}
 	if f.status >= 400 {
 		e := provider.NewErrorContext(s.Provider, s.KeyEnv, "", "").FromStatus(f.status, msg, nil)
 		if e.Kind == provider.KindAuth && s.AuthHint != "" {

@@ -29,10 +29,14 @@
 // key goes in the variable the profile's api_key_env names.
 //
 // Environment (see cliproc.Env): the common variables plus CODEX_* and
-// OPENAI_* (CODEX_HOME, its keys); the profile's key, if it names
-// api_key_env, as CODEX_API_KEY (or, with base_url, under that name); then
-// the profile's env. CODEX_HOME must not be under /tmp: codex then refuses
-// to set up its sandbox helper and every command fails.
+// OPENAI_* (CODEX_HOME, its keys), the variables the user's codex config
+// names (a custom model provider's env_key and the like; see configEnv) and
+// the profile's pass_env; the profile's key, if it names api_key_env, as
+// CODEX_API_KEY (or, with base_url, under that name); then the profile's
+// env. When codex still misses a variable ("Missing environment variable"),
+// the call fails with a *provider.Error of KindMissingEnv saying how to pass
+// it. CODEX_HOME must not be under /tmp: codex then refuses to set up its
+// sandbox helper and every command fails.
 package codexcli
 
 import (
@@ -62,6 +66,8 @@ var cli = cliproc.CLI{
 	AuthHint:    "set CODEX_API_KEY, or run `codex login` in a terminal",
 	// codex finds a session by id wherever it runs: no named directory.
 	NewSessions: false,
+	ConfigEnv:   configEnv,
+	Classify:    classify,
 }
 
 // Client runs codex for one profile. It is safe for concurrent use.

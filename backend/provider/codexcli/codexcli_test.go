@@ -3,11 +3,14 @@ package codexcli
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
@@ -189,7 +192,7 @@ func TestResumeBaseURL(t *testing.T) {
 }
 
 // A helper left running outside the group holds stdout open: the call still
-// ends once codex has exited.
+// ends once codex has exited, and the helper does not outlive it.
 func TestEscapedHelperDoesNotBlock(t *testing.T) {
 	f := clitest.NewFake(t, []string{"codex"}, nil)
 	escaped := f.Path("escaped")
@@ -202,5 +205,163 @@ func TestEscapedHelperDoesNotBlock(t *testing.T) {
 	}
 	if done.Content != clitest.HelloAnswer {
 		t.Errorf("content %q", done.Content)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for clitest.Alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the helper %d that left codex's session outlived the call", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// codexHome writes config.toml (and other files) into a fresh CODEX_HOME.
+func codexHome(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// need makes the fake codex fail as codex does when name is missing.
+func need(t *testing.T, name string) string {
+	t.Helper()
+	abs, err := filepath.Abs("testdata/codex-missing-env.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name + ":" + abs
+}
+
+func envHas(env []string, kv string) bool { return slices.Contains(env, kv) }
+
+func envNames(env []string) []string {
+	var names []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		names = append(names, k)
+	}
+	return names
+}
+
+// A custom model provider in the user's config.toml names the variable its
+// key is in: it reaches codex, and so do the other variables the config
+// names (headers, MCP servers, the selected profile's file); unrelated
+// secrets do not.
+func TestConfigNamedEnv(t *testing.T) {
+	home := codexHome(t, map[string]string{
+		"config.toml": `
+model = "corp-model"
+model_provider = "corp"
+
+[model_providers.corp]
+name = "Corp gateway"
+base_url = "https://llm.corp.example/v1"
+env_key = "SOME_KEY"
+wire_api = "responses"
+env_http_headers = { "X-Org" = "CORP_ORG" }
+
+[mcp_servers.docs]
+url = "https://docs.corp.example/mcp"
+bearer_token_env_var = "DOCS_TOKEN"
+
+[mcp_servers.tool]
+command = "corp-tool"
+env_vars = ["TOOL_HOME"]
+
+[profiles.fast]
+model_provider = "corp"
+`,
+		"work.config.toml": "[model_providers.work]\nname = \"w\"\nenv_key = \"WORK_KEY\"\n",
+	})
+	f := clitest.NewFake(t, []string{"codex"}, map[string]string{
+		"CODEX_HOME":            home,
+		"SOME_KEY":              "corp-key-0123456789",
+		"CORP_ORG":              "org-7",
+		"DOCS_TOKEN":            "docs-token-0123456789",
+		"TOOL_HOME":             "/opt/tool",
+		"WORK_KEY":              "work-key-0123456789",
+		"UNRELATED_SECRET":      "must-not-leak",
+		"AWS_SECRET_ACCESS_KEY": "aws-must-not-leak",
+		"ANTHROPIC_API_KEY":     "sk-ant-must-not-leak",
+	})
+	c := newClient(t, provider.Profile{Args: []string{"-p", "work"},
+		Env: f.Env("testdata/codex-text.jsonl", map[string]string{"FAKE_NEED": need(t, "SOME_KEY")})})
+	_, done := clitest.MustStream(t, c, clitest.Ask("hi"))
+	if done.Content != clitest.HelloAnswer {
+		t.Errorf("content %q", done.Content)
+	}
+	rec := clitest.ReadRecord(t, f.Record)
+	for _, kv := range []string{"SOME_KEY=corp-key-0123456789", "CORP_ORG=org-7", "DOCS_TOKEN=docs-token-0123456789",
+		"TOOL_HOME=/opt/tool", "WORK_KEY=work-key-0123456789", "CODEX_HOME=" + home} {
+		if !envHas(rec.Env, kv) {
+			t.Errorf("codex did not get %s; it got %q", kv, envNames(rec.Env))
+		}
+	}
+	for _, kv := range rec.Env {
+		if strings.Contains(kv, "must-not-leak") {
+			t.Errorf("codex got %s", kv)
+		}
+	}
+	// Check (codex --version) runs with the same environment.
+	if v, err := c.(interface {
+		Check(context.Context) (string, error)
+	}).Check(context.Background()); err != nil || v == "" {
+		t.Errorf("check: %q %v", v, err)
+	}
+}
+
+// A variable no config names: codex fails the way it does, the error says
+// how to pass it, and pass_env does.
+func TestMissingEnvAndPassEnv(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, map[string]string{
+		"CODEX_HOME":       codexHome(t, nil),
+		"SOME_KEY":         "corp-key-0123456789",
+		"UNRELATED_SECRET": "must-not-leak",
+	})
+	env := f.Env("testdata/codex-text.jsonl", map[string]string{"FAKE_NEED": need(t, "SOME_KEY")})
+
+	c := newClient(t, provider.Profile{Env: env})
+	_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
+	var pe *provider.Error
+	if !errors.Is(err, provider.ErrMissingEnv) || !errors.As(err, &pe) || pe.EnvVar != "SOME_KEY" {
+		t.Fatalf("err = %v", err)
+	}
+	if want := "codex: the CLI needs the environment variable SOME_KEY: loopforge has it but did not pass it on: " +
+		"add `pass_env: [SOME_KEY]` to the profile \"codex\" in loopforge.yml"; err.Error() != want {
+		t.Errorf("message\n got %q\nwant %q", err, want)
+	}
+	if part := provider.PartialOf(err); part == nil || part.Status != provider.StatusError {
+		t.Errorf("partial %+v", part)
+	}
+
+	c = newClient(t, provider.Profile{Env: env, PassEnv: []string{"SOME_KEY"}})
+	_, done := clitest.MustStream(t, c, clitest.Ask("hi"))
+	rec := clitest.ReadRecord(t, f.Record)
+	if done.Content != clitest.HelloAnswer || !envHas(rec.Env, "SOME_KEY=corp-key-0123456789") || slices.Contains(envNames(rec.Env), "UNRELATED_SECRET") {
+		t.Errorf("content %q env %q", done.Content, envNames(rec.Env))
+	}
+}
+
+// Not set anywhere: the error says to export it. Also when codex says so on
+// stderr only, without events.
+func TestMissingEnvNotSet(t *testing.T) {
+	f := clitest.NewFake(t, []string{"codex"}, map[string]string{"CODEX_HOME": codexHome(t, map[string]string{
+		"config.toml": "model_provider = \"corp\"\n[model_providers.corp]\nname = \"c\"\nenv_key = \"SOME_KEY\"\n"})})
+	for name, extra := range map[string]map[string]string{
+		"event":  {"FAKE_NEED": need(t, "SOME_KEY")},
+		"stderr": {"FAKE_STDERR": "Error: Missing environment variable: `SOME_KEY`.", "FAKE_EXIT": "1"},
+	} {
+		c := newClient(t, provider.Profile{Env: f.Env("", extra)})
+		_, _, err := clitest.Collect(c.Stream(context.Background(), clitest.Ask("hi")))
+		var pe *provider.Error
+		if !errors.As(err, &pe) || pe.Kind != provider.KindMissingEnv || pe.EnvVar != "SOME_KEY" ||
+			!strings.Contains(err.Error(), "export it before starting loopforge") || !strings.Contains(err.Error(), "pass_env: [SOME_KEY]") {
+			t.Errorf("%s: err = %v", name, err)
+		}
 	}
 }

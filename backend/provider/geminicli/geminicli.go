@@ -31,7 +31,9 @@
 // Environment (see cliproc.Env): the common variables plus GEMINI_* and
 // GOOGLE_* (its key, endpoint and Vertex/ADC settings), the two variables
 // above, the profile's key (if it names api_key_env) as GEMINI_API_KEY and
-// its base_url as GOOGLE_GEMINI_BASE_URL, then the profile's env.
+// its base_url as GOOGLE_GEMINI_BASE_URL, the variables its settings refer
+// to ($NAME, ${NAME}; see configEnv) and the profile's pass_env, then the
+// profile's env.
 package geminicli
 
 import (
@@ -63,6 +65,7 @@ var cli = cliproc.CLI{
 	AuthHint:    "set GEMINI_API_KEY, or run `gemini` once in a terminal and log in",
 	NewSessions: true,
 	Explain:     explainExit,
+	ConfigEnv:   configEnv,
 }
 
 // Client runs gemini for one profile. It is safe for concurrent use.

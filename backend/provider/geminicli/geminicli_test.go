@@ -3,7 +3,10 @@ package geminicli
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,5 +218,43 @@ func TestDashPrompt(t *testing.T) {
 	clitest.MustStream(t, c, clitest.Ask("--help me"))
 	if rec := clitest.ReadRecord(t, f.Record); rec.Args[len(rec.Args)-1] != " --help me" {
 		t.Errorf("argv %q", rec.Args)
+	}
+}
+
+// Variables gemini's settings refer to reach it; others do not.
+func TestSettingsEnvRefs(t *testing.T) {
+	saved := systemSettings
+	systemSettings = nil // the host's own files stay out of the test
+	t.Cleanup(func() { systemSettings = saved })
+	f := clitest.NewFake(t, []string{"gemini"}, map[string]string{
+		"CORP_MCP_TOKEN": "mcp-token-0123456789", "TOOL_HOME": "/opt/tool", "PROXY_PASS": "pp-0123456789",
+		"UNRELATED_SECRET": "must-not-leak", "AWS_SECRET_ACCESS_KEY": "aws-must-not-leak",
+	})
+	dir := filepath.Join(f.Home, ".gemini")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "mcpServers": {
+    "corp": {"httpUrl": "https://mcp.corp.example", "headers": {"Authorization": "Bearer ${CORP_MCP_TOKEN}"}},
+    "tool": {"command": "tool", "env": {"HOME_OF_TOOL": "$TOOL_HOME/bin", "P": "${PROXY_PASS}"}}
+  }
+}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, provider.Profile{Env: f.Env("testdata/gemini-text.jsonl", nil)})
+	clitest.MustStream(t, c, clitest.Ask("hi"))
+	env := clitest.ReadRecord(t, f.Record).Env
+	for _, kv := range []string{"CORP_MCP_TOKEN=mcp-token-0123456789", "TOOL_HOME=/opt/tool", "PROXY_PASS=pp-0123456789"} {
+		if !slices.Contains(env, kv) {
+			t.Errorf("gemini did not get %s: %q", kv, env)
+		}
+	}
+	for _, kv := range env {
+		if strings.Contains(kv, "must-not-leak") {
+			t.Errorf("gemini got %s", kv)
+		}
 	}
 }

@@ -10,6 +10,8 @@
 #   FAKE_CHILD=file      start a background `sleep` and write its pid to file
 #   FAKE_ESCAPE=file     the same, in a new session (out of the group), holding stdout
 #   FAKE_REPLAY=file     print file's lines
+#   FAKE_NEED=NAME:file  when variable NAME is empty, print file's lines instead
+#                        and exit 1 (a CLI missing a variable its config names)
 #   FAKE_INSERT_AT=n, FAKE_INSERT=text   print text before line n
 #   FAKE_DIE_AT=n        SIGKILL itself before line n
 #   FAKE_HANG_AT=n       hang before line n
@@ -40,6 +42,13 @@ fi
 if [ -n "$FAKE_ESCAPE" ]; then
 	setsid sleep 1000 &
 	echo $! >"$FAKE_ESCAPE"
+fi
+if [ -n "$FAKE_NEED" ]; then
+	eval "need=\${${FAKE_NEED%%:*}:-}"
+	if [ -z "$need" ]; then
+		cat "${FAKE_NEED#*:}"
+		exit 1
+	fi
 fi
 if [ -n "$FAKE_REPLAY" ]; then
 	n=0

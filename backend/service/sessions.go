@@ -67,6 +67,10 @@ type ProviderStatus struct {
 	Default   bool   `json:"default"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason,omitempty"`
+	// KeyRejected: the provider's last call in this process was refused as
+	// unauthorised, with the profile as configured now. It stays Available
+	// (the user may retry) and clears when a later call succeeds.
+	KeyRejected *KeyRejection `json:"key_rejected,omitempty"`
 }
 
 // checker is implemented by providers that can tell whether they are
@@ -99,6 +103,7 @@ func (s *Service) Providers() []ProviderStatus {
 			continue
 		}
 		st.Available = true
+		st.KeyRejected = s.keys.rejection(p)
 		out[i] = st
 		if c, ok := prov.(checker); ok {
 			wg.Add(1)

@@ -59,12 +59,20 @@ func (a *App) Presets() []config.Preset { return a.svc.Presets() }
 
 // StartRun starts a loop; its events arrive on the websocket.
 func (a *App) StartRun(req server.RunRequest) (service.RunInfo, error) {
-	return a.svc.StartRun(a.ctx, req.ToService())
+	r, err := req.ToService()
+	if err != nil {
+		return service.RunInfo{}, err
+	}
+	return a.svc.StartRun(a.ctx, r)
 }
 
 // StartCompare runs one prompt on several providers at once.
 func (a *App) StartCompare(req server.CompareRequest) (service.CompareInfo, error) {
-	return a.svc.StartCompare(a.ctx, service.CompareRequest{RunRequest: req.ToService(), Providers: req.Providers})
+	r, err := req.ToService()
+	if err != nil {
+		return service.CompareInfo{}, err
+	}
+	return a.svc.StartCompare(a.ctx, service.CompareRequest{RunRequest: r, Providers: req.Providers})
 }
 
 // Comparison returns the side-by-side table of a session's runs.

@@ -18,10 +18,7 @@ import (
 	"strings"
 
 	"github.com/loopforge/loopforge/backend/config"
-	"github.com/loopforge/loopforge/backend/loop"
-	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/service"
-	"github.com/loopforge/loopforge/backend/store"
 	"github.com/spf13/cobra"
 )
 
@@ -54,10 +51,13 @@ type env struct {
 	newService func(ctx context.Context, workdir string) (*service.Service, error)
 }
 
-// usageError marks command-line mistakes (exit code 2).
+// usageError marks command-line mistakes: an invalid request, so exit code 2.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
+
+// Is makes a usage error classify as service.ErrInvalidRequest.
+func (e *usageError) Is(target error) bool { return target == service.ErrInvalidRequest }
 
 func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
 
@@ -92,24 +92,17 @@ func (e *env) main(ctx context.Context, args []string) int {
 	return exitCode(err)
 }
 
-func exitCode(err error) int {
-	var ue *usageError
-	var ce *config.Error
-	var pe *provider.Error
-	var xe *provider.ExecutionError
-	var parse *provider.ParseError
-	switch {
-	case strings.HasPrefix(err.Error(), "unknown command"): // cobra's own usage error
-		return ExitUsage
-	case errors.As(err, &ue), errors.As(err, &ce),
-		errors.Is(err, provider.ErrUnknownProvider), errors.Is(err, service.ErrInvalidRequest),
-		errors.Is(err, loop.ErrInvalidSettings), errors.Is(err, store.ErrNotFound):
-		return ExitUsage
-	case errors.As(err, &pe), errors.As(err, &xe), errors.As(err, &parse), errors.Is(err, provider.ErrCLINotFound):
-		return ExitProvider
-	}
-	return ExitFailed
+// exitCodes turns service.Classify's verdict into the documented exit codes.
+var exitCodes = map[service.Class]int{
+	service.ClassInternal:      ExitFailed,
+	service.ClassInvalid:       ExitUsage,
+	service.ClassNotFound:      ExitUsage,
+	service.ClassUnavailable:   ExitFailed,
+	service.ClassProviderSetup: ExitProvider,
+	service.ClassProvider:      ExitProvider,
 }
+
+func exitCode(err error) int { return exitCodes[service.Classify(err)] }
 
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -177,7 +170,14 @@ func (e *env) rootCmd() *cobra.Command {
 		Version:       service.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		// Not cobra.NoArgs: its "unknown command" error is untyped, and
+		// must be a usage error (exit 2) like every other mistake.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for %q; see `loopforge --help`", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.desktop(cmd.Context())
 		},

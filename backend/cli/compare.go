@@ -62,7 +62,7 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 	defer cancelOnInterrupt(svc, ids...)()
 
 	if !f.json {
-		fmt.Fprintf(e.stderr, "loopforge: comparing %d providers, session %s\n", len(info.Runs), info.SessionID)
+		fmt.Fprintf(e.stderr, "loopforge: comparing %d providers, %s, session %s\n", len(info.Runs), sandboxLabel(svc.Defaults(), rr.Mode == "workspace"), info.SessionID)
 	}
 	// One follower per run; output lines are serialised so columns never mix
 	// within a line.

@@ -33,8 +33,11 @@ func (e *env) providersCmd() *cobra.Command {
 					name += " *"
 				}
 				status := "ready"
-				if !p.Available {
+				switch {
+				case !p.Available:
 					status = "unavailable: " + p.Reason
+				case p.KeyRejected != nil:
+					status = fmt.Sprintf("key rejected at %s: %s", p.KeyRejected.At.Local().Format("15:04:05"), p.KeyRejected.Message)
 				}
 				version := p.Version
 				if version == "" {

@@ -75,7 +75,9 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 	if f.json {
 		p = &jsonPrinter{w: e.stdout}
 	} else {
-		p = newHumanPrinter(e.stdout, e.stderr, info)
+		hp := newHumanPrinter(e.stdout, e.stderr, info)
+		hp.sandbox = sandboxLabel(svc.Defaults(), req.Mode == "workspace")
+		p = hp
 	}
 	if err := svc.Follow(ctx, info.RunID, 0, p.event); err != nil {
 		return err
@@ -143,13 +145,18 @@ func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.Ru
 	}
 	req := service.RunRequest{Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language,
 		AllowNetwork: f.allowNetwork, Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task}
-	if cmd.Flags().Changed("max-iterations") && f.maxIter < 1 {
-		return req, "", usagef("--max-iterations must be at least 1 (got %d)", f.maxIter)
+	if cmd.Flags().Changed("max-iterations") {
+		if err := config.CheckMaxIterations("--max-iterations", f.maxIter); err != nil {
+			return req, "", usagef("%v", err)
+		}
 	}
 	if f.timeout != "" {
 		d, err := config.ParseDuration(f.timeout)
 		if err != nil {
 			return req, "", usagef("--timeout: %v", err)
+		}
+		if err := config.CheckTimeout("--timeout", d); err != nil {
+			return req, "", usagef("%v", err)
 		}
 		req.Timeout = d
 	}
@@ -239,6 +246,20 @@ type humanPrinter struct {
 	status   string
 	started  time.Time
 	warned   map[string]bool // sandbox warnings already shown (once per run)
+	sandbox  string          // for the header: how the code (or the workspace commands) is isolated
+}
+
+// sandboxLabel names how a run's code is isolated, as the app's sandbox line
+// does: the level this machine gives, or that workspace commands run
+// unsandboxed (loopforge.yml workspace: {sandbox: false}).
+func sandboxLabel(d service.Defaults, workspace bool) string {
+	switch {
+	case workspace && !d.CommandsSandboxed:
+		return "commands unsandboxed"
+	case d.Isolation == "":
+		return "no sandbox"
+	}
+	return "sandbox " + d.Isolation
 }
 
 func newHumanPrinter(out, errw io.Writer, info service.RunInfo) *humanPrinter {
@@ -272,7 +293,11 @@ func (p *humanPrinter) event(e event.Event) error {
 		if !r.Reflect {
 			reflect = "reflection off"
 		}
-		p.line("loopforge: %s%s, up to %d iteration%s, %s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, r.SessionID)
+		sandbox := ""
+		if p.sandbox != "" {
+			sandbox = ", " + p.sandbox
+		}
+		p.line("loopforge: %s%s, up to %d iteration%s, %s%s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, sandbox, r.SessionID)
 		if r.Mode == "workspace" {
 			p.line("workspace %s; validation: %s", r.Workdir, orNone(strings.Join(r.Validate, "; ")))
 		}

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -37,16 +39,21 @@ const (
 	DefaultLanguage      = "python"
 )
 
-// Error is a configuration problem the user must fix; the CLI maps it to exit
-// code 2. File is set when the problem is in a file.
+// Error is a configuration problem the user must fix (service.Classify
+// makes it exit code 2 and HTTP 400). File is set when the problem is in a
+// file, Line when it is known.
 type Error struct {
 	File string
+	Line int
 	Msg  string
 	Err  error
 }
 
 func (e *Error) Error() string {
 	s := e.Msg
+	if e.Line > 0 {
+		s = fmt.Sprintf("line %d: %s", e.Line, s)
+	}
 	if e.File != "" {
 		s = e.File + ": " + s
 	}
@@ -291,18 +298,16 @@ func (c *Config) readFile(workdir string) error {
 }
 
 func (c *Config) apply(path string, data []byte) error {
-	var f fileConfig
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)                                             // a typo in a key is an error, not a silent default
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) { // io.EOF: empty file
-		return &Error{File: path, Msg: "invalid YAML", Err: err}
+	f, err := decodeFile(path, data)
+	if err != nil {
+		return err
 	}
 	if f.Provider != "" {
 		c.Provider, c.ProviderSource = f.Provider, "file"
 	}
 	if f.MaxIterations != nil {
-		if *f.MaxIterations < 1 {
-			return &Error{File: path, Msg: fmt.Sprintf("max_iterations must be at least 1 (got %d)", *f.MaxIterations)}
+		if err := CheckMaxIterations("max_iterations", *f.MaxIterations); err != nil {
+			return &Error{File: path, Msg: err.Error()}
 		}
 		c.MaxIterations = *f.MaxIterations
 	}
@@ -310,7 +315,7 @@ func (c *Config) apply(path string, data []byte) error {
 		c.Reflect = *f.Reflect
 	}
 	if f.Timeout != "" {
-		d, err := ParseDuration(f.Timeout)
+		d, err := parseTimeout(f.Timeout)
 		if err != nil {
 			return &Error{File: path, Msg: "timeout", Err: err}
 		}
@@ -323,7 +328,7 @@ func (c *Config) apply(path string, data []byte) error {
 		if f.Timeout != "" {
 			return &Error{File: path, Msg: "timeout is set twice (timeout and limits.timeout); keep one"}
 		}
-		d, err := ParseDuration(f.Limits.Timeout)
+		d, err := parseTimeout(f.Limits.Timeout)
 		if err != nil {
 			return &Error{File: path, Msg: "limits.timeout", Err: err}
 		}
@@ -365,6 +370,31 @@ func (c *Config) apply(path string, data []byte) error {
 	}
 	c.Presets = f.Presets
 	return c.applyProfiles(path, &f.Providers)
+}
+
+// decodeFile reads loopforge.yml. A key the file format does not have is an
+// error naming the key, its line and the nearest valid key, not a silent
+// default.
+func decodeFile(path string, data []byte) (fileConfig, error) {
+	var f fileConfig
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return f, &Error{File: path, Msg: "invalid YAML", Err: err}
+	}
+	if err := unknownKey(path, &root, reflect.TypeFor[fileConfig](), ""); err != nil {
+		return f, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) { // io.EOF: empty file
+		// A wrong type ("max_iterations: many"): yaml lists each problem
+		// with its line on a line of its own; keep them on one.
+		if te, ok := errors.AsType[*yaml.TypeError](err); ok {
+			return f, &Error{File: path, Msg: strings.Join(te.Errors, "; ")}
+		}
+		return f, &Error{File: path, Msg: "invalid YAML", Err: err}
+	}
+	return f, nil
 }
 
 func (c *Config) applyProfiles(path string, node *yaml.Node) error {
@@ -419,6 +449,9 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 		p.Model = fp.Model
 	}
 	if fp.BaseURL != "" {
+		if err := CheckBaseURL(fp.BaseURL); err != nil {
+			return err
+		}
 		p.BaseURL = fp.BaseURL
 	}
 	if fp.APIKeyEnv != nil {
@@ -579,7 +612,8 @@ func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		var secs float64
-		if _, err2 := fmt.Sscanf(s, "%g", &secs); err2 == nil && fmt.Sprint(secs) == s {
+		// Bare seconds; beyond what a Duration holds (292 years) is a typo.
+		if _, err2 := fmt.Sscanf(s, "%g", &secs); err2 == nil && fmt.Sprint(secs) == s && secs < math.MaxInt64/float64(time.Second) {
 			d, err = time.Duration(secs*float64(time.Second)), nil
 		}
 	}

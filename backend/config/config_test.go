@@ -161,6 +161,61 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
+// Each mistake is named on one line (the CLI shows only the first): the
+// key, its line, the file and, when close, the key that was meant.
+func TestBadFilesNamedOnOneLine(t *testing.T) {
+	tests := []struct {
+		name, yml string
+		want      []string
+	}{
+		{"typo key", "provider: openai\nmax_iteration: 3\n", []string{`line 2: unknown key "max_iteration"`, "did you mean max_iterations?"}},
+		{"nested typo", "limits:\n  memroy: 1GiB\n", []string{`line 2: unknown key "memroy" in limits`, "did you mean memory?"}},
+		{"profile typo", "providers:\n  mine:\n    kind: openai\n    base_ur: http://x\n", []string{`line 4: unknown key "base_ur" in providers.mine`, "did you mean base_url?"}},
+		{"tool typo", "tools:\n  - name: t\n    comand: ls\n", []string{`line 3: unknown key "comand" in tools[0]`, "did you mean command?"}},
+		{"far from any key", "colour: blue\n", []string{`line 1: unknown key "colour"`, "valid keys: ", "max_iterations"}},
+		{"wrong type", "max_iterations: many\nreflect: maybe\n", []string{"line 1: cannot unmarshal", "line 2: cannot unmarshal"}},
+		{"too many iterations", "max_iterations: 500\n", []string{"max_iterations must be at most 50 (got 500)"}},
+		{"huge timeout", "timeout: 1e+300\n", []string{"timeout", "not a duration"}},
+		{"timeout over the cap", "timeout: 48h\n", []string{"timeout", "more than 24h"}},
+		{"base_url without scheme", "providers:\n  mine:\n    kind: openai\n    base_url: localhost:8080/v1\n", []string{`line 2: provider "mine"`, "http:// or https://"}},
+		{"base_url without host", "providers:\n  openai:\n    base_url: https:///v1\n", []string{`provider "openai"`, "has no host"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := t.TempDir()
+			write(t, wd, FileName, tt.yml)
+			_, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a *config.Error", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, filepath.Join(wd, FileName)+": ") {
+				t.Fatalf("want one line starting with the file's path:\n%s", msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not contain %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckBaseURL(t *testing.T) {
+	for _, ok := range []string{"https://api.openai.com/v1", "http://localhost:11434/v1", "http://127.0.0.1:8080"} {
+		if err := CheckBaseURL(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"localhost:8080", "api.openai.com/v1", "ftp://x/v1", "http://", "https://:80/v1", "http://[::1", "::bad"} {
+		var ce *Error
+		if err := CheckBaseURL(bad); !errors.As(err, &ce) {
+			t.Errorf("%s: %v, want a *config.Error", bad, err)
+		}
+	}
+}
+
 func TestEmptyFileIsFine(t *testing.T) {
 	wd := t.TempDir()
 	write(t, wd, FileName, "")
@@ -277,7 +332,7 @@ func TestBadLimits(t *testing.T) {
 		"limits:\n  processes: 1\n":               "limits.processes must be at least 4",
 		"limits:\n  cpus: 0\n":                    "limits.cpus must be positive",
 		"limits:\n  output: 10\n":                 "limits.output must be at least 1.0 KiB",
-		"limits:\n  memroy: 1GiB\n":               "field memroy not found",
+		"limits:\n  memroy: 1GiB\n":               `unknown key "memroy" in limits (did you mean memory?)`,
 		"timeout: 10s\nlimits:\n  timeout: 20s\n": "timeout is set twice",
 		"workspace:\n  command_timeout: soon\n":   "workspace.command_timeout",
 	} {

@@ -97,7 +97,11 @@ func ParseFormat(s string) (Format, error) {
 // ErrNoCode is wrapped by Render when the chosen run has no final code (it
 // failed before any code was generated) and the format is a script or a
 // notebook.
-var ErrNoCode = errors.New("the run has no final code")
+var ErrNoCode = errors.New("this run produced no code to export")
+
+// ErrRunNotFound is wrapped by Render when the run asked for is not in the
+// session.
+var ErrRunNotFound = errors.New("no such run in this session")
 
 // Render produces one export of b: a suggested file name (already passed
 // through SafeName) and the file's content.
@@ -129,7 +133,7 @@ func Render(b *Bundle, f Format, runID string) (name string, data []byte, err er
 	if runID != "" {
 		i := slices.IndexFunc(runs, func(r store.Run) bool { return r.ID == runID })
 		if i < 0 {
-			return "", nil, fmt.Errorf("export: run %q is not in session %q", runID, b.Session.ID)
+			return "", nil, fmt.Errorf("export: %w: %q (session %q)", ErrRunNotFound, runID, b.Session.ID)
 		}
 		chosen = &runs[i]
 	}

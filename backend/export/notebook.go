@@ -74,7 +74,7 @@ type nbStream struct {
 // cell starts with the %%sh magic so it runs in the Python kernel.
 func notebook(b *Bundle, r *store.Run) ([]byte, error) {
 	if r.FinalCode == "" {
-		return nil, fmt.Errorf("export: %s run %q: %w (%s)", r.Provider, r.ID, ErrNoCode, noCodeReason(r))
+		return nil, fmt.Errorf("export: %s run %q: %w (%s); the md, html and json exports still show what happened", r.Provider, r.ID, ErrNoCode, noCodeReason(r))
 	}
 	if langOf(r).fence == "diff" {
 		return nil, fmt.Errorf("export: %s run %q: %w: export it as py (a .patch file), md, html, zip or json", r.Provider, r.ID, ErrNotRunnable)

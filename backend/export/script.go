@@ -24,7 +24,7 @@ var codingLine = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+`)
 // a coding declaration stay on top, where they must be to work.
 func script(b *Bundle, r *store.Run) ([]byte, error) {
 	if r.FinalCode == "" {
-		return nil, fmt.Errorf("export: %s run %q: %w (%s)", r.Provider, r.ID, ErrNoCode, noCodeReason(r))
+		return nil, fmt.Errorf("export: %s run %q: %w (%s); the md, html and json exports still show what happened", r.Provider, r.ID, ErrNoCode, noCodeReason(r))
 	}
 	top, rest := splitPreamble(r.FinalCode)
 	var sb strings.Builder

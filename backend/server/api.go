@@ -3,7 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/loop"
-	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -74,15 +73,25 @@ type RunRequest struct {
 	Task     *loop.Task `json:"task,omitempty"` // inputs and constraints (instructions default to prompt)
 }
 
-// ToService converts the wire request.
-func (r RunRequest) ToService() service.RunRequest {
+// ToService converts the wire request. A timeout that is not a positive
+// number of seconds within config.MaxTimeout is refused (0 or absent: the
+// configured default), like the CLI's --timeout.
+func (r RunRequest) ToService() (service.RunRequest, error) {
+	var timeout time.Duration
+	if r.TimeoutSeconds != 0 {
+		d, err := config.CheckTimeoutSeconds("timeout_seconds", r.TimeoutSeconds)
+		if err != nil {
+			return service.RunRequest{}, fmt.Errorf("%w: %w", service.ErrInvalidRequest, err)
+		}
+		timeout = d
+	}
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
 		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh,
-		Timeout:      time.Duration(r.TimeoutSeconds * float64(time.Second)),
+		Timeout:      timeout,
 		AllowNetwork: r.AllowNetwork,
 		Mode:         r.Mode, Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task,
-	}
+	}, nil
 }
 
 func (s *Server) routeAPI() {
@@ -100,11 +109,16 @@ func (s *Server) routeAPI() {
 		writeJSON(w, http.StatusOK, b.Presets())
 	})
 	s.mux.HandleFunc("POST /api/runs", func(w http.ResponseWriter, r *http.Request) {
-		var req RunRequest
-		if !decode(w, r, &req) {
+		var wire RunRequest
+		if !decode(w, r, &wire) {
 			return
 		}
-		info, err := b.StartRun(r.Context(), req.ToService())
+		req, err := wire.ToService()
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		info, err := b.StartRun(r.Context(), req)
 		if err != nil {
 			s.fail(w, err)
 			return
@@ -112,11 +126,16 @@ func (s *Server) routeAPI() {
 		writeJSON(w, http.StatusCreated, info)
 	})
 	s.mux.HandleFunc("POST /api/compare", func(w http.ResponseWriter, r *http.Request) {
-		var req CompareRequest
-		if !decode(w, r, &req) {
+		var wire CompareRequest
+		if !decode(w, r, &wire) {
 			return
 		}
-		info, err := b.StartCompare(r.Context(), service.CompareRequest{RunRequest: req.ToService(), Providers: req.Providers})
+		req, err := wire.ToService()
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		info, err := b.StartCompare(r.Context(), service.CompareRequest{RunRequest: req, Providers: wire.Providers})
 		if err != nil {
 			s.fail(w, err)
 			return
@@ -225,25 +244,26 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// fail maps domain errors to HTTP statuses; only here do errors become codes.
+// httpStatus turns service.Classify's verdict into an HTTP status.
+var httpStatus = map[service.Class]int{
+	service.ClassInternal:      http.StatusInternalServerError,
+	service.ClassInvalid:       http.StatusBadRequest,
+	service.ClassNotFound:      http.StatusNotFound,
+	service.ClassUnavailable:   http.StatusConflict,
+	service.ClassProviderSetup: http.StatusBadRequest,
+	service.ClassProvider:      http.StatusBadGateway,
+}
+
+// fail answers a domain error with the status of its class and its first
+// line; only internal errors are logged (the others are the caller's to fix).
 func (s *Server) fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	var ce *config.Error
-	var pe *provider.Error
-	switch {
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, service.ErrRunNotFound):
-		status = http.StatusNotFound
-	case errors.As(err, &ce), errors.Is(err, service.ErrInvalidRequest), errors.Is(err, provider.ErrUnknownProvider),
-		errors.Is(err, loop.ErrInvalidSettings), errors.Is(err, provider.ErrMissingKey):
-		status = http.StatusBadRequest
-	case errors.As(err, &pe):
-		status = http.StatusBadGateway
-	default:
+	class := service.Classify(err)
+	if class == service.ClassInternal {
 		s.opts.Logger.Error("api call failed", "err", err)
 	}
 	msg := err.Error()
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	writeError(w, status, msg)
+	writeError(w, httpStatus[class], msg)
 }

@@ -87,6 +87,7 @@ type Service struct {
 	owner *owner.Claim
 	// ownersDir holds every process's owner claim (next to the database).
 	ownersDir string
+	keys      keyHealth // providers whose key was just rejected
 }
 
 // New opens the history and prepares the executor. Runs left unfinished by a
@@ -240,6 +241,9 @@ func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error)
 		p.Model = model
 	}
 	if baseURL != "" {
+		if err := config.CheckBaseURL(baseURL); err != nil {
+			return provider.Profile{}, err
+		}
 		p.BaseURL = baseURL
 	}
 	return p, nil
@@ -378,8 +382,8 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if set.MaxIterations == 0 {
 		set.MaxIterations = s.cfg.MaxIterations
 	}
-	if set.MaxIterations < 1 {
-		return prepared{}, fmt.Errorf("%w: the iteration limit must be at least 1 (got %d)", ErrInvalidRequest, set.MaxIterations)
+	if err := config.CheckMaxIterations("the iteration limit", set.MaxIterations); err != nil {
+		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	if req.Reflect != nil {
 		set.Reflect = *req.Reflect
@@ -392,7 +396,10 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	set.Limits.Timeout = s.cfg.Timeout
-	if req.Timeout > 0 {
+	if req.Timeout != 0 {
+		if err := config.CheckTimeout("the time limit", req.Timeout); err != nil {
+			return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		}
 		set.Limits.Timeout = req.Timeout
 	}
 	set.AllowNetwork = req.AllowNetwork
@@ -420,6 +427,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 			return prepared{}, err
 		}
 	}
+	model = s.watch(prof, model)
 	if err := s.prepareWorkspace(ctx, req, prof, model, &set); err != nil {
 		return prepared{}, err
 	}

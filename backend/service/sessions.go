@@ -85,6 +85,10 @@ type ProviderStatus struct {
 	FirstByteTimeoutSeconds float64 `json:"first_byte_timeout_seconds,omitempty"`
 	IdleTimeoutSeconds      float64 `json:"idle_timeout_seconds,omitempty"`
 	TimeoutSeconds          float64 `json:"timeout_seconds"`
+	// KeyRejected: the provider's last call in this process was refused as
+	// unauthorised, with the profile as configured now. It stays Available
+	// (the user may retry) and clears when a later call succeeds.
+	KeyRejected *KeyRejection `json:"key_rejected,omitempty"`
 }
 
 // withLimits fills in the time limits of profile p.
@@ -132,6 +136,7 @@ func (s *Service) Providers() []ProviderStatus {
 			continue
 		}
 		st.Available = true
+		st.KeyRejected = s.keys.rejection(p)
 		out[i] = st
 		if c, ok := prov.(checker); ok {
 			wg.Add(1)

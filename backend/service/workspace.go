@@ -95,7 +95,7 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 		if err != nil {
 			return fmt.Errorf("auditor: %w", err)
 		}
-		ws.Auditor = am
+		ws.Auditor = s.watch(ap, am)
 		ws.Meta["auditor"] = ap.Name
 	}
 	set.Mode, set.Workdir, set.Workspace = provider.ModeWorkspace, repo.Dir, ws

@@ -57,6 +57,7 @@ const en = {
     noProviders: 'No provider is configured.',
     noReadyProvider: 'No provider is ready. Fix one of the reasons below, then press Retry.',
     notReady: 'not ready',
+    keyRejected: (time: string, why: string) => `Key rejected at ${time}: ${why}`,
     notReadyCount: (n: number) => `${n} not ready — why?`,
     isDefault: 'default',
     retry: 'Retry',
@@ -272,6 +273,7 @@ const en = {
     saved: (path: string) => `Saved to ${path}`,
     cancelled: 'Not saved.',
     failed: 'Export failed',
+    noCode: 'This run produced no code to export; the handout and the JSON still show what happened.',
   },
 
   stats: {
@@ -407,6 +409,7 @@ const pt: Strings = {
     noProviders: 'Nenhum provedor configurado.',
     noReadyProvider: 'Nenhum provedor está pronto. Corrija um dos motivos abaixo e pressione Tentar de novo.',
     notReady: 'não está pronto',
+    keyRejected: (time: string, why: string) => `Chave recusada às ${time}: ${why}`,
     notReadyCount: (n: number) => `${n} não ${n === 1 ? 'está pronto' : 'estão prontos'} — por quê?`,
     isDefault: 'padrão',
     retry: 'Tentar de novo',
@@ -619,6 +622,7 @@ const pt: Strings = {
     saved: (path: string) => `Salvo em ${path}`,
     cancelled: 'Não salvo.',
     failed: 'Falha ao exportar',
+    noCode: 'Esta execução não produziu código para exportar; a apostila e o JSON ainda mostram o que aconteceu.',
   },
 
   stats: {

@@ -21,6 +21,12 @@ import type {
   StreamMessage,
 } from './types'
 
+/** One downloaded export: the server's file name and the content. */
+export interface ExportFile {
+  name: string
+  data: Blob
+}
+
 export type Face = 'web' | 'desktop'
 
 export interface Api {
@@ -46,6 +52,12 @@ export interface Api {
    * (an attachment; runId picks one run, "" = the whole session).
    */
   readonly exportURL: ((sessionId: string, format: ExportFormat, runId?: string) => string) | null
+  /**
+   * Web only (null on the desktop): fetches the export at exportURL, so a
+   * refusal (e.g. 409: the run produced no code) reaches the user as an
+   * ApiError instead of a silently cancelled download.
+   */
+  readonly fetchExport: ((sessionId: string, format: ExportFormat, runId?: string) => Promise<ExportFile>) | null
   /**
    * Desktop only (null on the web): the native save dialog; resolves to the
    * saved path, "" when the user cancelled.

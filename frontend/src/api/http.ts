@@ -32,22 +32,44 @@ async function call(fetchFn: typeof fetch, method: Method, path: string, body?: 
   }
   if (body !== undefined) init.body = JSON.stringify(body)
   const res = await fetchFn(path, init)
-  if (!res.ok) {
-    // The server answers {error: "one line"}; anything else is named by status.
-    let message = ''
-    try {
-      const b = (await res.json()) as { error?: unknown }
-      if (typeof b?.error === 'string') message = b.error
-    } catch {
-      // not JSON
-    }
-    if (!message) {
-      const detail = res.statusText ? ` ${res.statusText}` : ''
-      message = `${method} ${path} failed: HTTP ${res.status}${detail}`
-    }
-    throw new ApiError(message, res.status)
-  }
+  if (!res.ok) throw await failure(res, method, path)
   return res.json()
+}
+
+/** failure reads the server's {error: "one line"}; anything else is named by status. */
+async function failure(res: Response, method: Method, path: string): Promise<ApiError> {
+  let message = ''
+  try {
+    const b = (await res.json()) as { error?: unknown }
+    if (typeof b?.error === 'string') message = b.error
+  } catch {
+    // not JSON
+  }
+  if (!message) {
+    const detail = res.statusText ? ` ${res.statusText}` : ''
+    message = `${method} ${path} failed: HTTP ${res.status}${detail}`
+  }
+  return new ApiError(message, res.status)
+}
+
+/**
+ * attachmentName reads the file name of a Content-Disposition header, in
+ * either form Go's mime.FormatMediaType writes: filename="a.py", or
+ * filename*=utf-8''%C3%A1.py for names that are not plain ASCII.
+ */
+export function attachmentName(header: string | null): string | null {
+  if (!header) return null
+  const ext = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header)
+  if (ext) {
+    try {
+      return decodeURIComponent(ext[2].trim())
+    } catch {
+      // fall through to the plain form
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(header)
+  if (!plain) return null
+  return plain[1] != null ? plain[1].replace(/\\(.)/g, '$1') : plain[2]
 }
 
 function field<T>(body: unknown, name: string, type: 'string'): T {
@@ -81,6 +103,8 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
   const f = o.fetchFn ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
   let events = o.events
   const enc = encodeURIComponent
+  const exportURL = (id: string, format: ExportFormat, runId?: string) =>
+    `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}`
   return {
     face: 'web',
     version: async () => field<string>(await call(f, 'GET', '/api/health'), 'version', 'string'),
@@ -91,8 +115,13 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
     startCompare: async (req: CompareRequest) => (await call(f, 'POST', '/api/compare', req)) as CompareInfo,
     comparison: async (id: string) => list<ComparisonRow>(await call(f, 'GET', `/api/sessions/${enc(id)}/comparison`), 'comparison'),
     stats: async () => (await call(f, 'GET', '/api/stats')) as Stats,
-    exportURL: (id: string, format: ExportFormat, runId?: string) =>
-      `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}`,
+    exportURL,
+    fetchExport: async (id: string, format: ExportFormat, runId?: string) => {
+      const path = exportURL(id, format, runId)
+      const res = await f(path, { method: 'GET', credentials: 'same-origin' })
+      if (!res.ok) throw await failure(res, 'GET', path)
+      return { name: attachmentName(res.headers.get('Content-Disposition')) ?? `export.${format}`, data: await res.blob() }
+    },
     saveExport: null,
     cancelRun: async (id: string) => {
       await call(f, 'POST', `/api/runs/${enc(id)}/cancel`)

@@ -2,7 +2,7 @@ import type { Api } from './api'
 import { httpApi } from './http'
 import { wailsApi } from './wails'
 
-export type { Api, ConnectionState, EventStream, Face } from './api'
+export type { Api, ConnectionState, EventStream, ExportFile, Face } from './api'
 export { ApiError, errorMessage } from './api'
 export type * from './types'
 

@@ -18,6 +18,20 @@ export interface ProviderStatus {
   first_byte_timeout_seconds?: number
   idle_timeout_seconds?: number
   timeout_seconds?: number
+  /**
+   * Its last call (in this loopforge process) was refused as unauthorised
+   * with the profile as configured now; cleared when a later call succeeds.
+   * The provider stays available: the user may retry.
+   */
+  key_rejected?: KeyRejection | null
+}
+
+/** When and why a provider's key was rejected (backend/service.KeyRejection). */
+export interface KeyRejection {
+  /** RFC 3339. */
+  at: string
+  /** What the provider said, e.g. "the API key was rejected (HTTP 401); check OPENAI_API_KEY". */
+  message: string
 }
 
 export interface Preset {

@@ -53,6 +53,7 @@ export function createWailsApi(socket?: SocketFactory): Api {
     comparison: wrap(async (id: string) => ((await App.Comparison(id)) ?? []) as unknown as ComparisonRow[]),
     stats: wrap(async () => (await App.Stats()) as unknown as Stats),
     exportURL: null,
+    fetchExport: null,
     saveExport: wrap((id: string, format: ExportFormat, runId?: string) => App.ExportSession(id, format, runId ?? '')),
     cancelRun: wrap((id: string) => App.CancelRun(id)),
     sessions: wrap(async (q: string, limit: number) => ((await App.Sessions(q, limit)) ?? []) as unknown as SessionSummary[]),

@@ -27,6 +27,7 @@ export function CompareView() {
   // "done" per column, as a string so the selector result compares by value.
   const done = useRuns((r) => columns.map((col) => (r.runs[col.runId] && isFinished(r.runs[col.runId]) ? '1' : '0')).join(''))
   const allDone = columns.length > 0 && !done.includes('0')
+  const anyCode = useRuns((r) => columns.some((col) => !!r.runs[col.runId]?.finalCode))
   const anyRunning = done.includes('0')
   const runKey = columns.map((x) => x.runId).join(',')
 
@@ -55,7 +56,7 @@ export function CompareView() {
               {c.cancelAll}
             </button>
           )}
-          {allDone && <ExportMenu sessionId={sessionId} workspace={workspace} />}
+          {allDone && <ExportMenu sessionId={sessionId} workspace={workspace} hasCode={anyCode} />}
         </div>
       </div>
       {rerunError && (

@@ -1,6 +1,6 @@
 import type { ExportFormat } from '../api'
 import { useExports, useStores } from '../stores'
-import { exportFormats } from '../stores/exports'
+import { codeFormats, exportFormats, exportTarget } from '../stores/exports'
 import { strings } from '../strings'
 
 interface Props {
@@ -17,6 +17,12 @@ interface Props {
   workspace?: boolean
   /** The run's language (python, sh, javascript): names its script. */
   language?: string
+  /**
+   * False when the run (or no run of the session) produced final code, e.g.
+   * a rejected key or a workspace run that changed nothing: the script and
+   * notebook are then shown disabled, saying why.
+   */
+  hasCode?: boolean
 }
 
 /** exportLabel names one entry of the menu; a workspace run's script is its patch. */
@@ -32,18 +38,22 @@ export function exportLabel(f: ExportFormat, workspace: boolean, language?: stri
 /**
  * ExportMenu: the final script (a workspace run's patch), a zip of every
  * script, a handout, a notebook (not for a patch) or the whole session. In
- * the browser each entry is a download link; on the desktop it opens the
- * save dialog and says where the file went.
+ * the browser each entry is a download link that is fetched first, so a
+ * refusal is shown here; on the desktop it opens the save dialog and says
+ * where the file went. Formats that need code are disabled without it.
  */
-export function ExportMenu({ sessionId, runId, formats = exportFormats, workspace = false, language }: Props) {
+export function ExportMenu({ sessionId, runId, formats = exportFormats, workspace = false, language, hasCode = true }: Props) {
   const stores = useStores()
   const e = strings.exports
   const download = useExports((x) => x.download)
   const saving = useExports((x) => x.saving)
+  const mine = useExports((x) => x.target === exportTarget(sessionId, runId))
   const savedPath = useExports((x) => x.savedPath)
   const error = useExports((x) => x.error)
   const x = stores.exports.getState()
+  const fetchFirst = stores.api.fetchExport != null
   const offered = workspace ? formats.filter((f) => f !== 'ipynb') : formats
+  const closeMenu = (el: HTMLElement) => (el.closest('details') as HTMLDetailsElement | null)?.removeAttribute('open')
   return (
     <div className="export">
       <details className="export-menu" data-testid="export-menu" data-workspace={workspace || undefined}>
@@ -51,8 +61,24 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats, workspac
         <ul className="export-list" role="menu">
           {offered.map((f) => (
             <li key={f} role="none">
-              {download ? (
-                <a role="menuitem" className="export-item" href={x.url(sessionId, f, runId)} download data-testid={`export-${f}`}>
+              {!hasCode && codeFormats.includes(f) ? (
+                <span role="menuitem" aria-disabled="true" className="export-item export-item-disabled" title={e.noCode} data-testid={`export-${f}`}>
+                  {exportLabel(f, workspace, language)}
+                </span>
+              ) : download ? (
+                <a
+                  role="menuitem"
+                  className="export-item"
+                  href={x.url(sessionId, f, runId)}
+                  download
+                  onClick={(ev) => {
+                    if (!fetchFirst) return // a plain download
+                    ev.preventDefault()
+                    closeMenu(ev.currentTarget)
+                    void x.fetchAndSave(sessionId, f, runId)
+                  }}
+                  data-testid={`export-${f}`}
+                >
                   {exportLabel(f, workspace, language)}
                 </a>
               ) : (
@@ -62,7 +88,7 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats, workspac
                   className="export-item"
                   disabled={saving}
                   onClick={(ev) => {
-                    ;(ev.currentTarget.closest('details') as HTMLDetailsElement | null)?.removeAttribute('open')
+                    closeMenu(ev.currentTarget)
                     void x.save(sessionId, f, runId)
                   }}
                   data-testid={`export-${f}`}
@@ -74,13 +100,13 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats, workspac
           ))}
         </ul>
       </details>
-      {!download && savedPath != null && (
+      {mine && !download && savedPath != null && (
         <span className="muted small export-result" role="status" data-testid="export-saved">
           {savedPath ? e.saved(savedPath) : e.cancelled}
         </span>
       )}
-      {!download && error && (
-        <span className="notice notice-error small" role="alert">
+      {mine && error && (
+        <span className="notice notice-error small" role="alert" data-testid="export-error">
           <strong>{e.failed}:</strong> {error}
         </span>
       )}

@@ -218,7 +218,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
               {strings.compare.open}
             </button>
           )}
-          {runs.length > 0 && <ExportMenu sessionId={detail.id} workspace={isWorkspaceSession(detail)} />}
+          {runs.length > 0 && <ExportMenu sessionId={detail.id} workspace={isWorkspaceSession(detail)} hasCode={runs.some((r) => !!r.final_code)} />}
           {!confirming ? (
             <button type="button" className="btn btn-ghost btn-danger-text" onClick={() => setConfirming(true)} data-testid="delete">
               {h.delete}

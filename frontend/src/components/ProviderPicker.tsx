@@ -1,3 +1,4 @@
+import { when } from '../format'
 import { useProviders } from '../stores'
 import { strings } from '../strings'
 
@@ -7,7 +8,11 @@ interface Props {
   onToggle(name: string, on: boolean): void
 }
 
-/** ProviderPicker lists every profile: ready ones can be ticked (several to compare), the others say why not. */
+/**
+ * ProviderPicker lists every profile: ready ones can be ticked (several to
+ * compare), the others say why not. A ready one whose key was just rejected
+ * keeps its box (the user may retry) but gets an amber dot and the reason.
+ */
 export function ProviderPicker({ value, onToggle }: Props) {
   const s = strings.run
   const providers = useProviders((p) => p.providers)
@@ -41,17 +46,25 @@ export function ProviderPicker({ value, onToggle }: Props) {
         </p>
       )}
       <ul className="provider-list">
-        {ready.map((p) => (
-          <li key={p.name} className="provider" data-testid={`provider-${p.name}`}>
-            <label>
-              <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
-              <span className="dot dot-ok" aria-hidden="true" />
-              <span className="provider-name">{p.name}</span>
-              <span className="provider-model">{p.model}</span>
-              {p.default && <span className="tag">{s.isDefault}</span>}
-            </label>
-          </li>
-        ))}
+        {ready.map((p) => {
+          const rejected = p.key_rejected ? s.keyRejected(when(p.key_rejected.at), p.key_rejected.message) : null
+          return (
+            <li key={p.name} className="provider" data-testid={`provider-${p.name}`} data-state={rejected ? 'key-rejected' : 'ready'}>
+              <label title={rejected ?? undefined}>
+                <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
+                <span className={rejected ? 'dot dot-warn' : 'dot dot-ok'} aria-hidden="true" data-testid={`provider-dot-${p.name}`} />
+                <span className="provider-name">{p.name}</span>
+                <span className="provider-model">{p.model}</span>
+                {p.default && <span className="tag">{s.isDefault}</span>}
+              </label>
+              {rejected && (
+                <p className="provider-reason" role="status" data-testid={`provider-rejected-${p.name}`}>
+                  {rejected}
+                </p>
+              )}
+            </li>
+          )
+        })}
       </ul>
       {ready.length > 1 && <p className="muted small compare-hint">{s.compareHint}</p>}
       {notReady.length > 0 && (

@@ -74,7 +74,7 @@ export function RunView({ runId, replay = false }: Props) {
       {workspace && <WorkspaceSummary run={run} />}
       {!live && run.sessionId && (
         <div className="run-tools">
-          <ExportMenu sessionId={run.sessionId} runId={run.runId} formats={['py', 'md', 'html', 'ipynb', 'json']} workspace={workspace} language={run.language} />
+          <ExportMenu sessionId={run.sessionId} runId={run.runId} formats={['py', 'md', 'html', 'ipynb', 'json']} workspace={workspace} language={run.language} hasCode={!!run.finalCode} />
         </div>
       )}
       {live && !run.fromHistory && connection.status === 'reconnecting' && (

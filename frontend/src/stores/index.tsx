@@ -14,10 +14,11 @@ import type { StoreApi } from 'zustand/vanilla'
 import type { Api } from '../api'
 import { createCompareStore, type CompareState, type CompareStore } from './compare'
 import { createComposerStore, type ComposerState, type ComposerStore } from './composer'
-import { createExportsStore, type ExportsState, type ExportsStore } from './exports'
+import { createExportsStore, type ExportsState, type ExportsStore, type SaveFile } from './exports'
 import { createHistoryStore, type HistoryState, type HistoryStore } from './history'
 import type { KV } from './persist'
 import { createProvidersStore, type ProvidersState, type ProvidersStore } from './providers'
+import { isFinished } from './runModel'
 import { createRunsStore, type RunsOptions, type RunsState, type RunsStore } from './runs'
 import { createSettingsStore, type Lang, type SettingsState, type SettingsStore } from './settings'
 import { createStatsStore, type StatsState, type StatsStore } from './stats'
@@ -41,6 +42,8 @@ export interface StoresOptions extends RunsOptions {
   systemDark?: boolean
   /** The language when none was chosen yet (default: the browser's). */
   lang?: Lang
+  /** Hands a downloaded export to the user (default: the browser's download). */
+  saveFile?: SaveFile
 }
 
 export function createStores(api: Api, opts: StoresOptions = {}): Stores {
@@ -50,6 +53,12 @@ export function createStores(api: Api, opts: StoresOptions = {}): Stores {
   // The form starts from the configured settings as soon as they arrive.
   providers.subscribe((s, prev) => {
     if (s.loaded && !prev.loaded) composer.getState().applyDefaults(s.defaults)
+  })
+  // A run that just ended may have changed what the server knows of its
+  // provider (a rejected key, or a call that worked again): list them anew.
+  runs.subscribe((s, prev) => {
+    const ended = Object.values(s.runs).some((r) => !r.fromHistory && isFinished(r) && prev.runs[r.runId] && !isFinished(prev.runs[r.runId]))
+    if (ended) void providers.getState().refresh()
   })
   return {
     api,
@@ -61,7 +70,7 @@ export function createStores(api: Api, opts: StoresOptions = {}): Stores {
     settings: createSettingsStore(opts.storage, opts.systemDark, opts.lang),
     compare: createCompareStore(api, runs),
     stats: createStatsStore(api),
-    exports: createExportsStore(api),
+    exports: createExportsStore(api, opts.saveFile),
   }
 }
 

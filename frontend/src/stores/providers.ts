@@ -15,6 +15,8 @@ export interface ProvidersState {
   loaded: boolean
   error: string | null
   load(): Promise<void>
+  /** Lists the providers again, quietly (a failure keeps the last list). */
+  refresh(): Promise<void>
 }
 
 export type ProvidersStore = StoreApi<ProvidersState>
@@ -35,6 +37,13 @@ export function createProvidersStore(api: Api): ProvidersStore {
         set({ providers, presets, defaults, loading: false, loaded: true })
       } catch (err) {
         set({ loading: false, error: errorMessage(err) })
+      }
+    },
+    async refresh() {
+      try {
+        set({ providers: await api.providers() })
+      } catch {
+        // The list shown is still the best known; load() reports errors.
       }
     },
   }))

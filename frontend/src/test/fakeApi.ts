@@ -53,7 +53,7 @@ export const presets: Preset[] = [
   { id: 'data-structures-en', title: 'Data structures (en)', prompt: 'Write a didactic Python script' },
 ]
 
-type Optional = 'chooseWorkdir' | 'folders' | 'exportURL' | 'saveExport'
+type Optional = 'chooseWorkdir' | 'folders' | 'exportURL' | 'fetchExport' | 'saveExport'
 export type FakeApi = Api & {
   [K in Exclude<keyof Api, 'face' | 'events' | Optional>]: ReturnType<typeof vi.fn>
 } & { events: FakeEvents } & { [K in Optional]: ReturnType<typeof vi.fn> | null }
@@ -108,6 +108,10 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
     comparison: vi.fn().mockResolvedValue([]),
     stats: vi.fn().mockResolvedValue({ total: { runs: 0, successes: 0, failures: 0, cancelled: 0, exec_timeouts: 0, success_rate: 0, avg_duration_ms: 0, median_duration_ms: 0, avg_iterations_to_success: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 }, groups: [] }),
     exportURL: face === 'web' ? vi.fn().mockImplementation((id: string, f: string, r?: string) => `/api/sessions/${id}/export?format=${f}${r ? `&run=${r}` : ''}`) : null,
+    fetchExport:
+      face === 'web'
+        ? vi.fn().mockImplementation(async (id: string, f: string) => ({ name: `${id}.${f}`, data: new Blob(['print(1)\n']) }))
+        : null,
     saveExport: face === 'desktop' ? vi.fn().mockResolvedValue('/home/me/saved.py') : null,
     startRun: vi.fn().mockImplementation(async (req: { session_id?: string; provider?: string }) => {
       runs++

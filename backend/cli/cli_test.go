@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/service"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.RunChildIfRequested() // the test binary is the sandbox shim
+	os.Exit(m.Run())
+}
+
+// okModel answers every request with a program that prints ok.
+type okModel struct{}
+
+func (okModel) Name() string                        { return "fake" }
+func (okModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+func (okModel) Stream(context.Context, provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		text := "```python\nprint('ok')\n```\n"
+		if yield(provider.Delta{Text: text}, nil) {
+			yield(provider.Delta{Done: &provider.Response{Content: text}}, nil)
+		}
+	}
+}
+
+// cliRun runs the CLI in-process with its own LOOPFORGE_HOME, an OpenAI key
+// in the environment and a "fake" profile answering with okModel.
+func cliRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	home := t.TempDir()
+	vars := map[string]string{"LOOPFORGE_HOME": home, "OPENAI_API_KEY": "sk-test"}
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	e.newService = func(ctx context.Context, workdir string) (*service.Service, error) {
+		cfg, err := config.Load(config.Options{Workdir: workdir, LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Profiles["fake"] = provider.Profile{Name: "fake", Kind: "fake"}
+		cfg.Order = append(cfg.Order, "fake")
+		reg := service.DefaultRegistry()
+		reg["fake"] = func(provider.Profile) (provider.Provider, error) { return okModel{}, nil }
+		return service.New(ctx, service.Options{Config: cfg, Registry: reg})
+	}
+	code = e.main(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func TestConfigurationMistakesExit2OnOneLine(t *testing.T) {
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, config.FileName), []byte("provider: fake\nmax_iteration: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"base_url without scheme", []string{"run", "-p", "openai", "--base-url", "localhost:8080/v1", "x"}, []string{"base_url", "http:// or https://"}},
+		{"base_url without host", []string{"run", "-p", "openai", "--base-url", "https://", "x"}, []string{"base_url", "no host"}},
+		{"unknown config key", []string{"run", "--workdir", bad, "x"}, []string{config.FileName, "line 2", `unknown key "max_iteration"`, "did you mean max_iterations?"}},
+		{"iterations over the cap", []string{"run", "-p", "fake", "-n", "51", "x"}, []string{"--max-iterations must be at most 50 (got 51)"}},
+		{"timeout over the cap", []string{"run", "-p", "fake", "--timeout", "48h", "x"}, []string{"--timeout must be at most 24h"}},
+		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := cliRun(t, tt.args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d:\n%s", code, ExitUsage, stderr)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("want one line:\n%s", stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not contain %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestRunHeaderNamesTheSandbox(t *testing.T) {
+	r, err := sandbox.NewRunner(sandbox.Options{})
+	if err != nil {
+		t.Skipf("no sandbox on this machine: %v", err)
+	}
+	code, stdout, stderr := cliRun(t, "run", "-p", "fake", "-n", "1", "x")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	header, _, _ := strings.Cut(stderr, "\n")
+	if !strings.HasPrefix(header, "loopforge: fake, up to 1 iteration, ") || !strings.Contains(header, ", sandbox "+r.Isolation()+", session ") {
+		t.Fatalf("header %q should name the sandbox level %q", header, r.Isolation())
+	}
+	if stdout != "print('ok')\n" {
+		t.Fatalf("stdout %q", stdout)
+	}
+}
+
+func TestSandboxLabel(t *testing.T) {
+	for _, tt := range []struct {
+		d         service.Defaults
+		workspace bool
+		want      string
+	}{
+		{service.Defaults{Isolation: "namespace+cgroup", CommandsSandboxed: true}, false, "sandbox namespace+cgroup"},
+		{service.Defaults{Isolation: "landlock", CommandsSandboxed: false}, false, "sandbox landlock"},
+		{service.Defaults{Isolation: "landlock", CommandsSandboxed: false}, true, "commands unsandboxed"},
+		{service.Defaults{Isolation: "", CommandsSandboxed: true}, false, "no sandbox"},
+	} {
+		if got := sandboxLabel(tt.d, tt.workspace); got != tt.want {
+			t.Errorf("%+v workspace=%v: %q, want %q", tt.d, tt.workspace, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Bounds of a run's settings, shared by loopforge.yml, the CLI's flags and
+// the API (service.prepare checks every request against them).
+const (
+	// MaxIterationsLimit caps max_iterations: each iteration is a paid
+	// model call, and a loop that has not converged by then will not.
+	MaxIterationsLimit = 50
+	// MaxTimeout caps the time limit of one execution of generated code.
+	MaxTimeout = 24 * time.Hour
+)
+
+// CheckMaxIterations says what is wrong with an iteration limit, naming it
+// as the caller's face spells it (max_iterations, --max-iterations).
+func CheckMaxIterations(name string, n int) error {
+	switch {
+	case n < 1:
+		return fmt.Errorf("%s must be at least 1 (got %d)", name, n)
+	case n > MaxIterationsLimit:
+		return fmt.Errorf("%s must be at most %d (got %d): a loop that has not converged by then will not", name, MaxIterationsLimit, n)
+	}
+	return nil
+}
+
+// CheckTimeout says what is wrong with the time limit of one execution.
+func CheckTimeout(name string, d time.Duration) error {
+	switch {
+	case d <= 0:
+		return fmt.Errorf("%s must be positive (got %s)", name, d)
+	case d > MaxTimeout:
+		return fmt.Errorf("%s must be at most %s (got %s)", name, MaxTimeout, d)
+	}
+	return nil
+}
+
+// CheckTimeoutSeconds is CheckTimeout for a number of seconds from JSON,
+// which may be negative, fractional or far beyond what a time.Duration holds.
+func CheckTimeoutSeconds(name string, secs float64) (time.Duration, error) {
+	switch {
+	case secs != secs || secs <= 0: // secs != secs: NaN
+		return 0, fmt.Errorf("%s must be positive (got %g)", name, secs)
+	case secs > MaxTimeout.Seconds():
+		return 0, fmt.Errorf("%s must be at most %g (%s; got %g)", name, MaxTimeout.Seconds(), MaxTimeout, secs)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}
+
+// parseTimeout reads an execution time limit from loopforge.yml.
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	if d > MaxTimeout {
+		return 0, fmt.Errorf("%q is more than %s", s, MaxTimeout)
+	}
+	return d, nil
+}
+
+// CheckBaseURL says what is wrong with an API endpoint (a profile's
+// base_url, --base-url, the API's base_url): it must be an http or https
+// URL with a host. The error is an *Error (a configuration mistake).
+func CheckBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return &Error{Msg: fmt.Sprintf("base_url %q is not a URL; give one like https://api.example.com/v1", raw)}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return &Error{Msg: fmt.Sprintf("base_url %q must start with http:// or https://, e.g. https://api.example.com/v1", raw)}
+	case u.Host == "" || u.Hostname() == "":
+		return &Error{Msg: fmt.Sprintf("base_url %q has no host; give one like https://api.example.com/v1", raw)}
+	}
+	return nil
+}

@@ -224,6 +224,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("export: %w", export.ErrNotRunnable), ClassUnavailable},
 		{&provider.Error{Kind: provider.KindMissingKey, Provider: "p", EnvVar: "K"}, ClassProviderSetup},
 		{&provider.NotFoundError{Provider: "codex", Binary: "codex"}, ClassProviderSetup},
+		{&provider.Error{Kind: provider.KindMissingEnv, Provider: "codex", EnvVar: "AZURE_KEY"}, ClassProviderSetup},
 		{&provider.Error{Kind: provider.KindAuth, Provider: "p", Status: 401}, ClassProvider},
 		{&provider.PartialError{Err: &provider.ExecutionError{Provider: "codex", ExitCode: 1}}, ClassProvider},
 		{&provider.ParseError{Provider: "codex", Line: 3}, ClassProvider},

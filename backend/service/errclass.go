@@ -27,7 +27,8 @@ const (
 	// e.g. a script export of a run that produced no code.
 	ClassUnavailable
 	// ClassProviderSetup: the provider cannot be used as set up on this
-	// machine (no API key, coding CLI not installed). Nothing was sent.
+	// machine (no API key, a variable the CLI needs not passed, coding CLI
+	// not installed). Nothing was sent.
 	ClassProviderSetup
 	// ClassProvider: the provider refused or failed a call.
 	ClassProvider
@@ -62,7 +63,7 @@ func Classify(err error) Class {
 		return ClassInvalid
 	case errors.Is(err, export.ErrNoCode), errors.Is(err, export.ErrNotRunnable):
 		return ClassUnavailable
-	case errors.Is(err, provider.ErrMissingKey), errors.Is(err, provider.ErrCLINotFound):
+	case errors.Is(err, provider.ErrMissingKey), errors.Is(err, provider.ErrMissingEnv), errors.Is(err, provider.ErrCLINotFound):
 		return ClassProviderSetup
 	case isAs[*provider.Error](err), isAs[*provider.ExecutionError](err), isAs[*provider.ParseError](err):
 		return ClassProvider

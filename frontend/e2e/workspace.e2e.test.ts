@@ -20,6 +20,8 @@ const CHECK = 'from calc import add\n\nresult = add(2, 3)\nassert result == 5, f
 let h: Harness
 let page: Page
 let repo = ''
+/** Every repository made, removed at the end. */
+const repos: string[] = []
 /** The commit the repository started from (main's only commit). */
 let startCommit = ''
 /** The JSON bodies the page POSTed to /api/runs, in order. */
@@ -36,6 +38,7 @@ function git(...args: string[]): string {
 function makeRepo(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'loopforge-e2e-repo-')))
   repo = dir
+  repos.push(dir)
   writeFileSync(join(dir, 'calc.py'), BUGGY_CALC)
   writeFileSync(join(dir, 'check.py'), CHECK)
   git('init', '--quiet', '-b', 'main')
@@ -76,7 +79,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close()
-  if (repo) rmSync(repo, { recursive: true, force: true })
+  for (const dir of repos) rmSync(dir, { recursive: true, force: true })
 })
 
 describe('network opt-in and workspace mode', () => {
@@ -254,6 +257,30 @@ describe('network opt-in and workspace mode', () => {
     await h.shot('workspace-history-dark-projector')
     await page.getByTestId('projector').click()
     await setTheme(page, 'system')
+  })
+
+  it('commits the fix when a validation command touches a tracked file (git then rewrites its own index)', async () => {
+    // A formatter or a build step often rewrites files it does not change. The next git
+    // command then refreshes .git/index: git's own bookkeeping, not tampering with git.
+    makeRepo()
+    await page.getByTestId('nav-run').click()
+    await setWorkdir(repo)
+    await page.getByTestId('mode-workspace').check()
+    await page.getByTestId('ws-validate').fill('touch check.py\npython3 check.py')
+    await page.getByTestId('prompt').fill(`${WORKSPACE_MARKER}: Fix add() in calc.py; the validation touches check.py`)
+    const id = await startRun(page, () => page.getByTestId('run').click())
+    const view = runView(page, id)
+    expect(await outcome(view)).toBe('success')
+    expect(await chipChecks(view)).toEqual(['1/2', '2/2'])
+    const commit = view.getByTestId('git-commit')
+    await commit.waitFor()
+    const hash = (await commit.getAttribute('data-commit')) ?? ''
+    const branch = (await commit.getAttribute('data-branch')) ?? ''
+    expect(git('rev-parse', '--verify', `refs/heads/${branch}`).trim()).toBe(hash)
+    expect(git('rev-parse', `${branch}^`).trim()).toBe(startCommit)
+    expect(git('diff', '--name-only', 'main', branch).trim()).toBe('calc.py')
+    expect(git('show', `${branch}:calc.py`)).toBe(CALC_RIGHT)
+    expect(git('status', '--porcelain')).toBe('')
   })
 
   it('logged no page errors and no failed request but the refused project', () => {

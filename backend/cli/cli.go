@@ -49,6 +49,8 @@ type env struct {
 	stderr io.Writer
 	// newService opens the backend; tests may replace it.
 	newService func(ctx context.Context, workdir string) (*service.Service, error)
+	// serveAddr replaces DefaultAddr as serve's default (tests hold a port of their own).
+	serveAddr string
 }
 
 // usageError marks command-line mistakes: an invalid request, so exit code 2.

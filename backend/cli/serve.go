@@ -21,6 +21,10 @@ const DefaultAddr = "127.0.0.1:8765"
 
 func (e *env) serveCmd() *cobra.Command {
 	var addr string
+	def := DefaultAddr
+	if e.serveAddr != "" {
+		def = e.serveAddr
+	}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the web UI on loopback (prints a URL with an access token)",
@@ -29,7 +33,7 @@ func (e *env) serveCmd() *cobra.Command {
 			return e.serve(cmd.Context(), addr, cmd.Flags().Changed("addr"))
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", DefaultAddr, "loopback address to listen on (port 0 = any free port)")
+	cmd.Flags().StringVar(&addr, "addr", def, "loopback address to listen on (port 0 = any free port)")
 	return cmd
 }
 
@@ -41,13 +45,9 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 	if !server.IsLoopback(host) {
 		return usagef("--addr %q: loopforge serves on loopback only (127.0.0.1, ::1 or localhost)", addr)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil && !explicit {
-		// The default port is taken (another loopforge?): any free port will do.
-		ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
-	}
+	ln, err := e.listen(addr, explicit)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		return err
 	}
 	wd, _ := os.Getwd()
 	svc, err := e.newService(ctx, wd)
@@ -81,4 +81,28 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 		_ = srv.Shutdown(shut)
 	}
 	return nil
+}
+
+// listen opens addr. When the port is taken and the user did not choose it
+// (the default port, held by another loopforge serve, say), any free port on
+// the same host will do, and the user is told which; an address the user gave
+// with --addr is theirs to change (exit code 2).
+func (e *env) listen(addr string, explicit bool) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	if explicit {
+		return nil, usagef("cannot serve on %s: the port is already in use (another loopforge serve?); stop that program or pick another port, e.g. --addr %s", addr, net.JoinHostPort(host, "0"))
+	}
+	ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("port %s is in use and no other port is free on %s: %w", port, host, err)
+	}
+	fmt.Fprintf(e.stderr, "port %s is in use; serving on %s instead\n", port, ln.Addr())
+	return ln, nil
 }

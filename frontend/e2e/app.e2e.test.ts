@@ -2,44 +2,42 @@
 // OpenAI-compatible provider, driven in Debian's headless Chromium.
 // Nothing is built here: LOOPFORGE_BIN names the binary (default
 // ../build/bin/loopforge-e2e), built with the current frontend embedded.
+//
+// The tests share one page and run in order. A step that starts a run takes
+// the run's id from the server's answer and looks only at that run's view:
+// until the page has the answer it still shows the previous run, banner and
+// all. Every wait is on a condition, never on a pause.
 
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAILING_CODE, REFLECTION, WORKING_CODE, startFakeOpenAI, type FakeOpenAI } from './fakeOpenAI'
-import { startServe, type Serve } from './serve'
+import { FAILING_CODE, REFLECTION, WORKING_CODE } from './fakeOpenAI'
+import {
+  appReady,
+  codeText,
+  compareView,
+  finalStatus,
+  newContext,
+  openApp,
+  runView,
+  screenshotOnFailure,
+  setTheme,
+  startCompare,
+  startRun,
+  WAIT,
+  type Harness,
+} from './harness'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const SHOTS = join(process.cwd(), 'test-results', 'screenshots')
-
-let fake: FakeOpenAI
-let serve: Serve
-let browser: Browser
-let context: BrowserContext
+let h: Harness
 let page: Page
-const pageErrors: string[] = []
-const failedRequests: string[] = []
+/** A page of its own that a test opened (a narrow window): screenshotted too if that test fails. */
+let extra: Page | undefined
+/** The comparison of three providers, for the export test that follows it. */
+let comparisonId = ''
 
-async function shot(name: string, p: Page = page) {
-  await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false })
-}
-
-/** The text of a CodeMirror view, one line per .cm-line. */
-async function codeText(selector: string, p: Page = page): Promise<string> {
-  return p.locator(`${selector} .cm-line`).evaluateAll((els) => els.map((e) => e.textContent ?? '').join('\n'))
-}
+screenshotOnFailure('app', () => [page, extra])
 
 /** Searches the history and waits until the list shows exactly one matching session. */
 async function searchHistory(text: string) {
@@ -52,34 +50,22 @@ async function searchHistory(text: string) {
     .toBe(true)
 }
 
-async function newRun(prompt: string) {
-  await page.getByTestId('nav-run').click()
-  await page.getByTestId('prompt').fill(prompt)
-  await page.getByTestId('run').click()
+/** Opens the Run panel, types the prompt and presses Run (or Compare). */
+async function submitPrompt(prompt: string, p: Page = page) {
+  await p.getByTestId('nav-run').click()
+  await p.getByTestId('prompt').fill(prompt)
+  await p.getByTestId('run').click()
 }
 
+const tick = (name: string, on: boolean) => page.getByTestId(`provider-${name}`).locator('input[type=checkbox]').setChecked(on)
+
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true })
-  fake = await startFakeOpenAI({ chunkDelayMs: 30, chunkSize: 5 })
-  serve = await startServe(fake.url)
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true })
-  context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' })
-  page = await context.newPage()
-  page.on('pageerror', (e) => pageErrors.push(String(e)))
-  page.on('console', (m) => {
-    // Failed requests are checked one by one below (some are expected).
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text())
-  })
-  page.on('response', (r) => {
-    if (r.status() >= 400) failedRequests.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)
-  })
-  await page.goto(serve.url)
+  h = await openApp()
+  page = h.page
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await serve?.stop()
-  await fake?.close()
+  await h?.close()
 })
 
 describe('loopforge in a browser', () => {
@@ -99,76 +85,73 @@ describe('loopforge in a browser', () => {
     await expect.poll(() => page.getByTestId('prompt').inputValue()).toMatch(/Python/)
     // The sandbox line: the default limits (no limits: in loopforge.yml) and no network.
     const limits = page.getByTestId('sandbox-limits')
-    expect(await limits.locator('.sandbox-item').allTextContents()).toEqual(
-      expect.arrayContaining(['1 GiB memory', '128 processes', '8 MiB output', 'no network']),
-    )
-    expect(await page.getByTestId('sandbox-isolation').textContent()).not.toBe('')
-    await shot('run-panel')
+    await expect
+      .poll(() => limits.locator('.sandbox-item').allTextContents())
+      .toEqual(expect.arrayContaining(['1 GiB memory', '128 processes', '8 MiB output', 'no network']))
+    await expect.poll(() => page.getByTestId('sandbox-isolation').textContent()).not.toBe('')
+    await h.shot('run-panel')
     // Ticking "Allow network" turns the last item into a warning, until unticked.
     await page.getByTestId('allow-network').check()
     await expect.poll(() => page.getByTestId('sandbox-network').textContent()).toBe('⚠ network allowed')
-    await shot('run-panel-network')
+    await h.shot('run-panel-network')
     await page.getByTestId('allow-network').uncheck()
-    expect(await page.getByTestId('sandbox-network').textContent()).toBe('no network')
+    await expect.poll(() => page.getByTestId('sandbox-network').textContent()).toBe('no network')
     // On a projector the line stays legible.
     await page.getByTestId('projector').click()
-    await shot('run-panel-projector')
+    await h.shot('run-panel-projector')
     await page.getByTestId('projector').click()
   })
 
   it('streams a run live: tokens before the end, a failing iteration, its reflection, then success', async () => {
     await page.getByTestId('max-iterations').fill('4')
-    await newRun('Print a friendly greeting')
+    const id = await startRun(page, () => submitPrompt('Print a friendly greeting'))
+    const view = runView(page, id)
     // Tokens arrive while the run is still going (no final banner yet).
     await page.waitForFunction(
-      () => {
-        const gen = document.querySelector('[data-testid=stream-generation]')
-        return !!gen && (gen.textContent ?? '').length > 20 && !document.querySelector('[data-testid=run-banner]')
+      (runId) => {
+        const v = document.querySelector(`[data-testid=run-view][data-run-id="${runId}"]`)
+        const gen = v?.querySelector('[data-testid=stream-generation]')
+        return !!gen && (gen.textContent ?? '').length > 20 && !v?.querySelector('[data-testid=run-banner]')
       },
-      undefined,
-      { timeout: 20_000, polling: 'raf' },
+      id,
+      { timeout: WAIT, polling: 'raf' },
     )
-    await shot('live-run-streaming')
-    const banner = page.getByTestId('run-banner')
-    await banner.waitFor({ timeout: 30_000 })
-    expect(await banner.getAttribute('data-status')).toBe('success')
-    expect(await banner.textContent()).toMatch(/Success after 2 iterations/)
+    await h.shot('live-run-streaming')
+    expect(await finalStatus(view)).toBe('success')
+    expect(await view.getByTestId('run-banner').textContent()).toMatch(/Success after 2 iterations/)
 
-    const chips = page.getByTestId('iteration-chip')
-    expect(await chips.count()).toBe(2)
-    expect(await chips.nth(0).getAttribute('data-phase')).toBe('error')
-    expect(await chips.nth(1).getAttribute('data-phase')).toBe('success')
+    const chips = view.getByTestId('iteration-chip')
+    expect(await chips.evaluateAll((els) => els.map((e) => e.getAttribute('data-phase')))).toEqual(['error', 'success'])
 
     // The final code shown is exactly what the fake model sent.
-    expect(await codeText('[data-testid=final-code]')).toBe(WORKING_CODE)
-    expect(await page.getByTestId('stdout').textContent()).toBe('hello from loopforge\n')
-    expect(await page.getByTestId('tokens').textContent()).not.toMatch(/^0 in/)
-    await page.getByTestId('diff-tab').click()
-    await expect.poll(() => page.locator('[data-mode=diff] .cm-deletedChunk').count()).toBeGreaterThan(0)
-    await shot('live-run')
+    await expect.poll(() => codeText(view, '[data-testid=final-code]')).toBe(WORKING_CODE)
+    await expect.poll(() => view.getByTestId('stdout').textContent()).toBe('hello from loopforge\n')
+    expect(await view.getByTestId('tokens').textContent()).not.toMatch(/^0 in/)
+    await view.getByTestId('diff-tab').click()
+    await expect.poll(() => view.locator('[data-mode=diff] .cm-deletedChunk').count()).toBeGreaterThan(0)
+    await h.shot('live-run')
 
     // Iteration 1: the failure and the reflection on it.
     await chips.nth(0).click()
-    expect(await page.getByTestId('exit-code').textContent()).toBe('1')
-    expect(await page.getByTestId('stderr').textContent()).toMatch(/ZeroDivisionError/)
-    expect(await page.getByTestId('stream-reflection').textContent()).toContain(REFLECTION)
-    expect(await codeText('[data-testid=code]')).toBe(FAILING_CODE)
-    await shot('live-run-iteration-1')
+    await expect.poll(() => view.getByTestId('exit-code').textContent()).toBe('1')
+    await expect.poll(() => view.getByTestId('stderr').textContent()).toMatch(/ZeroDivisionError/)
+    await expect.poll(() => view.getByTestId('stream-reflection').textContent()).toContain(REFLECTION)
+    await expect.poll(() => codeText(view, '[data-testid=code]')).toBe(FAILING_CODE)
+    await h.shot('live-run-iteration-1')
   })
 
   it('Stop cancels a stalled run and shows the cancelled banner', async () => {
-    await newRun('STALL: think forever')
-    await page.waitForFunction(() => (document.querySelector('[data-testid=stream-generation]')?.textContent ?? '').length > 5, undefined, {
-      timeout: 20_000,
-    })
-    const t0 = Date.now()
+    const id = await startRun(page, () => submitPrompt('STALL: think forever'))
+    const view = runView(page, id)
+    // The model has started answering, and then stalls with its stream open.
+    await expect.poll(async () => ((await view.getByTestId('stream-generation').textContent()) ?? '').length, { timeout: WAIT }).toBeGreaterThan(5)
+    await expect.poll(() => h.fake.openStreams('fake-model')).toBe(1)
     await page.getByTestId('stop').click()
-    const banner = page.getByTestId('run-banner')
-    await banner.waitFor({ timeout: 15_000 })
-    expect(await banner.getAttribute('data-status')).toBe('cancelled')
-    expect(Date.now() - t0).toBeLessThan(10_000)
-    expect(await page.getByTestId('stop').isDisabled()).toBe(true)
-    await shot('cancelled')
+    expect(await finalStatus(view)).toBe('cancelled')
+    await expect.poll(() => page.getByTestId('stop').isDisabled()).toBe(true)
+    // The provider call was cancelled too, not left hanging.
+    await expect.poll(() => h.fake.openStreams('fake-model')).toBe(0)
+    await h.shot('cancelled')
   })
 
   it('reopens a run from History and replays it step by step', async () => {
@@ -179,34 +162,33 @@ describe('loopforge in a browser', () => {
     const view = page.getByTestId('session-detail').getByTestId('run-view')
     await view.waitFor()
     expect(await view.getAttribute('data-status')).toBe('success')
-    await expect.poll(() => page.getByTestId('replay-step').textContent()).toBe('Step 1 of 2')
-    expect(await page.getByTestId('stderr').textContent()).toMatch(/ZeroDivisionError/)
-    expect(await page.getByTestId('stream-reflection').textContent()).toContain(REFLECTION)
-    await shot('history')
-    await page.getByTestId('step-next').click()
-    await expect.poll(() => page.getByTestId('replay-step').textContent()).toBe('Step 2 of 2')
-    expect(await codeText('[data-testid=final-code]')).toBe(WORKING_CODE)
+    await expect.poll(() => view.getByTestId('replay-step').textContent()).toBe('Step 1 of 2')
+    await expect.poll(() => view.getByTestId('stderr').textContent()).toMatch(/ZeroDivisionError/)
+    await expect.poll(() => view.getByTestId('stream-reflection').textContent()).toContain(REFLECTION)
+    await h.shot('history')
+    await view.getByTestId('step-next').click()
+    await expect.poll(() => view.getByTestId('replay-step').textContent()).toBe('Step 2 of 2')
+    await expect.poll(() => codeText(view, '[data-testid=final-code]')).toBe(WORKING_CODE)
     // Arrow keys step too (a presenter's clicker sends them).
     await page.keyboard.press('ArrowLeft')
-    await expect.poll(() => page.getByTestId('replay-step').textContent()).toBe('Step 1 of 2')
+    await expect.poll(() => view.getByTestId('replay-step').textContent()).toBe('Step 1 of 2')
   })
 
   it('continues a session with a follow-up prompt', async () => {
     await page.getByTestId('follow-up').fill('Now greet the whole class')
-    await page.getByTestId('continue').click()
+    const id = await startRun(page, () => page.getByTestId('continue').click())
     // The new run shows live in the Run panel.
-    const banner = page.getByTestId('run-banner')
     await page.getByTestId('prompt').waitFor()
-    await banner.waitFor({ timeout: 30_000 })
-    expect(await banner.getAttribute('data-status')).toBe('success')
+    expect(await finalStatus(runView(page, id))).toBe('success')
     // The session now has two runs.
     await page.getByTestId('nav-history').click()
     await searchHistory('friendly greeting')
     await page.getByTestId('session').first().click()
     await expect.poll(() => page.getByTestId('session-detail').getByRole('tab').filter({ hasText: 'fake' }).count()).toBe(2)
     // The follow-up went to the model with the earlier conversation.
-    const last = fake.requests[fake.requests.length - 1]
-    expect(JSON.stringify(last.messages)).toContain('Print a friendly greeting')
+    const followUps = h.fake.requests.filter((r) => JSON.stringify(r.messages).includes('Now greet the whole class'))
+    expect(followUps.length).toBeGreaterThan(0)
+    expect(JSON.stringify(followUps[0].messages)).toContain('Print a friendly greeting')
   })
 
   it('deletes a session after confirmation', async () => {
@@ -246,12 +228,12 @@ describe('loopforge in a browser', () => {
       expect(await shown()).toBe(tmp)
       await picker.getByRole('button', { name: basename(dir), exact: true }).click()
       await expect.poll(shown).toBe(dir)
-      expect(await page.getByTestId('folder-item').allTextContents()).toEqual(['lessons', 'notes'])
+      await expect.poll(() => page.getByTestId('folder-item').allTextContents()).toEqual(['lessons', 'notes'])
       await picker.getByRole('button', { name: 'lessons', exact: true }).click()
       await expect.poll(shown).toBe(join(dir, 'lessons'))
       await page.getByTestId('folder-up').click()
       await expect.poll(shown).toBe(dir)
-      await shot('folder-picker')
+      await h.shot('folder-picker')
 
       await picker.getByRole('button', { name: 'Use this folder' }).click()
       await picker.waitFor({ state: 'detached' })
@@ -275,7 +257,7 @@ describe('loopforge in a browser', () => {
       await page.getByTestId('workdir-input').fill(dir)
       await page.getByTestId('workdir-input').press('Enter')
       await expect.poll(() => page.getByTestId('workdir-path').textContent()).toContain('loopforge-e2e-pick-')
-      expect(await err.count()).toBe(0)
+      await expect.poll(() => err.count()).toBe(0)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -285,24 +267,22 @@ describe('loopforge in a browser', () => {
     await page.getByTestId('nav-run').click()
     const theme = () => page.evaluate(() => document.documentElement.dataset.theme)
     expect(await theme()).toBe('light')
-    for (let i = 0; i < 3 && (await page.getByTestId('theme').getAttribute('data-theme')) !== 'dark'; i++) {
-      await page.getByTestId('theme').click()
-    }
-    expect(await theme()).toBe('dark')
+    await setTheme(page, 'dark')
+    await expect.poll(theme).toBe('dark')
     await page.getByTestId('iteration-chip').first().waitFor()
-    await shot('dark-run')
+    await h.shot('dark-run')
     await page.getByTestId('nav-history').click()
     await page.getByTestId('session').first().click()
     await page.getByTestId('session-detail').getByTestId('run-view').waitFor()
-    await shot('dark-history')
+    await h.shot('dark-history')
     await page.getByTestId('projector').click()
-    await shot('dark-history-projector')
+    await h.shot('dark-history-projector')
     await page.getByTestId('projector').click()
 
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' })
+    const ctx = await newContext(h.browser, { viewport: { width: 1280, height: 800 }, colorScheme: 'dark' })
     try {
       const p = await ctx.newPage()
-      await p.goto(serve.url)
+      await p.goto(h.serve.url)
       await expect.poll(() => p.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
     } finally {
       await ctx.close()
@@ -313,30 +293,29 @@ describe('loopforge in a browser', () => {
     await page.getByTestId('nav-run').click()
     const notReady = page.getByTestId('providers-not-ready')
     await notReady.locator('summary').click()
-    expect(await page.getByTestId('provider-needs-key').textContent()).toContain('LOOPFORGE_E2E_MISSING_KEY')
-    await page.getByTestId('provider-offline').locator('input[type=checkbox]').check()
-    await page.getByTestId('provider-fake').locator('input[type=checkbox]').uncheck()
-    await newRun('Print a friendly greeting, offline')
-    // Wait for this run's banner (the previous run's may still be on screen for a moment).
-    const banner = page.locator('[data-testid=run-banner]:not([data-status=success])')
-    await banner.waitFor({ timeout: 45_000 })
-    expect(await banner.getAttribute('data-status')).toBe('error')
-    const message = (await page.getByTestId('run-error').textContent()) ?? ''
+    await expect.poll(() => page.getByTestId('provider-needs-key').textContent()).toContain('LOOPFORGE_E2E_MISSING_KEY')
+    await tick('offline', true)
+    await tick('fake', false)
+    const id = await startRun(page, () => submitPrompt('Print a friendly greeting, offline'))
+    const view = runView(page, id)
+    expect(await finalStatus(view)).toBe('error')
+    const message = (await view.getByTestId('run-error').textContent()) ?? ''
     expect(message.length).toBeGreaterThan('The provider said: '.length + 5)
-    await shot('provider-error')
-    await page.getByTestId('provider-fake').locator('input[type=checkbox]').check()
-    await page.getByTestId('provider-offline').locator('input[type=checkbox]').uncheck()
+    await h.shot('provider-error')
+    await tick('fake', true)
+    await tick('offline', false)
   })
 
   it('resumes from the last event seen when the event connection drops mid-run', async () => {
     // A narrow window (the desktop app's minimum width is 900).
-    const ctx = await browser.newContext({ viewport: { width: 960, height: 800 } })
+    const ctx = await newContext(h.browser, { viewport: { width: 960, height: 800 } })
     const subscribes: Array<{ op: string; run_id: string; after: number }> = []
     let forwarded = 0
     let lastSeqBeforeDrop = -1
     let dropped = false
     try {
       const p = await ctx.newPage()
+      extra = p
       await p.routeWebSocket(/\/api\/ws/, (ws) => {
         const server = ws.connectToServer()
         ws.onMessage((m) => {
@@ -357,38 +336,41 @@ describe('loopforge in a browser', () => {
           ws.send(m)
         })
       })
-      await p.goto(serve.url)
-      await p.getByTestId('prompt').fill('Print a friendly greeting after a drop')
-      await p.getByTestId('run').click()
-      const banner = p.getByTestId('run-banner')
-      await banner.waitFor({ timeout: 30_000 })
+      await p.goto(h.serve.url)
+      await appReady(p)
+      const id = await startRun(p, () => submitPrompt('Print a friendly greeting after a drop', p))
+      const view = runView(p, id)
+      expect(await finalStatus(view)).toBe('success')
       expect(dropped).toBe(true)
-      expect(await banner.getAttribute('data-status')).toBe('success')
-      expect(subscribes).toHaveLength(2)
-      expect(subscribes[0].after).toBe(0)
-      expect(subscribes[1]).toMatchObject({ run_id: subscribes[0].run_id, after: lastSeqBeforeDrop })
-      expect(await p.getByTestId('iteration-chip').count()).toBe(2)
-      expect(await codeText('[data-testid=final-code]', p)).toBe(WORKING_CODE)
-      await shot('narrow-run', p)
+      const mine = subscribes.filter((s) => s.run_id === id)
+      expect(mine.length).toBeGreaterThanOrEqual(2)
+      expect(mine[0].after).toBe(0)
+      expect(mine[1].after).toBe(lastSeqBeforeDrop)
+      expect(await view.getByTestId('iteration-chip').count()).toBe(2)
+      await expect.poll(() => codeText(view, '[data-testid=final-code]')).toBe(WORKING_CODE)
+      await h.shot('narrow-run', p)
     } finally {
+      extra = undefined
       await ctx.close()
     }
   })
 
   it('compares three providers side by side: one at once, one after a fix, one never', async () => {
     await page.getByTestId('nav-run').click()
-    for (const p of ['quick', 'fake', 'never']) await page.getByTestId(`provider-${p}`).locator('input[type=checkbox]').check()
+    for (const p of ['quick', 'fake', 'never']) await tick(p, true)
     await page.getByTestId('max-iterations').fill('2')
-    expect(await page.getByTestId('run').textContent()).toBe('Compare 3')
-    await newRun('Compare a friendly greeting')
-    const view = page.getByTestId('compare-view')
+    await expect.poll(() => page.getByTestId('run').textContent()).toBe('Compare 3')
+    comparisonId = await startCompare(page, () => submitPrompt('Compare a friendly greeting'))
+    const view = compareView(page, comparisonId)
     await view.waitFor()
-    expect(await page.getByTestId('compare-column').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider')))).toEqual(['fake', 'quick', 'never'])
-    await page.waitForFunction(() => (document.querySelectorAll('[data-testid=compare-column] [data-testid=stream-generation]').length >= 2), undefined, { timeout: 20_000 })
-    await shot('compare-live')
-    const table = page.getByTestId('comparison-table')
-    await table.waitFor({ timeout: 45_000 })
-    const row = (p: string) => page.locator(`[data-testid=comparison-row][data-provider=${p}]`)
+    await expect
+      .poll(() => view.getByTestId('compare-column').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider'))))
+      .toEqual(['fake', 'quick', 'never'])
+    await expect.poll(() => view.locator('[data-testid=compare-column] [data-testid=stream-generation]').count(), { timeout: WAIT }).toBeGreaterThanOrEqual(2)
+    await h.shot('compare-live')
+    const table = view.getByTestId('comparison-table')
+    await table.waitFor({ timeout: WAIT })
+    const row = (p: string) => view.locator(`[data-testid=comparison-row][data-provider=${p}]`)
     const cell = (p: string, col: string) => row(p).locator(`[data-col=${col}]`).textContent()
     expect(await row('quick').getAttribute('data-status')).toBe('success')
     expect(await row('fake').getAttribute('data-status')).toBe('success')
@@ -400,22 +382,21 @@ describe('loopforge in a browser', () => {
     expect(await cell('quick', 'cost_usd')).toBe('—')
     // The quickest to success is highlighted.
     expect(await row('quick').locator('[data-col=iterations_to_success]').getAttribute('class')).toContain('best')
-    await page.getByTestId('compare-chart').waitFor()
+    await view.getByTestId('compare-chart').waitFor()
     // Diff of two final scripts: quick (working) vs never (failing).
-    await page.getByTestId('diff-right').selectOption({ label: 'never' })
-    await expect.poll(() => page.locator('[data-testid=script-diff] .cm-changedLine, [data-testid=script-diff] .cm-changedText').count()).toBeGreaterThan(0)
-    await shot('compare-done')
+    await view.getByTestId('diff-right').selectOption({ label: 'never' })
+    await expect.poll(() => view.locator('[data-testid=script-diff] .cm-changedLine, [data-testid=script-diff] .cm-changedText').count()).toBeGreaterThan(0)
+    await h.shot('compare-done')
     await table.scrollIntoViewIfNeeded()
-    await shot('compare-table')
+    await h.shot('compare-table')
   })
 
   it('exports the final script of a run as a .py download', async () => {
-    const col = page.locator('[data-testid=compare-column][data-provider=quick]')
+    const col = compareView(page, comparisonId).locator('[data-testid=compare-column][data-provider=quick]')
     await col.getByTestId('export-menu').locator('summary').click()
     const [download] = await Promise.all([page.waitForEvent('download'), col.getByTestId('export-py').click()])
     expect(download.suggestedFilename()).toMatch(/\.py$/)
-    const path = await download.path()
-    const text = readFileSync(path, 'utf8')
+    const text = readFileSync(await download.path(), 'utf8')
     expect(text).toContain(WORKING_CODE)
     // The script is the final code, after a short provenance header.
     expect(text.trimEnd().endsWith(WORKING_CODE)).toBe(true)
@@ -423,25 +404,27 @@ describe('loopforge in a browser', () => {
   })
 
   it('cancelling one column leaves the others running; Cancel all stops the rest', async () => {
-    await page.getByTestId('nav-run').click()
-    await newRun('STALL: three of them think forever')
-    await page.getByTestId('compare-view').waitFor()
-    await page.waitForFunction(
-      () => [...document.querySelectorAll('[data-testid=compare-column] [data-testid=stream-generation]')].filter((e) => (e.textContent ?? '').length > 5).length === 3,
-      undefined,
-      { timeout: 20_000 },
-    )
-    const col = (p: string) => page.locator(`[data-testid=compare-column][data-provider=${p}]`)
+    const sid = await startCompare(page, () => submitPrompt('STALL: three of them think forever'))
+    const view = compareView(page, sid)
+    const col = (p: string) => view.locator(`[data-testid=compare-column][data-provider=${p}]`)
+    const status = (p: string) => col(p).getByTestId('run-view').getAttribute('data-status')
+    // All three models have started answering and then stall with their streams open.
+    for (const [p, model] of [['fake', 'fake-model'], ['quick', 'quick-model'], ['never', 'never-model']]) {
+      await expect.poll(async () => ((await col(p).getByTestId('stream-generation').textContent()) ?? '').length, { timeout: WAIT }).toBeGreaterThan(5)
+      await expect.poll(() => h.fake.openStreams(model)).toBe(1)
+    }
     await col('fake').getByTestId('cancel-column').click()
-    await expect.poll(() => col('fake').getByTestId('run-view').getAttribute('data-status'), { timeout: 15_000 }).toBe('cancelled')
-    await new Promise((r) => setTimeout(r, 500))
-    expect(await col('quick').getByTestId('run-view').getAttribute('data-status')).toBe('running')
-    expect(await col('never').getByTestId('run-view').getAttribute('data-status')).toBe('running')
-    await shot('compare-one-cancelled')
-    await page.getByTestId('cancel-all').click()
-    await expect.poll(() => page.getByTestId('comparison-row').count(), { timeout: 15_000 }).toBe(3)
-    expect(await page.getByTestId('comparison-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))).toEqual(['cancelled', 'cancelled', 'cancelled'])
-    for (const p of ['fake', 'never']) await page.getByTestId(`provider-${p}`).locator('input[type=checkbox]').uncheck()
+    await expect.poll(() => status('fake'), { timeout: WAIT }).toBe('cancelled')
+    // Its provider call ended; the other two are still being answered and still shown running.
+    await expect.poll(() => h.fake.openStreams('fake-model')).toBe(0)
+    expect([h.fake.openStreams('quick-model'), h.fake.openStreams('never-model')]).toEqual([1, 1])
+    expect([await status('quick'), await status('never')]).toEqual(['running', 'running'])
+    await h.shot('compare-one-cancelled')
+    await view.getByTestId('cancel-all').click()
+    await expect.poll(() => view.getByTestId('comparison-row').count(), { timeout: WAIT }).toBe(3)
+    expect(await view.getByTestId('comparison-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))).toEqual(['cancelled', 'cancelled', 'cancelled'])
+    await expect.poll(() => h.fake.openStreams('quick-model') + h.fake.openStreams('never-model')).toBe(0)
+    for (const p of ['fake', 'never']) await tick(p, false)
   })
 
   it('reopens a comparison from History', async () => {
@@ -449,40 +432,43 @@ describe('loopforge in a browser', () => {
     await searchHistory('Compare a friendly greeting')
     await page.getByTestId('session').first().click()
     await page.getByTestId('open-comparison').click()
-    await page.getByTestId('comparison-table').waitFor({ timeout: 15_000 })
-    expect(await page.getByTestId('comparison-row').count()).toBe(3)
+    const view = compareView(page, comparisonId)
+    await view.getByTestId('comparison-table').waitFor()
+    await expect.poll(() => view.getByTestId('comparison-row').count()).toBe(3)
   })
 
   it('shows the statistics per provider', async () => {
     await page.getByTestId('nav-stats').click()
     await page.getByTestId('stats-table').waitFor()
-    const providers = await page.getByTestId('stats-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider')))
-    expect(providers).toEqual(expect.arrayContaining(['fake', 'quick', 'never']))
-    const quickRuns = Number(await page.locator('[data-testid=stats-row][data-provider=quick] [data-col=runs]').textContent())
-    expect(quickRuns).toBe(2)
-    expect(await page.locator('[data-testid=stats-row][data-provider=quick] [data-col=successes]').textContent()).toBe('1')
+    await expect
+      .poll(() => page.getByTestId('stats-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-provider'))))
+      .toEqual(expect.arrayContaining(['fake', 'quick', 'never']))
+    const quick = (col: string) => page.locator(`[data-testid=stats-row][data-provider=quick] [data-col=${col}]`).textContent()
+    await expect.poll(() => quick('runs')).toBe('2')
+    expect(await quick('successes')).toBe('1')
     await page.getByTestId('stats-chart').waitFor()
-    await shot('stats')
+    await h.shot('stats')
   })
 
   it('switches the UI to Portuguese and keeps it after a reload', async () => {
     await page.getByTestId('lang-pt').click()
     await expect.poll(() => page.getByTestId('nav-history').textContent()).toBe('Histórico')
     expect(await page.getByTestId('nav-stats').textContent()).toBe('Estatísticas')
-    await shot('stats-pt')
+    await h.shot('stats-pt')
     await page.reload()
     await page.getByTestId('nav-run').click()
+    await appReady(page)
     await expect.poll(() => page.getByTestId('run').textContent()).toBe('Executar')
     expect(await page.locator('.providers legend').textContent()).toBe('Provedores')
     await page.getByTestId('provider-fake').waitFor()
     expect(await page.getByTestId('max-iterations').inputValue()).toBe('3')
-    await shot('run-pt')
+    await h.shot('run-pt')
     await page.getByTestId('lang-en').click()
     await expect.poll(() => page.getByTestId('nav-history').textContent()).toBe('History')
   })
 
   it('logged no page errors and no failed request but the refused workdir', () => {
-    expect(pageErrors).toEqual([])
-    expect(failedRequests).toEqual(['PUT /api/workdir 400'])
+    expect(h.pageErrors).toEqual([])
+    expect(h.failedRequests).toEqual(['PUT /api/workdir 400'])
   })
 })

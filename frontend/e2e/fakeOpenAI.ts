@@ -58,6 +58,8 @@ interface ToolCallAnswer {
 export interface FakeOpenAI {
   url: string
   requests: ChatRequest[]
+  /** How many answers to `model` are still streaming (a stalled one stays open until the client hangs up). */
+  openStreams(model: string): number
   close(): Promise<void>
 }
 
@@ -78,7 +80,7 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
   const delay = opts.chunkDelayMs ?? 25
   const size = opts.chunkSize ?? 6
   const requests: ChatRequest[] = []
-  const open = new Set<ServerResponse>()
+  const open = new Map<ServerResponse, string>() // the answers still streaming, with their model
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
@@ -139,7 +141,7 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
     }
 
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
-    open.add(res)
+    open.set(res, body.model ?? '')
     res.on('close', () => open.delete(res))
     const send = (v: unknown) => res.write(`data: ${typeof v === 'string' ? v : JSON.stringify(v)}\n\n`)
     const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: body.model ?? 'fake-model' }
@@ -182,9 +184,10 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    openStreams: (model) => [...open.values()].filter((m) => m === model).length,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const r of open) r.destroy()
+        for (const r of open.keys()) r.destroy()
         server.close(() => resolve())
       }),
   }

@@ -73,7 +73,8 @@ providers:
   const child: ChildProcess = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   const url = await new Promise<string>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`loopforge serve printed no URL within 15s:\n${out}`)), 15_000)
+    // A deadline, not a pause: it only bounds how long a broken binary takes to fail.
+    const timer = setTimeout(() => reject(new Error(`loopforge serve printed no URL within 60s:\n${out}`)), 60_000)
     const onData = (b: Buffer) => {
       out += b.toString()
       const m = /https?:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/.exec(out)
@@ -94,11 +95,17 @@ providers:
     home,
     output: () => out,
     stop: async () => {
-      if (child.exitCode == null) {
+      if (child.exitCode == null && child.signalCode == null) {
         const exited = new Promise((r) => child.once('exit', r))
         child.kill('SIGTERM')
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-        if (child.exitCode == null) child.kill('SIGKILL')
+        // A deadline to shut down cleanly (not a pause: it ends as soon as the process exits), then SIGKILL.
+        let timer: NodeJS.Timeout | undefined
+        const late = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), 10_000)))])
+        clearTimeout(timer)
+        if (late) {
+          child.kill('SIGKILL')
+          await exited
+        }
       }
       rmSync(home, { recursive: true, force: true })
       rmSync(workdir, { recursive: true, force: true })

@@ -235,3 +235,28 @@ func TestManyProcessesOneHistory(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C on a terminal run: what the terminal says is what the history
+// keeps, and the run is not left for another process to "recover".
+func TestInterruptedRunStoredAsPrinted(t *testing.T) {
+	fake := newGatedOpenAI() // never opened: the run waits for its answer
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	home := t.TempDir()
+
+	r := startRun(t, home, srv.URL, "the stopped run")
+	fake.waitStarted(t, "the stopped run")
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	lines := strings.Split(strings.TrimSpace(r.err.String()), "\n")
+	last := lines[len(lines)-1]
+	got := runsByPrompt(t, home)["the stopped run"]
+	if got.Status != "cancelled" || !strings.HasPrefix(last, "cancelled") {
+		t.Fatalf("stored %q, the terminal said %q (exit %d)", got.Status, last, r.code)
+	}
+	if r.code == 0 {
+		t.Errorf("a cancelled run exited 0")
+	}
+}

@@ -143,14 +143,22 @@ type IterationDonePayload struct {
 }
 
 type RunFinishedPayload struct {
-	Status       string `json:"status"` // success | limit_reached | error | cancelled | interrupted
-	Iterations   int    `json:"iterations"`
-	FinalCode    string `json:"final_code"`
-	Error        string `json:"error,omitempty"`
+	Status     string `json:"status"` // success | limit_reached | error | cancelled | interrupted
+	Iterations int    `json:"iterations"`
+	FinalCode  string `json:"final_code"`
+	Error      string `json:"error,omitempty"`
+	// ErrorKind classifies Error for a UI that would otherwise attribute it
+	// to the provider: ErrorWorkspaceGuard, or "" for any other error.
+	ErrorKind    string `json:"error_kind,omitempty"`
 	InputTokens  int    `json:"input_tokens"`
 	OutputTokens int    `json:"output_tokens"`
 	DurationMS   int64  `json:"duration_ms"`
 }
+
+// ErrorWorkspaceGuard (RunFinishedPayload.ErrorKind): loopforge stopped a
+// workspace run to protect the repository — its git control files changed,
+// or HEAD left the run's branch — before running git on it again.
+const ErrorWorkspaceGuard = "workspace_guard"
 
 type LogPayload struct {
 	Level   string `json:"level"` // info | warn

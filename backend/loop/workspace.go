@@ -132,7 +132,11 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 	}
 
 	var repo *gitops.Repo
-	var guard *gitops.Guard // git is never run on a repository whose control files changed
+	// git is never run on a repository whose control files changed; the
+	// guard's windows span the model's and the validation commands' turns
+	// only (nil without git: it guards nothing).
+	var guard *gitops.Guard
+	var branch string // the feature branch
 	if wset.Git {
 		if repo, err = gitops.Open(ctx, ws.Root()); err != nil {
 			return Outcome{Status: StatusError, Err: err}
@@ -140,8 +144,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		if err := repo.RequireClean(ctx); err != nil {
 			return Outcome{Status: StatusError, Err: err}
 		}
-		branch, err := repo.StartBranch(ctx, wset.Branch, wset.ReuseBranch)
-		if err != nil {
+		if branch, err = repo.StartBranch(ctx, wset.Branch, wset.ReuseBranch); err != nil {
 			return Outcome{Status: StatusError, Err: fmt.Errorf("creating the feature branch: %w", err)}
 		}
 		meta["branch"] = branch
@@ -182,8 +185,14 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		if sessions {
 			req.SessionID = session
 		}
+		if err := guard.Begin(modelActor(r.model)); err != nil {
+			return fail(out, err)
+		}
 		start := time.Now()
 		resp, problem, err := r.generateWithTools(ctx, it, req, tools, maxRounds)
+		if gerr := guard.Check(); gerr != nil {
+			return fail(out, gerr) // a refusal matters more than how the call ended
+		}
 		if err != nil {
 			return fail(out, err)
 		}
@@ -202,7 +211,13 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		var failures []validation
 		if problem == "" {
 			for _, c := range task.Validate {
+				if err := guard.Begin(fmt.Sprintf("validation command `%s`", c)); err != nil {
+					return fail(out, err)
+				}
 				res, err := runner.RunCommand(ctx, ws.Root(), c, nil)
+				if gerr := guard.Check(); gerr != nil {
+					return fail(out, gerr)
+				}
 				if ctx.Err() != nil {
 					return fail(out, ctx.Err())
 				}
@@ -221,7 +236,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 			}
 		}
 		if repo != nil {
-			if err := guard.Check(); err != nil {
+			if err := guard.Check(); err != nil { // nothing may change between the windows either
 				return fail(out, err)
 			}
 			if d, err := repo.Diff(ctx, maxDiffBytes); err == nil {
@@ -256,7 +271,10 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 			}
 			if repo != nil {
 				msg := commitMessage(task, resp.Content, it)
-				if err := guard.Check(); err != nil { // the auditor step ran no code, but be sure
+				if err := guard.Check(); err != nil {
+					return fail(out, err)
+				}
+				if err := repo.RequireBranch(ctx, branch); err != nil {
 					return fail(out, err)
 				}
 				hash, err := repo.Commit(ctx, msg)
@@ -267,7 +285,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 					return fail(out, fmt.Errorf("committing the result: %w", err))
 				default:
 					meta["commit"] = hash
-					if err := r.send(event.Git, event.GitPayload{Action: "commit", Commit: hash, Message: msg, Branch: fmt.Sprint(meta["branch"])}); err != nil {
+					if err := r.send(event.Git, event.GitPayload{Action: "commit", Commit: hash, Message: msg, Branch: branch}); err != nil {
 						return fail(out, err)
 					}
 				}
@@ -286,7 +304,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		if it >= r.set.MaxIterations {
 			out.Status = StatusLimitReached
 			if repo != nil {
-				_ = r.send(event.Git, event.GitPayload{Action: "uncommitted", Branch: fmt.Sprint(meta["branch"]),
+				_ = r.send(event.Git, event.GitPayload{Action: "uncommitted", Branch: branch,
 					Message: "no commit: the last attempt's changes are left in the workdir for inspection"})
 			}
 			return out
@@ -504,4 +522,25 @@ func commitMessage(task Task, summary string, iterations int) string {
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", iterations)
 	return b.String()
+}
+
+// modelActor names the model for a *gitops.TamperError: "the model
+// (provider codex)" when it has a name (a provider.Provider does).
+func modelActor(m Model) string {
+	if n, ok := m.(interface{ Name() string }); ok && n.Name() != "" {
+		return fmt.Sprintf("the model (provider %s)", n.Name())
+	}
+	return "the model"
+}
+
+// ErrorKind classifies a run's error for the UI (event.RunFinishedPayload's
+// ErrorKind): event.ErrorWorkspaceGuard when loopforge stopped to protect
+// the repository, "" otherwise.
+func ErrorKind(err error) string {
+	var te *gitops.TamperError
+	var be *gitops.BranchMovedError
+	if errors.As(err, &te) || errors.As(err, &be) {
+		return event.ErrorWorkspaceGuard
+	}
+	return ""
 }

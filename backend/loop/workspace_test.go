@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
@@ -288,8 +289,14 @@ func TestWorkspaceRefusesGitAfterTheCodeTamperedWithIt(t *testing.T) {
 	evs, emit := collect()
 	out := Run(context.Background(), m, nil, emit, set, Input{Prompt: "Fix add"})
 	var te *gitops.TamperError
-	if out.Status != StatusError || !errors.As(out.Err, &te) || !strings.Contains(out.Err.Error(), "hooks") {
+	if out.Status != StatusError || !errors.As(out.Err, &te) || !strings.Contains(out.Err.Error(), filepath.Join(".git", "hooks", "pre-commit")) {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
+	}
+	if want := "validation command `" + set.Workspace.Task.Validate[0] + "`"; te.Actor != want {
+		t.Errorf("actor = %q, want %q", te.Actor, want)
+	}
+	if ErrorKind(out.Err) != event.ErrorWorkspaceGuard {
+		t.Errorf("error kind = %q", ErrorKind(out.Err))
 	}
 	for _, e := range *evs {
 		var g event.GitPayload
@@ -302,5 +309,169 @@ func TestWorkspaceRefusesGitAfterTheCodeTamperedWithIt(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("the planted hook ran (%v)", err)
+	}
+}
+
+// cliModel stands for a coding CLI (codex, claude): it edits the workdir
+// itself while it "generates", then answers with text.
+type cliModel struct {
+	name  string
+	edits []func(dir string) error // one per generation
+	calls int
+}
+
+func (m *cliModel) Name() string                        { return m.name }
+func (m *cliModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+
+func (m *cliModel) Stream(_ context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		if m.calls >= len(m.edits) {
+			yield(provider.Delta{}, errors.New("script exhausted"))
+			return
+		}
+		edit := m.edits[m.calls]
+		m.calls++
+		if err := edit(req.Workdir); err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		yield(provider.Delta{Done: &provider.Response{Content: "Fixed add.", FinishReason: "stop"}}, nil)
+	}
+}
+
+// fixAdd is a CLI's edit that makes test.sh pass.
+func fixAdd(dir string) error {
+	return os.WriteFile(filepath.Join(dir, "calc.sh"), []byte("add() { echo $(( $1 + $2 )); }\n"), 0o644)
+}
+
+// Git's own bookkeeping (.git/index, objects, refs) is no tampering: a run
+// whose validation passes commits even though loopforge's `git diff HEAD`
+// and a validation command's git refreshed the index.
+func TestWorkspacePassingValidationCommitsAfterGitBookkeeping(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		touch    bool // the model rewrites notes.md unchanged
+		validate []string
+	}{
+		// Coding CLIs and formatters rewrite files they leave unchanged: a
+		// new mtime on the same content makes loopforge's own `git diff
+		// HEAD` refresh .git/index.
+		{"loopforge's git diff refreshes the index", true, []string{"sh test.sh"}},
+		// A test suite that runs git itself (as many do) rewrites the index.
+		{"a validation command runs git", false, []string{"sh test.sh", "git status --porcelain >/dev/null"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := gitRepo(t)
+			m := &cliModel{name: "codex", edits: []func(string) error{func(dir string) error {
+				if err := fixAdd(dir); err != nil || !tc.touch {
+					return err
+				}
+				later := time.Now().Add(3 * time.Second)
+				return os.Chtimes(filepath.Join(dir, "notes.md"), later, later)
+			}}}
+			set := wsSettings(dir, 2)
+			set.Workspace.Task.Validate = tc.validate
+			evs, emit := collect()
+			out := Run(context.Background(), m, nil, emit, set, Input{Prompt: "Fix add"})
+			if out.Status != StatusSuccess || out.Iterations != 1 {
+				t.Fatalf("outcome = %s after %d: %v", out.Status, out.Iterations, out.Err)
+			}
+			committed := false
+			for _, e := range *evs {
+				var g event.GitPayload
+				if e.Type == event.Git && e.Decode(&g) == nil && g.Action == "commit" {
+					committed = true
+				}
+			}
+			if !committed {
+				t.Error("no commit event")
+			}
+			if got := git(t, dir, "show", "loopforge/fix-add:calc.sh"); got != "add() { echo $(( $1 + $2 )); }" {
+				t.Errorf("committed calc.sh = %q", got)
+			}
+			if st := git(t, dir, "status", "--porcelain"); st != "" {
+				t.Errorf("status after the run = %q", st)
+			}
+		})
+	}
+}
+
+// noCommit fails the test if the run committed.
+func noCommit(t *testing.T, evs []event.Event, dir string) {
+	t.Helper()
+	for _, e := range evs {
+		var g event.GitPayload
+		if e.Type == event.Git && e.Decode(&g) == nil && g.Action == "commit" {
+			t.Fatalf("committed: %+v", g)
+		}
+	}
+	if n := git(t, dir, "rev-list", "--count", "--all"); n != "1" {
+		t.Errorf("%s commits in the repository, want the initial one only", n)
+	}
+}
+
+func TestWorkspaceRefusesGitAfterTheModelTamperedWithIt(t *testing.T) {
+	dir := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	m := &cliModel{name: "codex", edits: []func(string) error{func(dir string) error {
+		if err := fixAdd(dir); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	}}}
+	evs, emit := collect()
+	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
+	var te *gitops.TamperError
+	if out.Status != StatusError || !errors.As(out.Err, &te) {
+		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
+	}
+	if te.Actor != "the model (provider codex)" || !strings.Contains(out.Err.Error(), "while the model (provider codex) was working") {
+		t.Errorf("actor = %q: %v", te.Actor, out.Err)
+	}
+	if len(te.Changed) != 1 || te.Changed[0] != filepath.Join(".git", "hooks", "pre-commit") {
+		t.Errorf("changed = %q", te.Changed)
+	}
+	if ErrorKind(out.Err) != event.ErrorWorkspaceGuard {
+		t.Errorf("error kind = %q", ErrorKind(out.Err))
+	}
+	for _, e := range *evs {
+		if e.Type == event.Validated {
+			t.Error("a validation command ran after the model tampered with git")
+		}
+	}
+	noCommit(t, *evs, dir)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the planted hook ran (%v)", err)
+	}
+}
+
+func TestWorkspaceRefusesToCommitOffTheRunsBranch(t *testing.T) {
+	dir := gitRepo(t)
+	m := &cliModel{name: "claude", edits: []func(string) error{func(dir string) error {
+		if out, err := exec.Command("git", "-C", dir, "switch", "-q", "main").CombinedOutput(); err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return fixAdd(dir)
+	}}}
+	evs, emit := collect()
+	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
+	var be *gitops.BranchMovedError
+	if out.Status != StatusError || !errors.As(out.Err, &be) || be.Branch != "loopforge/fix-add" || be.Head != "main" {
+		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
+	}
+	if ErrorKind(out.Err) != event.ErrorWorkspaceGuard {
+		t.Errorf("error kind = %q", ErrorKind(out.Err))
+	}
+	noCommit(t, *evs, dir)
+}
+
+func TestErrorKindIsForTheGuardOnly(t *testing.T) {
+	for _, err := range []error{nil, errors.New("openai: 401 Unauthorized"), &gitops.DirtyError{Dir: "/x"}} {
+		if k := ErrorKind(err); k != "" {
+			t.Errorf("ErrorKind(%v) = %q", err, k)
+		}
+	}
+	if k := ErrorKind(fmt.Errorf("wrapped: %w", &gitops.TamperError{})); k != event.ErrorWorkspaceGuard {
+		t.Errorf("a wrapped TamperError: %q", k)
 	}
 }

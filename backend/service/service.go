@@ -540,7 +540,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	}
 	ar.setResult(run, out.Err)
 	if err := s.emit(ar, event.New(event.RunFinished, event.RunFinishedPayload{
-		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error,
+		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error, ErrorKind: loop.ErrorKind(out.Err),
 		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
 	})); err != nil {
 		s.log.Error("recording run_finished", "run", run.ID, "err", err)

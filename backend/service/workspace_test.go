@@ -198,3 +198,49 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 		t.Errorf("metadata files in the repository = %v", m)
 	}
 }
+
+// hookModel stands for a coding CLI that plants a git hook in the workdir.
+type hookModel struct{}
+
+func (hookModel) Name() string                        { return "planter" }
+func (hookModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+func (hookModel) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		if err := os.WriteFile(filepath.Join(req.Workdir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		yield(provider.Delta{Done: &provider.Response{Content: "done"}}, nil)
+	}
+}
+
+// A run the guard stopped says so in run_finished, so the UI does not
+// present the refusal as the provider's words.
+func TestWorkspaceGuardRefusalIsMarkedInRunFinished(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, &echoModel{answers: []string{"x"}})
+	svc.cfg.Profiles["planter"] = provider.Profile{Name: "planter", Kind: config.KindCodex}
+	svc.reg[config.KindCodex] = func(provider.Profile) (provider.Provider, error) { return hookModel{}, nil }
+	dir := testRepo(t)
+	info, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "planter", Mode: "workspace", Workdir: dir, Validate: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := svc.Wait(ctx, info.RunID)
+	var te *gitops.TamperError
+	if !errors.As(err, &te) || run.Status != "error" {
+		t.Fatalf("run = %+v, %v", run, err)
+	}
+	var fin *event.RunFinishedPayload
+	for _, e := range collect(t, svc, info.RunID, 0) {
+		if e.Type == event.RunFinished {
+			fin = new(event.RunFinishedPayload)
+			if err := e.Decode(fin); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if fin == nil || fin.ErrorKind != event.ErrorWorkspaceGuard || !strings.Contains(fin.Error, "the model (provider planter)") {
+		t.Fatalf("run_finished = %+v", fin)
+	}
+}

@@ -151,6 +151,15 @@ describe('Live run view', () => {
     expect(screen.getByTestId('run-error').textContent).toBe('The provider said: openai: 401 Unauthorized: Incorrect API key provided')
   })
 
+  it('does not put a workspace guard refusal in the provider\'s mouth', async () => {
+    const { api } = await started()
+    const msg =
+      "the repository's git control files changed while the model (provider codex) was working: .git/hooks/pre-commit; loopforge will not run git on /home/ana/calc; inspect them first"
+    act(() => api.events.emit(finished('run-1', 1, 'error', msg, 'workspace_guard')))
+    expect(screen.getByTestId('run-banner').dataset.status).toBe('error')
+    expect(screen.getByTestId('run-error').textContent).toBe('Stopped to protect the repository: ' + msg)
+  })
+
   it('says so while the event connection is down, and clears when it is back', async () => {
     const { api } = await started()
     act(() => api.events.setState({ status: 'reconnecting', attempt: 2, retryInMs: 2000, reason: 'connection lost (code 1006)' }))

@@ -307,6 +307,7 @@ const en = {
     interrupted: 'Interrupted — loopforge stopped while this run was going',
     unknown: (s: string) => `Finished: ${s}`,
     providerSaid: 'The provider said:',
+    guardStopped: 'Stopped to protect the repository:',
   },
 
   history: {
@@ -656,6 +657,7 @@ const pt: Strings = {
     interrupted: 'Interrompida — o loopforge parou durante esta execução',
     unknown: (s: string) => `Terminada: ${s}`,
     providerSaid: 'O provedor disse:',
+    guardStopped: 'Parado para proteger o repositório:',
   },
 
   history: {

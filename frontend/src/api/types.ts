@@ -309,11 +309,19 @@ export interface IterationDonePayload {
   status: 'success' | 'error' | string
   summary: string
 }
+/**
+ * Who a failed run's error comes from when it is not the provider:
+ * workspace_guard = loopforge stopped to protect the repository (its git
+ * control files changed, or HEAD left the run's branch).
+ */
+export type RunErrorKind = 'workspace_guard'
+
 export interface RunFinishedPayload {
   status: RunStatus | string
   iterations: number
   final_code: string
   error?: string
+  error_kind?: RunErrorKind | string
   input_tokens: number
   output_tokens: number
   duration_ms: number

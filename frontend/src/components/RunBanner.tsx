@@ -10,7 +10,10 @@ const icons: Record<string, string> = {
   interrupted: '!',
 }
 
-/** RunBanner announces how a finished run ended, with the provider's error if any. */
+/**
+ * RunBanner announces how a finished run ended, with its error if any: the
+ * provider's, or loopforge's own refusal to touch a tampered repository.
+ */
 export function RunBanner({ run }: { run: RunState }) {
   if (!isFinished(run)) return null
   const b = strings.banner
@@ -44,7 +47,9 @@ export function RunBanner({ run }: { run: RunState }) {
         <strong>{title}</strong>
         {run.error && (
           <p className="banner-detail" data-testid="run-error">
-            {run.status === 'error' && <span className="muted">{b.providerSaid} </span>}
+            {run.status === 'error' && (
+              <span className="muted">{run.errorKind === 'workspace_guard' ? b.guardStopped : b.providerSaid} </span>
+            )}
             {run.error}
           </p>
         )}

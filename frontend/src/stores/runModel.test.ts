@@ -64,7 +64,10 @@ describe('applyEvent', () => {
     expect(r).toMatchObject({ status: 'cancelled', cancelling: false, error: 'cancelled by the user' })
 
     const e = applyEvent(newRun({ runId: 'x' }), finished('x', 1, 'error', 'openai: 401 Incorrect API key provided'))
-    expect(e).toMatchObject({ status: 'error', error: 'openai: 401 Incorrect API key provided' })
+    expect(e).toMatchObject({ status: 'error', error: 'openai: 401 Incorrect API key provided', errorKind: '' })
+
+    const g = applyEvent(newRun({ runId: 'g' }), finished('g', 1, 'error', 'the repository\'s git control files changed', 'workspace_guard'))
+    expect(g).toMatchObject({ status: 'error', errorKind: 'workspace_guard' })
   })
 
   it('keeps a format error and a log notice', () => {

@@ -136,6 +136,8 @@ export interface RunState {
   iterations: IterationView[]
   finalCode: string
   error: string
+  /** run_finished's error_kind ("" = the provider's, or unknown). */
+  errorKind: string
   inputTokens: number
   outputTokens: number
   /** ISO time of run_started (or the stored start). */
@@ -180,6 +182,7 @@ export function newRun(init: Partial<RunState> & { runId: string }): RunState {
     iterations: [],
     finalCode: '',
     error: '',
+    errorKind: '',
     inputTokens: 0,
     outputTokens: 0,
     logs: [],
@@ -312,6 +315,7 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         status: p.status as RunStatus,
         finalCode: p.final_code ?? '',
         error: p.error ?? '',
+        errorKind: p.error_kind ?? '',
         inputTokens: p.input_tokens || run.inputTokens,
         outputTokens: p.output_tokens || run.outputTokens,
         durationMs: p.duration_ms,

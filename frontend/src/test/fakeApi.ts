@@ -270,8 +270,17 @@ export function workspaceSessionDetail(): SessionDetail {
   return d
 }
 
-export function finished(runId: string, seq: number, status: string, error = ''): RunEvent {
-  return env('run_finished', runId, seq, { status, iterations: 1, final_code: '', error, input_tokens: 0, output_tokens: 0, duration_ms: 1000 })
+export function finished(runId: string, seq: number, status: string, error = '', errorKind?: string): RunEvent {
+  return env('run_finished', runId, seq, {
+    status,
+    iterations: 1,
+    final_code: '',
+    error,
+    ...(errorKind ? { error_kind: errorKind } : {}),
+    input_tokens: 0,
+    output_tokens: 0,
+    duration_ms: 1000,
+  })
 }
 
 export function sessionDetail(): SessionDetail {

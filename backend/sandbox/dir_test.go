@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Request.Dir (a command in the user's project) and Request.Stdin, at each
@@ -383,7 +382,7 @@ func TestDirKillsTree(t *testing.T) {
 		wantNoSurvivors(t, m)
 
 		code = "import subprocess, time\nsubprocess.Popen(['sleep', '1000'], cwd='sub')\nprint('waiting', flush=True)\ntime.sleep(1000)"
-		res, m = runOn(t, r, context.Background(), Request{Code: code, Dir: p.dir, Limits: Limits{Timeout: 700 * time.Millisecond}})
+		res, m = runOn(t, r, context.Background(), Request{Code: code, Dir: p.dir, Limits: Limits{Timeout: printThenTimeout}})
 		wantStatus(t, res, StatusTimeout)
 		wantNoSurvivors(t, m)
 		if res.Stdout != "waiting\n" {

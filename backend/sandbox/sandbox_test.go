@@ -105,9 +105,14 @@ func TestBusyLoopTimeout(t *testing.T) {
 	}
 }
 
+// printThenTimeout is the time limit of tests whose program prints, then
+// sleeps until the limit kills it: long enough for a sandboxed interpreter
+// to start and print on a machine with every core busy (700 ms was not).
+const printThenTimeout = 4 * time.Second
+
 func TestSleepTimeoutKeepsPartialStdout(t *testing.T) {
 	t.Parallel()
-	res := run(t, Request{Code: "import time\nprint('partial')\ntime.sleep(1e6)", Limits: Limits{Timeout: 500 * time.Millisecond}})
+	res := run(t, Request{Code: "import time\nprint('partial')\ntime.sleep(1e6)", Limits: Limits{Timeout: printThenTimeout}})
 	wantStatus(t, res, StatusTimeout)
 	if res.Stdout != "partial\n" {
 		t.Errorf("stdout %q, want the partial output", res.Stdout)

@@ -2,8 +2,10 @@
 // works, and the JSON envelope they travel in: {type, run_id, seq, ts, payload}.
 //
 // Producers (the loop) build events with New; the service stamps RunID, Seq
-// and TS, persists the event, and only then fans it out to subscribers, so a
-// client that reconnects can ask the store for everything after a seq.
+// and TS, persists the event and fans it out to subscribers, so a client that
+// reconnects can ask for everything after a seq. Token events reach
+// subscribers before the store (they are written in batches, a few
+// milliseconds later); every other event is stored first.
 package event
 
 import (

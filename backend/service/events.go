@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +25,11 @@ type activeRun struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 
+	// flushMu serialises the writes of this run's events, so the store
+	// always holds a prefix of the run's stream (no gap: a crash loses a
+	// tail, never a middle). Lock order: flushMu, then mu.
+	flushMu sync.Mutex
+
 	mu     sync.Mutex
 	seq    int64
 	subs   map[*subscriber]struct{}
@@ -31,6 +37,16 @@ type activeRun struct {
 	closed bool
 	run    *store.Run
 	err    error
+	// unsaved holds the events already published but not yet committed, in
+	// seq order: always the tail of the stream, ending at seq. A flush takes
+	// a prefix and removes it only once it is committed, so Subscribe can
+	// replay the store up to unsaved[0] and the rest from here.
+	unsaved []event.Event
+	timer   *time.Timer // flushes unsaved one window after the first token
+	armed   bool        // timer is set and has not taken its batch yet
+	// flushErr is why a background flush failed; the next emit returns it
+	// (the events stay in unsaved and are written with the next batch).
+	flushErr error
 }
 
 func newActiveRun(id string, cancel context.CancelCauseFunc) *activeRun {
@@ -50,15 +66,29 @@ func (a *activeRun) result() (*store.Run, error) {
 	return a.run, a.err
 }
 
-// close ends every live subscription after the last event was delivered.
-func (a *activeRun) close() {
+// closeRun ends every live subscription after the last event was delivered.
+// run_finished has flushed every pending token by then; if that write
+// failed, one last attempt is made here, and what still fails is logged.
+func (s *Service) closeRun(a *activeRun) {
+	a.flushMu.Lock()
 	a.mu.Lock()
 	a.closed = true
+	if a.timer != nil {
+		a.timer.Stop()
+		a.armed = false
+	}
+	if n := len(a.unsaved); n > 0 {
+		if err := s.writeEvents(a.unsaved); err != nil {
+			s.log.Error("events of a run were published but could not be saved", "run", a.id, "events", n, "err", err)
+		}
+		a.unsaved = nil
+	}
 	for sub := range a.subs {
 		close(sub.live)
 		delete(a.subs, sub)
 	}
 	a.mu.Unlock()
+	a.flushMu.Unlock()
 	close(a.done)
 }
 
@@ -67,24 +97,129 @@ type subscriber struct {
 	dropped bool
 }
 
-// emit stamps, persists, and then publishes one event. Holding the run's lock
-// across the write keeps seq order equal to store order equal to delivery
-// order.
+// DefaultTokenWindow is how long token events wait to be written together
+// (Options.TokenWindow).
+const DefaultTokenWindow = 30 * time.Millisecond
+
+// maxUnsaved bounds the tokens published but not yet written: past it, the
+// producer writes them itself (and so waits for the store) instead of
+// letting memory, and what a crash would lose, grow.
+const maxUnsaved = 1024
+
+// emit stamps one event with the run's next seq and hands it to the store
+// and the subscribers, always in seq order.
+//
+// Token events (the model's text deltas, by far the most numerous) are
+// published at once and written later, in one transaction per window of
+// s.tokenWindow (see flush). Every other event first writes the pending
+// tokens and itself in one transaction and is published only then, so a
+// subscriber that sees run_finished (or a generated, an exec_finished…)
+// can count on the store holding everything up to it. What a crash can
+// lose is therefore the tokens of about one window: those published but not
+// yet committed. The store never has a gap (see flushMu). With a window of
+// zero or less every event is written before it is published, one
+// transaction each.
 func (s *Service) emit(a *activeRun, e event.Event) error {
+	if e.Type == event.Token && s.tokenWindow > 0 {
+		return s.emitToken(a, e)
+	}
+	a.flushMu.Lock()
+	defer a.flushMu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.seq++
 	e.RunID, e.Seq, e.TS = a.id, a.seq, time.Now().UTC()
-	// A cancelled run still records its last events: use a context of our own.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.store.AppendEvent(ctx, e); err != nil {
+	batch := append(a.unsaved[:len(a.unsaved):len(a.unsaved)], e)
+	if err := s.writeEvents(batch); err != nil {
 		a.seq--
 		return err
 	}
+	a.unsaved, a.flushErr = a.unsaved[:0], nil
+	// A cancelled run still records its last events: use a context of our own.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if err := s.trackIteration(ctx, a, e); err != nil {
 		return err
 	}
+	a.publish(e)
+	return nil
+}
+
+// emitToken publishes a token at once and leaves it in unsaved for the
+// window's flush.
+func (s *Service) emitToken(a *activeRun, e event.Event) error {
+	a.mu.Lock()
+	if err := a.flushErr; err != nil {
+		a.flushErr = nil
+		a.mu.Unlock()
+		return err
+	}
+	a.seq++
+	e.RunID, e.Seq, e.TS = a.id, a.seq, time.Now().UTC()
+	a.unsaved = append(a.unsaved, e)
+	if !a.armed {
+		a.armed = true
+		if a.timer == nil {
+			a.timer = time.AfterFunc(s.tokenWindow, func() { s.flushInBackground(a) })
+		} else {
+			a.timer.Reset(s.tokenWindow)
+		}
+	}
+	a.publish(e)
+	backlog := len(a.unsaved) >= s.maxUnsaved
+	a.mu.Unlock()
+	if backlog {
+		return s.flush(a)
+	}
+	return nil
+}
+
+func (s *Service) flushInBackground(a *activeRun) {
+	if err := s.flush(a); err != nil {
+		a.mu.Lock()
+		a.flushErr = err
+		a.mu.Unlock()
+	}
+}
+
+// flush writes the events published so far and not yet written, in one
+// transaction, without holding the run's lock during the write: tokens keep
+// flowing to subscribers meanwhile.
+func (s *Service) flush(a *activeRun) error {
+	a.flushMu.Lock()
+	defer a.flushMu.Unlock()
+	a.mu.Lock()
+	a.armed = false
+	n := len(a.unsaved)
+	batch := a.unsaved[:n:n] // emitToken only appends past n meanwhile
+	closed := a.closed
+	a.mu.Unlock()
+	if n == 0 || closed {
+		return nil
+	}
+	if err := s.writeEvents(batch); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.unsaved = append(a.unsaved[:0], a.unsaved[n:]...)
+	a.mu.Unlock()
+	return nil
+}
+
+// writeEvents commits events (of one run, in seq order) in one transaction.
+func (s *Service) writeEvents(evs []event.Event) error {
+	// A cancelled run still records its last events: use a context of our own.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if len(evs) == 1 {
+		return s.store.AppendEvent(ctx, evs[0])
+	}
+	return s.store.AppendEvents(ctx, evs)
+}
+
+// publish hands e to every subscriber; one that is too far behind is
+// dropped (it catches up from the store). Called with a.mu held.
+func (a *activeRun) publish(e event.Event) {
 	for sub := range a.subs {
 		select {
 		case sub.live <- e:
@@ -94,7 +229,6 @@ func (s *Service) emit(a *activeRun, e event.Event) error {
 			delete(a.subs, sub)
 		}
 	}
-	return nil
 }
 
 // trackIteration keeps the iterations table in step with the events, so
@@ -172,13 +306,17 @@ func (s *Subscription) setErr(err error) {
 }
 
 // Subscribe streams the events of runID with seq > after: first the stored
-// ones, then live ones, with no gap and no duplicate.
+// ones, then those published but not yet written (tokens of the current
+// window), then live ones, with no gap and no duplicate.
 func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Subscription, error) {
 	s.mu.Lock()
 	a := s.runs[runID]
 	s.mu.Unlock()
 
-	var sub *subscriber
+	var (
+		sub     *subscriber
+		unsaved []event.Event // published before sub joined, not yet in the store
+	)
 	upTo := int64(-1) // replay everything stored when the run is finished
 	if a != nil {
 		a.mu.Lock()
@@ -186,8 +324,14 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 			sub = &subscriber{live: make(chan event.Event, subBuffer)}
 			a.subs[sub] = struct{}{}
 			upTo = a.seq
+			unsaved = slices.Clone(a.unsaved)
 		}
 		a.mu.Unlock()
+	}
+	// The store holds every event before the first unsaved one.
+	storedUpTo := upTo
+	if len(unsaved) > 0 {
+		storedUpTo = unsaved[0].Seq - 1
 	}
 	if a == nil {
 		if _, err := s.store.GetRun(ctx, runID); err != nil {
@@ -219,25 +363,32 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 				return false
 			}
 		}
-		// Replay from the store in pages.
-		for upTo < 0 || last < upTo {
+		// Replay from the store in pages, then what it does not hold yet.
+		for storedUpTo < 0 || last < storedUpTo {
 			page, err := s.store.EventsAfter(ctx, runID, last, 500)
 			if err != nil {
 				subn.setErr(err)
 				s.unsubscribe(a, sub)
 				return
 			}
-			if len(page) == 0 {
-				break
-			}
+			from := last
 			for _, e := range page {
-				if upTo >= 0 && e.Seq > upTo {
+				if storedUpTo >= 0 && e.Seq > storedUpTo {
 					break
 				}
 				if !send(e) {
 					s.unsubscribe(a, sub)
 					return
 				}
+			}
+			if last == from { // the end of what is stored
+				break
+			}
+		}
+		for _, e := range unsaved {
+			if !send(e) {
+				s.unsubscribe(a, sub)
+				return
 			}
 		}
 		if sub == nil {

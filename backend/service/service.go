@@ -4,8 +4,10 @@
 //
 // Runs: StartRun validates everything (provider, key, settings) before it
 // writes anything, then runs the loop in a goroutine owned by the Service.
-// Every event is stamped with the run's next seq, persisted, and only then
-// handed to subscribers. Cancel stops a run (the sandbox kills the code's
+// Every event is stamped with the run's next seq; token deltas are handed to
+// subscribers at once and written in batches (one transaction per ~30 ms),
+// every other event is written, with the tokens before it, and only then
+// handed to subscribers (see emit). Cancel stops a run (the sandbox kills the code's
 // process group); Close cancels all runs and waits for them.
 package service
 
@@ -62,6 +64,11 @@ type Options struct {
 	Registry provider.Registry // default DefaultRegistry()
 	Executor loop.Executor     // default: a sandbox.Runner
 	Logger   *slog.Logger
+	// TokenWindow is how long a run's token events may wait to be written
+	// together, in one transaction (they reach subscribers at once): 0 means
+	// DefaultTokenWindow; a negative value writes each token before it is
+	// published, one transaction each.
+	TokenWindow time.Duration
 }
 
 // Service is the one backend the faces share.
@@ -88,6 +95,9 @@ type Service struct {
 	// ownersDir holds every process's owner claim (next to the database).
 	ownersDir string
 	keys      keyHealth // providers whose key was just rejected
+	// tokenWindow and maxUnsaved: see emit.
+	tokenWindow time.Duration
+	maxUnsaved  int
 }
 
 // New opens the history and prepares the executor. Runs left unfinished by a
@@ -97,7 +107,11 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if o.Config == nil {
 		return nil, errors.New("service: no config")
 	}
-	s := &Service{cfg: o.Config, reg: o.Registry, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{})}
+	s := &Service{cfg: o.Config, reg: o.Registry, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{}),
+		tokenWindow: o.TokenWindow, maxUnsaved: maxUnsaved}
+	if s.tokenWindow == 0 {
+		s.tokenWindow = DefaultTokenWindow
+	}
 	if s.reg == nil {
 		s.reg = DefaultRegistry()
 	}
@@ -515,7 +529,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		}
 		s.mu.Unlock()
 		ar.cancel(nil)
-		ar.close()
+		s.closeRun(ar)
 	}()
 
 	status := string(out.Status)

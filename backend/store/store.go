@@ -11,8 +11,8 @@
 //     readers see the last committed state while a write is in progress).
 //   - Every method returns once its change is committed (durable up to
 //     synchronous=NORMAL: a power loss may drop the last commits, never corrupt
-//     the file). The service relies on this to persist an event before it fans
-//     the event out.
+//     the file). The service relies on this to persist an event (and the
+//     token events before it) before it fans the event out.
 //   - Lookups of a missing id return an error wrapping ErrNotFound; writes that
 //     would duplicate a key (an event seq, a message seq) wrap ErrDuplicate.
 //     Errors name the operation and the id ("store: get run %q: ...").

@@ -367,7 +367,7 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 time.sleep(1000)`
-	res, m := runOn(t, r, context.Background(), Request{Code: code, Limits: Limits{Timeout: time.Second}})
+	res, m := runOn(t, r, context.Background(), Request{Code: code, Limits: Limits{Timeout: printThenTimeout}})
 	defer killMarked(m)
 	wantStatus(t, res, StatusTimeout)
 	pids := pidsIn(t, res.Stdout)

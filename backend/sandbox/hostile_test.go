@@ -344,7 +344,7 @@ func hostileCases() []hostileCase {
 				t.Errorf("took %v for a %v timeout", res.Duration, short.Timeout)
 			}
 		}},
-		{name: "04-sleep-after-print", code: "import time\nprint('partial')\ntime.sleep(1e6)", limits: short, check: func(t *testing.T, c config, f *fixture, res Result) {
+		{name: "04-sleep-after-print", code: "import time\nprint('partial')\ntime.sleep(1e6)", limits: Limits{Timeout: printThenTimeout}, check: func(t *testing.T, c config, f *fixture, res Result) {
 			wantStatus(t, res, StatusTimeout)
 			if res.Stdout != "partial\n" {
 				t.Errorf("stdout %q", res.Stdout)

@@ -74,12 +74,22 @@ func LiveMembers(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		if state, pg, ok := ProcState(pid); ok && pg == pgid && state != 'Z' && state != 'X' {
+		if state, pg, ok := ProcState(pid); ok && pg == pgid && running(state) {
 			live = append(live, pid)
 		}
 	}
 	return live
 }
+
+// Alive reports whether pid is a live process. Zombies count as dead: on
+// hosts whose init does not reap, killed orphans stay zombies.
+func Alive(pid int) bool {
+	state, _, ok := ProcState(pid)
+	return ok && running(state)
+}
+
+// running reports whether a state letter of /proc/pid/stat is not dead.
+func running(state byte) bool { return state != 'Z' && state != 'X' }
 
 // ProcState returns the state letter and process group of pid from
 // /proc/pid/stat; ok is false when there is no such process.

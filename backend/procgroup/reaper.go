@@ -72,35 +72,42 @@ func init() {
 	}
 }
 
-// Reaped is a command run under a reaper of its own (see the comment at the
-// top of this file). Its process is the reaper, which leads a new session
-// and process group: Signal(Cmd.Process.Pid, sig) reaches the command and
-// the processes of its group, WaitExit and Sweep work on it as on any
-// group leader, and Cmd.ProcessState holds the command's exit status
-// (128+n when it was killed by signal n).
-type Reaped struct {
-	// Cmd runs the reaper. Set Dir, Env, Stdin, Stdout, Stderr and
-	// WaitDelay as for the command itself; Path, Args, ExtraFiles and
-	// SysProcAttr belong to Start. Start it with Reaped.Start, never with
-	// its own Start, Run or Output (which would run this binary's main);
-	// wait for it with Cmd.Wait.
+// reaped is a command run under a reaper of its own (see the comment at
+// the top of this file); Start runs a command so with Options.Reap. Its
+// process is the reaper, which leads a new session and process group:
+// Signal(Cmd.Process.Pid, sig) reaches the command and the processes of
+// its group, WaitExit and Sweep work on it as on any group leader, and
+// Cmd.ProcessState holds the command's exit status (128+n when it was
+// killed by signal n).
+type reaped struct {
+	// Cmd runs the reaper. Dir, Env, Stdin, Stdout, Stderr and WaitDelay
+	// are the command's; Path, Args, ExtraFiles and SysProcAttr belong to
+	// Start. Start it with reaped.Start, never with its own Start, Run or
+	// Output (which would run this binary's main); wait for it with
+	// Cmd.Wait.
 	Cmd  *exec.Cmd
 	name string
 	ctl  *os.File // write end of the control pipe
 	once sync.Once
 }
 
-// Reap prepares name (a path: there is no PATH lookup) with args to run
-// under a reaper. Nothing starts before Start.
-func Reap(name string, args ...string) *Reaped {
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: append([]string{reaperArg0, name}, args...)}
-	return &Reaped{Cmd: cmd, name: name}
+// reap makes cmd, whose Path (there is no PATH lookup) and Args name the
+// command, the command of a reaper that runs it. Nothing starts before
+// Start.
+func reap(cmd *exec.Cmd) *reaped {
+	name := cmd.Path
+	var args []string
+	if len(cmd.Args) > 1 {
+		args = cmd.Args[1:]
+	}
+	cmd.Path, cmd.Args = "/proc/self/exe", append([]string{reaperArg0, name}, args...)
+	return &reaped{Cmd: cmd, name: name}
 }
 
 // Start starts the reaper and, through it, the command. It returns once the
 // command runs, or with the reason it could not start (an *os.PathError,
 // as exec.Cmd.Start gives; the reaper has then been waited for).
-func (r *Reaped) Start() error {
+func (r *reaped) Start() error {
 	env := r.Cmd.Env
 	if env == nil {
 		env = os.Environ()
@@ -160,7 +167,7 @@ func (r *Reaped) Start() error {
 // Kill makes the reaper SIGKILL the command and everything below it; it
 // then exits. Call it also once the command has ended: it releases the
 // pipe. Safe to call more than once.
-func (r *Reaped) Kill() {
+func (r *reaped) Kill() {
 	r.once.Do(func() {
 		if r.ctl != nil {
 			_ = r.ctl.Close() // the reaper reads EOF

@@ -75,8 +75,8 @@ func init() {
 // reaped is a command run under a reaper of its own (see the comment at
 // the top of this file); Start runs a command so with Options.Reap. Its
 // process is the reaper, which leads a new session and process group:
-// Signal(Cmd.Process.Pid, sig) reaches the command and the processes of
-// its group, WaitExit and Sweep work on it as on any group leader, and
+// signalGroup(Cmd.Process.Pid, sig) reaches the command and the processes
+// of its group, waitExit and sweep work on it as on any group leader, and
 // Cmd.ProcessState holds the command's exit status (128+n when it was
 // killed by signal n).
 type reaped struct {
@@ -285,7 +285,7 @@ func reapAll(killReq <-chan struct{}) {
 			}
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "loopforge-reaper: processes %v survived SIGKILL for %v\n", Descendants(os.Getpid()), reapWithin)
+			fmt.Fprintf(os.Stderr, "loopforge-reaper: processes %v survived SIGKILL for %v\n", descendants(os.Getpid()), reapWithin)
 			return
 		}
 		time.Sleep(pause)
@@ -296,7 +296,7 @@ func reapAll(killReq <-chan struct{}) {
 // killTree SIGKILLs every live descendant of this process.
 func killTree() {
 	self := os.Getpid()
-	for _, pid := range Descendants(self) {
+	for _, pid := range descendants(self) {
 		killIfBelow(pid, self)
 	}
 }
@@ -333,9 +333,9 @@ func below(pid, root int) bool {
 	return false
 }
 
-// Descendants lists the processes below pid (zombies included), parents
+// descendants lists the processes below pid (zombies included), parents
 // before their children, from a scan of /proc.
-func Descendants(pid int) []int {
+func descendants(pid int) []int {
 	dir, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

@@ -1,9 +1,10 @@
 package procgroup
 
-// The runner lives here, next to the primitives it composes (WaitExit,
-// Signal, Sweep, the reaper), rather than in a package of its own: its users
-// need nothing else from this package but HeadTail, and a second package
-// would have to export the primitives only for the runner's sake.
+// The runner lives here, next to the primitives it composes (waitExit,
+// signalGroup, sweep, the reaper), rather than in a package of its own:
+// its users need nothing else from this package but HeadTail (and, in
+// tests, Alive), so the primitives stay unexported and Start is the only
+// way in; a second package would have to export them for its sake.
 
 import (
 	"context"
@@ -36,7 +37,7 @@ type Options struct {
 	// also the processes that leave its group (setsid, daemons) die with
 	// it. cmd.ExtraFiles and cmd.SysProcAttr must then be unset.
 	Reap bool
-	// SweepWithin bounds the final sweep of the group (see Sweep); 0 means
+	// SweepWithin bounds the final sweep of the group (see sweep); 0 means
 	// DefaultSweepWithin.
 	SweepWithin time.Duration
 	// OnKill, if set, is called after each SIGKILL to the group (the
@@ -200,7 +201,7 @@ func (p *Proc) Wait() Exit {
 // id cannot be reused), then kills and sweeps what is left of the group.
 func (p *Proc) waitGone() {
 	defer close(p.gone)
-	if err := WaitExit(p.pid); err != nil {
+	if err := waitExit(p.pid); err != nil {
 		slog.Warn("procgroup: waitid on the leader failed", "pid", p.pid, "err", err)
 	}
 	p.mu.Lock()
@@ -211,7 +212,7 @@ func (p *Proc) waitGone() {
 	p.duration = time.Since(p.start)
 	p.mu.Unlock()
 	p.kill()
-	err := Sweep(p.pid, p.o.SweepWithin)
+	err := sweep(p.pid, p.o.SweepWithin)
 	if p.o.OnSweep != nil {
 		err = errors.Join(err, p.o.OnSweep())
 	}
@@ -233,7 +234,7 @@ func (p *Proc) stopper() {
 	p.noteStop()
 	p.mu.Unlock()
 	if p.o.Grace > 0 {
-		_ = Signal(p.pid, syscall.SIGTERM)
+		_ = signalGroup(p.pid, syscall.SIGTERM)
 		if p.goneWithin(p.o.Grace) {
 			return
 		}
@@ -262,7 +263,7 @@ func (p *Proc) noteStop() {
 }
 
 func (p *Proc) kill() {
-	_ = Signal(p.pid, syscall.SIGKILL)
+	_ = signalGroup(p.pid, syscall.SIGKILL)
 	if p.o.OnKill != nil {
 		p.o.OnKill()
 	}

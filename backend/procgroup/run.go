@@ -9,7 +9,6 @@ package procgroup
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -33,9 +32,9 @@ type Options struct {
 	// Grace is how long the command has to exit between SIGTERM and
 	// SIGKILL once ctx ends; 0 sends SIGKILL at once.
 	Grace time.Duration
-	// Reap runs the command under a reaper of its own (see reaper.go), so that
-	// also the processes that leave its group (setsid, daemons) die with
-	// it. cmd.ExtraFiles and cmd.SysProcAttr must then be unset.
+	// Reap runs the command under a reaper of its own (see reaper.go), so
+	// that the processes that leave its group (setsid, daemons) die with it
+	// too. cmd.ExtraFiles and cmd.SysProcAttr must then be unset.
 	Reap bool
 	// SweepWithin bounds the final sweep of the group (see sweep); 0 means
 	// DefaultSweepWithin.
@@ -97,15 +96,10 @@ type Proc struct {
 	gone     chan struct{} // the leader exited and the group was swept
 	stopDone chan struct{} // the stopper is done
 	waitOnce sync.Once
-	exit     Exit
 
-	mu       sync.Mutex
-	exited   bool // the leader's exit was seen; later ends of ctx do not count
-	stopped  bool
-	timedOut bool
-	cause    error
-	duration time.Duration
-	sweepErr error
+	mu     sync.Mutex
+	exited bool // the leader's exit was seen; later ends of ctx do not count
+	exit   Exit // Stopped, TimedOut, Cause, Duration, SweepErr until Wait
 }
 
 // Start starts cmd in a new session, hence a process group of its own
@@ -181,19 +175,20 @@ func (p *Proc) Wait() Exit {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if p.stopped {
-			err = p.ctx.Err()
+		x := &p.exit
+		x.State, x.Code, x.Err = p.Cmd.ProcessState, -1, err
+		if x.Stopped {
+			x.Err = p.ctx.Err()
 		}
-		x := Exit{State: p.Cmd.ProcessState, Code: -1, Stopped: p.stopped, TimedOut: p.timedOut,
-			Cause: p.cause, Duration: p.duration, Err: err, SweepErr: p.sweepErr}
 		if ps := x.State; ps != nil {
 			x.Code = ps.ExitCode()
 			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 				x.Signal = ws.Signal()
 			}
 		}
-		p.exit = x
 	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return p.exit
 }
 
@@ -209,7 +204,7 @@ func (p *Proc) waitGone() {
 		p.noteStop() // ctx ended first, even if the stopper has not acted yet
 	}
 	p.exited = true
-	p.duration = time.Since(p.start)
+	p.exit.Duration = time.Since(p.start)
 	p.mu.Unlock()
 	p.kill()
 	err := sweep(p.pid, p.o.SweepWithin)
@@ -217,7 +212,7 @@ func (p *Proc) waitGone() {
 		err = errors.Join(err, p.o.OnSweep())
 	}
 	p.mu.Lock()
-	p.sweepErr = err
+	p.exit.SweepErr = err
 	p.mu.Unlock()
 }
 
@@ -254,12 +249,12 @@ func (p *Proc) stopper() {
 // noteStop records why the group is stopped, unless the leader's exit was
 // seen already or a reason was recorded. p.mu is held.
 func (p *Proc) noteStop() {
-	if p.exited || p.stopped {
+	if p.exited || p.exit.Stopped {
 		return
 	}
-	p.stopped = true
-	p.cause = context.Cause(p.ctx)
-	p.timedOut = errors.Is(p.ctx.Err(), context.DeadlineExceeded)
+	p.exit.Stopped = true
+	p.exit.Cause = context.Cause(p.ctx)
+	p.exit.TimedOut = errors.Is(p.ctx.Err(), context.DeadlineExceeded)
 }
 
 func (p *Proc) kill() {
@@ -288,7 +283,7 @@ func reapCmd(cmd *exec.Cmd) (*reaped, error) {
 		return nil, cmd.Err
 	}
 	if cmd.ExtraFiles != nil || cmd.SysProcAttr != nil {
-		return nil, fmt.Errorf("procgroup: a reaped command cannot have ExtraFiles or SysProcAttr")
+		return nil, errors.New("procgroup: a reaped command cannot have ExtraFiles or SysProcAttr")
 	}
 	return reap(cmd), nil
 }

@@ -1,7 +1,10 @@
-// Package procgroup waits for, kills and inspects the process group of a
-// child started in a new session (so the group id is the leader's pid). The
-// sandbox and the coding CLI providers both use it to make sure nothing a
-// child started outlives it. Linux only: it reads /proc.
+// Package procgroup runs a child in a process group of its own and stops
+// it (Start), and captures its output in a capped buffer (HeadTail). The
+// sandbox, the coding CLI providers and the workspace's commands all run
+// their children through it, so that nothing a child started outlives it.
+// Its primitives wait for, kill and inspect the group of a child started
+// in a new session (so the group id is the leader's pid). Linux only: it
+// reads /proc.
 package procgroup
 
 import (
@@ -16,10 +19,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// WaitExit blocks until the child pid has exited but leaves it unreaped
+// waitExit blocks until the child pid has exited but leaves it unreaped
 // (WNOWAIT): while the zombie exists its pid, and so the group id, cannot be
 // reused, so signalling -pid can only reach the child's own group.
-func WaitExit(pid int) error {
+func waitExit(pid int) error {
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -29,16 +32,16 @@ func WaitExit(pid int) error {
 	}
 }
 
-// Signal sends sig to every process of group pgid.
-func Signal(pgid int, sig syscall.Signal) error {
+// signalGroup sends sig to every process of group pgid.
+func signalGroup(pgid int, sig syscall.Signal) error {
 	return syscall.Kill(-pgid, sig)
 }
 
-// Sweep SIGKILLs the group until no live member is left (zombies count as
+// sweep SIGKILLs the group until no live member is left (zombies count as
 // dead: on hosts whose init does not reap, orphans stay zombies forever) or
 // within has passed. It reports a failed kill, or the pids still alive at the
 // deadline.
-func Sweep(pgid int, within time.Duration) error {
+func sweep(pgid int, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	pause := time.Millisecond
 	for {
@@ -49,7 +52,7 @@ func Sweep(pgid int, within time.Duration) error {
 		if err != nil {
 			return fmt.Errorf("kill group %d: %w", pgid, err)
 		}
-		live := LiveMembers(pgid)
+		live := liveMembers(pgid)
 		if len(live) == 0 {
 			return nil
 		}
@@ -61,9 +64,9 @@ func Sweep(pgid int, within time.Duration) error {
 	}
 }
 
-// LiveMembers scans /proc for the processes of group pgid that are not
+// liveMembers scans /proc for the processes of group pgid that are not
 // zombies.
-func LiveMembers(pgid int) []int {
+func liveMembers(pgid int) []int {
 	dir, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -74,16 +77,26 @@ func LiveMembers(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		if state, pg, ok := ProcState(pid); ok && pg == pgid && state != 'Z' && state != 'X' {
+		if state, pg, ok := procState(pid); ok && pg == pgid && running(state) {
 			live = append(live, pid)
 		}
 	}
 	return live
 }
 
-// ProcState returns the state letter and process group of pid from
+// Alive reports whether pid is a live process. Zombies count as dead: on
+// hosts whose init does not reap, killed orphans stay zombies.
+func Alive(pid int) bool {
+	state, _, ok := procState(pid)
+	return ok && running(state)
+}
+
+// running reports whether a state letter of /proc/pid/stat is not dead.
+func running(state byte) bool { return state != 'Z' && state != 'X' }
+
+// procState returns the state letter and process group of pid from
 // /proc/pid/stat; ok is false when there is no such process.
-func ProcState(pid int) (state byte, pgid int, ok bool) {
+func procState(pid int) (state byte, pgid int, ok bool) {
 	st, ok := readStat(pid)
 	return st.state, st.pgid, ok
 }

@@ -72,35 +72,42 @@ func init() {
 	}
 }
 
-// Reaped is a command run under a reaper of its own (see the comment at the
-// top of this file). Its process is the reaper, which leads a new session
-// and process group: Signal(Cmd.Process.Pid, sig) reaches the command and
-// the processes of its group, WaitExit and Sweep work on it as on any
-// group leader, and Cmd.ProcessState holds the command's exit status
-// (128+n when it was killed by signal n).
-type Reaped struct {
-	// Cmd runs the reaper. Set Dir, Env, Stdin, Stdout, Stderr and
-	// WaitDelay as for the command itself; Path, Args, ExtraFiles and
-	// SysProcAttr belong to Start. Start it with Reaped.Start, never with
-	// its own Start, Run or Output (which would run this binary's main);
-	// wait for it with Cmd.Wait.
+// reaped is a command run under a reaper of its own (see the comment at
+// the top of this file); Start runs a command so with Options.Reap. Its
+// process is the reaper, which leads a new session and process group:
+// signalGroup(Cmd.Process.Pid, sig) reaches the command and the processes
+// of its group, waitExit and sweep work on it as on any group leader, and
+// Cmd.ProcessState holds the command's exit status (128+n when it was
+// killed by signal n).
+type reaped struct {
+	// Cmd runs the reaper. Dir, Env, Stdin, Stdout, Stderr and WaitDelay
+	// are the command's; Path, Args, ExtraFiles and SysProcAttr belong to
+	// Start. Start it with reaped.Start, never with its own Start, Run or
+	// Output (which would run this binary's main); wait for it with
+	// Cmd.Wait.
 	Cmd  *exec.Cmd
 	name string
 	ctl  *os.File // write end of the control pipe
 	once sync.Once
 }
 
-// Reap prepares name (a path: there is no PATH lookup) with args to run
-// under a reaper. Nothing starts before Start.
-func Reap(name string, args ...string) *Reaped {
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: append([]string{reaperArg0, name}, args...)}
-	return &Reaped{Cmd: cmd, name: name}
+// reap makes cmd, whose Path (there is no PATH lookup) and Args name the
+// command, the command of a reaper that runs it. Nothing starts before
+// Start.
+func reap(cmd *exec.Cmd) *reaped {
+	name := cmd.Path
+	var args []string
+	if len(cmd.Args) > 1 {
+		args = cmd.Args[1:]
+	}
+	cmd.Path, cmd.Args = "/proc/self/exe", append([]string{reaperArg0, name}, args...)
+	return &reaped{Cmd: cmd, name: name}
 }
 
 // Start starts the reaper and, through it, the command. It returns once the
 // command runs, or with the reason it could not start (an *os.PathError,
 // as exec.Cmd.Start gives; the reaper has then been waited for).
-func (r *Reaped) Start() error {
+func (r *reaped) Start() error {
 	env := r.Cmd.Env
 	if env == nil {
 		env = os.Environ()
@@ -160,7 +167,7 @@ func (r *Reaped) Start() error {
 // Kill makes the reaper SIGKILL the command and everything below it; it
 // then exits. Call it also once the command has ended: it releases the
 // pipe. Safe to call more than once.
-func (r *Reaped) Kill() {
+func (r *reaped) Kill() {
 	r.once.Do(func() {
 		if r.ctl != nil {
 			_ = r.ctl.Close() // the reaper reads EOF
@@ -278,7 +285,7 @@ func reapAll(killReq <-chan struct{}) {
 			}
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "loopforge-reaper: processes %v survived SIGKILL for %v\n", Descendants(os.Getpid()), reapWithin)
+			fmt.Fprintf(os.Stderr, "loopforge-reaper: processes %v survived SIGKILL for %v\n", descendants(os.Getpid()), reapWithin)
 			return
 		}
 		time.Sleep(pause)
@@ -289,7 +296,7 @@ func reapAll(killReq <-chan struct{}) {
 // killTree SIGKILLs every live descendant of this process.
 func killTree() {
 	self := os.Getpid()
-	for _, pid := range Descendants(self) {
+	for _, pid := range descendants(self) {
 		killIfBelow(pid, self)
 	}
 }
@@ -326,9 +333,9 @@ func below(pid, root int) bool {
 	return false
 }
 
-// Descendants lists the processes below pid (zombies included), parents
+// descendants lists the processes below pid (zombies included), parents
 // before their children, from a scan of /proc.
-func Descendants(pid int) []int {
+func descendants(pid int) []int {
 	dir, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

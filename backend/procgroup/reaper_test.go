@@ -20,7 +20,7 @@ const parentEnv = "PROCGROUP_TEST_PARENT"
 
 func TestMain(m *testing.M) {
 	if script := os.Getenv(parentEnv); script != "" {
-		r := Reap("/bin/sh", "-c", script)
+		r := reap(exec.Command("/bin/sh", "-c", script))
 		r.Cmd.Stdout = os.Stdout
 		if err := r.Start(); err != nil {
 			os.Exit(2)
@@ -32,16 +32,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func alive(pid int) bool {
-	state, _, ok := ProcState(pid)
-	return ok && state != 'Z' && state != 'X'
-}
-
 // waitDead polls until pid is dead, failing (and killing it) at a deadline.
 func waitDead(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
+	for Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("process %d outlived its reaper", pid)
@@ -87,7 +82,7 @@ func escape(t *testing.T, file string, orphan bool) string {
 
 func TestReapedExitStatusAndEnv(t *testing.T) {
 	for script, want := range map[string]int{"exit 0": 0, "exit 7": 7, "kill -KILL $$": 128 + 9, "kill -TERM $$": 128 + 15} {
-		r := Reap("/bin/sh", "-c", script)
+		r := reap(exec.Command("/bin/sh", "-c", script))
 		if err := r.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +92,7 @@ func TestReapedExitStatusAndEnv(t *testing.T) {
 			t.Errorf("%s: exit code %d, want %d", script, got, want)
 		}
 	}
-	r := Reap("/bin/sh", "-c", `read line; echo "$line $FOO ${`+reaperEnv+`:-unmarked}"`)
+	r := reap(exec.Command("/bin/sh", "-c", `read line; echo "$line $FOO ${`+reaperEnv+`:-unmarked}"`))
 	r.Cmd.Env = []string{"FOO=bar", "PATH=/usr/bin:/bin"}
 	r.Cmd.Stdin = strings.NewReader("in\n")
 	var buf bytes.Buffer
@@ -115,7 +110,7 @@ func TestReapedExitStatusAndEnv(t *testing.T) {
 }
 
 func TestReapedCannotStart(t *testing.T) {
-	r := Reap("/nonexistent/cli")
+	r := reap(exec.Command("/nonexistent/cli"))
 	err := r.Start()
 	var pe *os.PathError
 	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) || pe.Path != "/nonexistent/cli" {
@@ -132,8 +127,8 @@ func TestReapedKillsEscapees(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	// The command exits once both run.
-	r := Reap("/bin/sh", "-c", escape(t, a, false)+escape(t, b, true)+
-		"while [ ! -s "+a+" ] || [ ! -s "+b+" ]; do sleep 0.01; done; exit 0")
+	r := reap(exec.Command("/bin/sh", "-c", escape(t, a, false)+escape(t, b, true)+
+		"while [ ! -s "+a+" ] || [ ! -s "+b+" ]; do sleep 0.01; done; exit 0"))
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +144,7 @@ func TestReapedKillsEscapees(t *testing.T) {
 // Kill stops the command and its escapees while the command still runs.
 func TestReapedKill(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "pid")
-	r := Reap("/bin/sh", "-c", escape(t, file, true)+"exec sleep 1000")
+	r := reap(exec.Command("/bin/sh", "-c", escape(t, file, true)+"exec sleep 1000"))
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +174,7 @@ func TestParentDies(t *testing.T) {
 // The reaper is a process of its own: loopforge's other children keep their
 // exit statuses while orphans come and go.
 func TestOtherChildrenKeepTheirStatus(t *testing.T) {
-	r := Reap("/bin/sh", "-c", `for i in 1 2 3 4 5; do sh -c 'setsid true &'; done`)
+	r := reap(exec.Command("/bin/sh", "-c", `for i in 1 2 3 4 5; do sh -c 'setsid true &'; done`))
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopforge/loopforge/backend/procgroup"
 )
 
 // cgroup2Fixture is a cgroup2 mount with a parent cgroup for the runs.
@@ -161,13 +163,6 @@ func v2Path(pid int) string {
 	return ""
 }
 
-// alive reports whether pid is a live (not zombie) process. This VM's PID 1
-// does not reap, so killed orphans stay zombies.
-func alive(pid int) bool {
-	state, _, ok := procStat(pid)
-	return ok && state != 'Z' && state != 'X'
-}
-
 // pidsIn parses the numbers a program printed, one per line.
 func pidsIn(t *testing.T, out string) []int {
 	t.Helper()
@@ -273,13 +268,13 @@ func TestCgroupV2RunCgroup(t *testing.T) {
 			}
 			want := strings.TrimPrefix(runCg, f.mnt)
 			for _, p := range procs {
-				if got := v2Path(p); got != want && alive(p) {
+				if got := v2Path(p); got != want && procgroup.Alive(p) {
 					t.Errorf("process %d is in %q, want the run's cgroup %q", p, got, want)
 				}
 			}
 			members := pidsIn(t, readTrim(filepath.Join(runCg, "cgroup.procs")))
 			for _, p := range procs {
-				if !slices.Contains(members, p) && alive(p) {
+				if !slices.Contains(members, p) && procgroup.Alive(p) {
 					t.Errorf("process %d not listed in %s/cgroup.procs %v", p, runCg, members)
 				}
 			}
@@ -330,7 +325,7 @@ func TestCgroupV2KillsSetsidDaemon(t *testing.T) {
 			defer killMarked(m)
 			wantStatus(t, res, StatusOK)
 			daemon := firstInt(t, res.Stdout)
-			if alive(daemon) {
+			if procgroup.Alive(daemon) {
 				t.Errorf("the setsid daemon %d survived the run", daemon)
 			}
 			wantNoSurvivors(t, m)
@@ -346,7 +341,7 @@ func TestCgroupV2KillsSetsidDaemon(t *testing.T) {
 		res, m := runOn(t, &plain, context.Background(), Request{Code: setsidDaemon(false)})
 		defer killMarked(m)
 		wantStatus(t, res, StatusOK)
-		if daemon := firstInt(t, res.Stdout); !alive(daemon) {
+		if daemon := firstInt(t, res.Stdout); !procgroup.Alive(daemon) {
 			t.Errorf("without a cgroup the daemon %d died too: the test above proves nothing", daemon)
 		}
 	})
@@ -375,7 +370,7 @@ time.sleep(1000)`
 		t.Fatalf("stdout %q: want two pids", res.Stdout)
 	}
 	for _, p := range pids {
-		if alive(p) {
+		if procgroup.Alive(p) {
 			t.Errorf("process %d survived the timeout", p)
 		}
 	}
@@ -445,7 +440,7 @@ open(sub + '/cgroup.procs', 'w').write(str(os.getpid()))
 	res, m := runOn(t, r, context.Background(), Request{Code: code})
 	defer killMarked(m)
 	wantStatus(t, res, StatusOK)
-	if daemon := firstInt(t, res.Stdout); alive(daemon) {
+	if daemon := firstInt(t, res.Stdout); procgroup.Alive(daemon) {
 		t.Errorf("the daemon %d in a nested cgroup survived the run", daemon)
 	}
 	wantNoSurvivors(t, m)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/procgroup"
 )
 
 // Every test run carries a unique marker in its environment (testMarkerKey),
@@ -57,7 +59,7 @@ func markedProcs(marker string) []int {
 		if err != nil || !bytes.Contains(env, needle) {
 			continue
 		}
-		if state, _, ok := procStat(pid); ok && state != 'Z' && state != 'X' {
+		if procgroup.Alive(pid) {
 			pids = append(pids, pid)
 		}
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync/atomic"
 	"time"
@@ -11,7 +12,7 @@ import (
 )
 
 // outputPipe is one output stream of the code: the child writes into w; a
-// goroutine copies from the read end into a capture until EOF, or until
+// goroutine copies from the read end into a buffer until EOF, or until
 // drain gives up on writers that outlived the run.
 //
 // The read end is a raw non-blocking descriptor served by poll(2), not an
@@ -46,13 +47,13 @@ func newOutputPipe() (*outputPipe, error) {
 
 // start closes the parent's copy of the write end (the child holds its own;
 // EOF must come from it alone) and starts copying into dst.
-func (o *outputPipe) start(dst *capture) {
+func (o *outputPipe) start(dst io.Writer) {
 	o.w.Close()
 	o.started = true
 	go o.copy(dst)
 }
 
-func (o *outputPipe) copy(dst *capture) {
+func (o *outputPipe) copy(dst io.Writer) {
 	defer close(o.done)
 	buf := make([]byte, 32*kib)
 	// Once stopped, an escaped writer that keeps writing may add this much

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"golang.org/x/sys/unix"
 )
 
@@ -79,7 +80,13 @@ const (
 	systemPath = "/usr/local/bin:/usr/bin:/bin"
 )
 
-var errTimedOut = errors.New("sandbox: execution timed out")
+// Why the sandbox stops a run (the cause of the context procgroup.Start
+// watches): the timeout, or output over the hard cap. Anything else is a
+// cancellation.
+var (
+	errTimedOut    = errors.New("sandbox: execution timed out")
+	errOutputLimit = errors.New("sandbox: output limit exceeded")
+)
 
 // Isolation levels as numbers, for comparisons.
 const (
@@ -541,18 +548,20 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 
 	runCtx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, errTimedOut)
 	defer cancel()
-	g := &group{cg: cg}
-	stdout := newCapture(lim.OutputHead, lim.OutputTail, lim.OutputHardCap, func() { g.kill(reasonOutput) })
-	stderr := newCapture(lim.OutputHead, lim.OutputTail, lim.OutputHardCap, func() { g.kill(reasonOutput) })
+	runCtx, stop := context.WithCancelCause(runCtx)
+	defer stop(nil)
+	overflow := func() { stop(errOutputLimit) }
+	stdout := procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
+	stderr := procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
 
 	// The shim applies the in-process layers (cgroup v1 join, Landlock,
 	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
 	var cmd *exec.Cmd
 	if r.bwrap != nil {
-		cmd = exec.CommandContext(runCtx, r.bwrap.path, r.bwrap.args(wd, dir, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
+		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
 		cmd.Dir = wd // bwrap's own cwd on the host; --chdir sets the code's
 	} else {
-		cmd = exec.CommandContext(runCtx, r.self, childArg)
+		cmd = exec.Command(r.self, childArg)
 		cmd.Dir = cmp.Or(dir, wd)
 	}
 	cmd.Env = append(r.env(wd), specEnv+"="+string(specJSON))
@@ -562,26 +571,25 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = outPipe.w, errPipe.w
 	cmd.ExtraFiles = []*os.File{statusW} // becomes fd 3 (statusFD)
-	// Setsid rather than just Setpgid: a new session is also a new process
-	// group (pgid = pid), and it detaches the code from the app's
-	// controlling terminal (no /dev/tty, no TIOCSTI injection).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	// procgroup.Start adds Setsid: a new session, hence a process group
+	// (pgid = pid), detached from the app's controlling terminal (no
+	// /dev/tty, no TIOCSTI injection).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if cg != nil && cg.v2fd >= 0 {
 		// Born inside the run's cgroup (clone3 CLONE_INTO_CGROUP).
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.v2fd
 	}
-	cmd.Cancel = func() error {
-		if errors.Is(context.Cause(runCtx), errTimedOut) {
-			g.kill(reasonTimeout)
-		} else {
-			g.kill(reasonCancelled)
-		}
-		return nil
-	}
 	cmd.WaitDelay = waitDelay
+	// Stopped (timeout, cancellation, output cap): SIGKILL at once. The
+	// run's cgroup, if any, is killed with the group, and emptied once the
+	// leader has exited.
+	opts := procgroup.Options{SweepWithin: sweepWithin}
+	if cg != nil {
+		opts.OnKill = cg.kill
+		opts.OnSweep = func() error { return cg.killAndWait(sweepWithin) }
+	}
 
-	start := time.Now()
-	err = cmd.Start()
+	proc, err := procgroup.Start(runCtx, cmd, opts)
 	// The child holds its own copies; EOF must come from it alone.
 	statusW.Close()
 	outPipe.start(stdout)
@@ -592,56 +600,41 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		statusR.Close()
 		if runCtx.Err() != nil { // cancelled or timed out between the check above and Start
-			res.Status = statusFromCause(runCtx)
+			res.Status = statusFromCause(context.Cause(runCtx))
 			return res, nil
 		}
 		return failed(res, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err))
 	}
-	pid := cmd.Process.Pid
-	g.started(pid)
 
 	// EOF arrives when the shim execs (close-on-exec) or exits; under bwrap
 	// only when the sandbox ends, since bwrap keeps its own copy.
 	status, readErr := io.ReadAll(statusR)
 	statusR.Close()
-	if werr := waitExit(pid); werr != nil {
-		slog.Warn("sandbox: waitid on the leader failed", "pid", pid, "err", werr)
-	}
-	res.Duration = time.Since(start)
-	reason := g.leaderExited()
-	// The leader is gone: kill whatever it left behind so the pipes close now.
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	if cg != nil {
-		cg.kill()
-	}
-	if err := sweepGroup(pid, sweepWithin); err != nil {
-		slog.Warn("sandbox: final sweep incomplete", "err", err)
-	}
-	if cg != nil {
-		if err := cg.killAndWait(sweepWithin); err != nil {
-			slog.Warn("sandbox: cgroup sweep incomplete", "err", err)
-		}
+	// Once the leader has exited, whatever it left behind is killed, so
+	// the pipes close now.
+	end := proc.Wait()
+	res.Duration = end.Duration
+	if end.SweepErr != nil {
+		slog.Warn("sandbox: final sweep incomplete", "err", end.SweepErr)
 	}
 	// Every process of the run is dead (unless one escaped): read what is
 	// left in the pipes, waiting for EOF no longer than drainGrace.
 	heldOut, heldErr := outPipe.drain(drainGrace), errPipe.drain(drainGrace)
 	if (heldOut || heldErr) && r.bwrap == nil && cg == nil {
-		slog.Debug("sandbox: output pipes held open after the run was killed; a process may have escaped the group", "pid", pid)
+		slog.Debug("sandbox: output pipes held open after the run was killed; a process may have escaped the group", "pid", proc.Pid())
 	}
-	waitErr := cmd.Wait()
 
-	res.Stdout, res.StdoutBytes, res.Truncated = stdout.result()
-	var errTrunc bool
-	res.Stderr, res.StderrBytes, errTrunc = stderr.result()
-	res.Truncated = res.Truncated || errTrunc
+	res.Stdout, res.StdoutBytes = stdout.String(), stdout.Total()
+	res.Stderr, res.StderrBytes = stderr.String(), stderr.Total()
+	res.Truncated = stdout.Dropped() > 0 || stderr.Dropped() > 0
 
-	ps := cmd.ProcessState
+	ps := end.State
 	if ps == nil {
-		return failed(res, fmt.Errorf("sandbox: wait: %w", waitErr))
+		return failed(res, fmt.Errorf("sandbox: wait: %w", end.Err))
 	}
 	ws, _ := ps.Sys().(syscall.WaitStatus)
-	signaled, sig := ws.Signaled(), ws.Signal()
-	res.ExitCode = ps.ExitCode()
+	signaled, sig := end.Signal != 0, end.Signal
+	res.ExitCode = end.Code
 	if r.bwrap != nil && ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() <= 128+64 {
 		// bwrap reports a child killed by signal N as exit 128+N, like a
 		// shell; an explicit exit(129..192) reads the same (rare).
@@ -658,12 +651,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	// A kill we sent explains the outcome only if the process died of a
 	// signal; if it exited normally first, its own status stands. Output
 	// over the cap is reported either way: the capture is incomplete.
-	killedByUs := reason == reasonOutput || (reason != reasonNone && signaled)
+	killedByUs := end.Stopped && (errors.Is(end.Cause, errOutputLimit) || signaled)
 	switch i := bytes.IndexByte(status, statusFail); {
 	case i >= 0:
 		return failed(res, fmt.Errorf("%w: %s", ErrShim, status[i+1:]))
 	case killedByUs:
-		res.Status = reason.status()
+		res.Status = statusFromCause(end.Cause)
 	case len(status) == 0 && r.bwrap != nil && strings.HasPrefix(lastLine(res.Stderr), "bwrap: "):
 		return failed(res, fmt.Errorf("%w: bubblewrap could not start the sandbox: %s", ErrShim, lastLine(res.Stderr)))
 	case len(status) == 0:
@@ -688,21 +681,13 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 // tests use to find every process a run started.
 type testMarkerKey struct{}
 
-func (k killReason) status() Status {
-	switch k {
-	case reasonTimeout:
+// statusFromCause is the status of a run stopped for cause.
+func statusFromCause(cause error) Status {
+	switch {
+	case errors.Is(cause, errTimedOut):
 		return StatusTimeout
-	case reasonCancelled:
-		return StatusKilled
-	case reasonOutput:
+	case errors.Is(cause, errOutputLimit):
 		return StatusOutputLimit
-	}
-	return StatusError
-}
-
-func statusFromCause(ctx context.Context) Status {
-	if errors.Is(context.Cause(ctx), errTimedOut) {
-		return StatusTimeout
 	}
 	return StatusKilled
 }

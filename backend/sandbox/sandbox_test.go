@@ -521,14 +521,3 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
-
-func TestProcStat(t *testing.T) {
-	t.Parallel()
-	state, pgid, ok := procStat(os.Getpid())
-	if !ok || state == 'Z' || pgid != syscall.Getpgrp() {
-		t.Errorf("procStat(self) = %c, %d, %v; want pgid %d", state, pgid, ok, syscall.Getpgrp())
-	}
-	if _, _, ok := procStat(-1); ok {
-		t.Error("procStat(-1) reported a process")
-	}
-}

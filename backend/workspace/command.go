@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/procgroup"
@@ -79,43 +78,39 @@ func (x ExecRunner) RunCommand(ctx context.Context, dir, command string, stdin [
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = dir
 	cmd.Env = x.Env
 	if cmd.Env == nil {
 		cmd.Env = scrubbedEnv()
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
-	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
+	half := limit / 2
+	stdout, stderr := procgroup.NewHeadTail(half, limit-half), procgroup.NewHeadTail(half, limit-half)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The whole group: a test runner's children must die with it.
-		return procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
-	}
 	cmd.WaitDelay = 2 * time.Second
 
-	start := time.Now()
 	res := CommandResult{Command: command, ExitCode: -1}
-	if err := cmd.Start(); err != nil {
+	// In a process group of its own, killed as a whole on timeout,
+	// cancellation and exit: a test runner's children die with it.
+	p, err := procgroup.Start(ctx, cmd, procgroup.Options{SweepWithin: time.Second})
+	if err != nil {
 		return res, fmt.Errorf("starting %q: %w", command, err)
 	}
-	err := cmd.Wait()
-	// Whatever the leader left running in its group goes too.
-	_ = procgroup.Sweep(cmd.Process.Pid, time.Second)
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	res.Truncated = stdout.dropped > 0 || stderr.dropped > 0
+	end := p.Wait()
+	res.Duration = end.Duration
+	res.Stdout, res.Stderr = stdout.Text(omittedMark), stderr.Text(omittedMark)
+	res.Truncated = stdout.Dropped() > 0 || stderr.Dropped() > 0
 	var ee *exec.ExitError
-	switch {
+	switch err := end.Err; {
 	case err == nil:
 		res.ExitCode = 0
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case end.TimedOut:
 		res.TimedOut = true
 	case errors.As(err, &ee):
 		res.ExitCode = ee.ExitCode()
 	case errors.Is(err, exec.ErrWaitDelay):
-		res.ExitCode = 0 // exited; a grandchild held the pipes and was swept
+		res.ExitCode = 0 // exited; a process that left the group held the pipes
 	default:
 		return res, fmt.Errorf("running %q: %w", command, err)
 	}
@@ -124,6 +119,9 @@ func (x ExecRunner) RunCommand(ctx context.Context, dir, command string, stdin [
 	}
 	return res, nil
 }
+
+// omittedMark stands between the head and the tail of a command's output.
+const omittedMark = "\n… [%d bytes omitted] …\n"
 
 // WithEnv returns a copy that also passes kv (NAME=value) to the command.
 func (x ExecRunner) WithEnv(kv ...string) CommandRunner {
@@ -155,38 +153,4 @@ func scrubbedEnv() []string {
 		}
 	}
 	return env
-}
-
-// capped keeps the first half and the last half of limit bytes of a stream.
-type capped struct {
-	limit   int
-	head    []byte
-	tail    []byte
-	dropped int64
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	n := len(p)
-	half := c.limit / 2
-	if room := half - len(c.head); room > 0 {
-		k := min(room, len(p))
-		c.head = append(c.head, p[:k]...)
-		p = p[k:]
-	}
-	if len(p) == 0 {
-		return n, nil
-	}
-	c.tail = append(c.tail, p...)
-	if over := len(c.tail) - (c.limit - half); over > 0 {
-		c.dropped += int64(over)
-		c.tail = append(c.tail[:0], c.tail[over:]...)
-	}
-	return n, nil
-}
-
-func (c *capped) String() string {
-	if c.dropped == 0 {
-		return string(c.head) + string(c.tail)
-	}
-	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", c.head, c.dropped, c.tail)
 }

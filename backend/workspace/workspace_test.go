@@ -205,6 +205,26 @@ func TestExecRunnerTimeoutKillsGroup(t *testing.T) {
 	}
 }
 
+// Cancelling ctx kills the command's group and is an error, not a result.
+func TestExecRunnerCancel(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // cancel once the command runs
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil || ctx.Err() != nil {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	res, err := ExecRunner{}.RunCommand(ctx, dir, "touch started; exec sleep 30", nil)
+	if !errors.Is(err, context.Canceled) || res.TimedOut || res.OK() {
+		t.Errorf("res = %+v, err = %v", res, err)
+	}
+}
+
 func TestWriteRunMeta(t *testing.T) {
 	ws, dir := newWS(t)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

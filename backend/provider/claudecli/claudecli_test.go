@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc"
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
@@ -229,7 +230,7 @@ func TestAuthErrorStopsRetries(t *testing.T) {
 	if part := provider.PartialOf(err); part.Status != provider.StatusError || len(part.RawEvents) != 2 {
 		t.Errorf("partial: status %q, %d events (want init + the first retry)", part.Status, len(part.RawEvents))
 	}
-	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+	if pid := clitest.ReadRecord(t, f.Record).PID; procgroup.Alive(pid) {
 		t.Errorf("claude (pid %d) still runs", pid)
 	}
 }
@@ -281,10 +282,10 @@ func TestCancelKillsGroup(t *testing.T) {
 	if part == nil || part.Status != provider.StatusPartial || part.Content != strings.Join(deltas, "") || !strings.HasPrefix(part.Content, "Here i") {
 		t.Fatalf("partial %+v, deltas %q", part, deltas)
 	}
-	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+	if pid := clitest.ReadRecord(t, f.Record).PID; procgroup.Alive(pid) {
 		t.Errorf("claude (pid %d) survived the cancel", pid)
 	}
-	if pid := clitest.ReadPID(t, childFile); clitest.Alive(pid) {
+	if pid := clitest.ReadPID(t, childFile); procgroup.Alive(pid) {
 		t.Errorf("its child (pid %d) survived the cancel", pid)
 	}
 }
@@ -296,7 +297,7 @@ func TestBreakStopsCLI(t *testing.T) {
 	for range c.Stream(context.Background(), clitest.Ask("Say hi slowly")) {
 		break
 	}
-	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+	if pid := clitest.ReadRecord(t, f.Record).PID; procgroup.Alive(pid) {
 		t.Errorf("claude (pid %d) still runs", pid)
 	}
 }
@@ -446,7 +447,7 @@ func TestPanicStopsCLI(t *testing.T) {
 			panic("boom")
 		}
 	}()
-	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+	if pid := clitest.ReadRecord(t, f.Record).PID; procgroup.Alive(pid) {
 		t.Errorf("claude (pid %d) still runs", pid)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 )
 
@@ -75,14 +76,14 @@ func TestHTTPStatus(t *testing.T) {
 	}
 }
 
-func TestHeadTail(t *testing.T) {
-	var h headTail
+func TestStderrText(t *testing.T) {
+	h := procgroup.NewHeadTail(stderrHead, stderrTail)
 	h.Write([]byte("\x1b[31merror: first\x1b[0m\n"))
 	for range 2000 {
 		h.Write([]byte("noise line\n"))
 	}
 	h.Write([]byte("last complaint\n"))
-	s := h.String()
+	s := stderrText(h)
 	if !strings.HasPrefix(s, "error: first\n") || !strings.HasSuffix(s, "last complaint") || !strings.Contains(s, "\n…\nnoise line\n") ||
 		len(s) > stderrHead+stderrTail+10 {
 		t.Errorf("kept %d bytes: %q…%q", len(s), s[:40], s[len(s)-40:])

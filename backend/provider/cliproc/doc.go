@@ -7,9 +7,9 @@
 //
 // Contract of Run (it implements provider.Provider's stream contract):
 //
-//   - The CLI starts under a reaper of its own (procgroup.Reap) in a new
-//     session, hence its own process group, with stdin from /dev/null (or
-//     the prompt, when it is too long for argv).
+//   - The CLI starts under a reaper of its own (procgroup.Start with
+//     Options.Reap) in a new session, hence its own process group, with
+//     stdin from /dev/null (or the prompt, when it is too long for argv).
 //   - Its stdout is read line by line (lines up to MaxLine). Each JSON line is
 //     kept in Response.RawEvents and handed to the Parser, which reports text,
 //     tool calls, usage and the CLI's final verdict to a *Result. Text is

@@ -47,17 +47,12 @@ func readPID(t *testing.T, file string) int {
 	return pid
 }
 
-func alive(pid int) bool {
-	state, _, ok := procgroup.ProcState(pid)
-	return ok && state != 'Z' && state != 'X'
-}
-
 // assertGone waits (polling, with a deadline) for pid to be dead, and kills
 // it when it is not, so that a failing test leaves nothing behind.
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
+	for procgroup.Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the grandchild %d that called setsid outlived the call", pid)

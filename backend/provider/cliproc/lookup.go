@@ -1,7 +1,6 @@
 package cliproc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/procgroup"
@@ -85,17 +83,19 @@ func npmPrefix(ctx context.Context) (string, string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, npmPrefixTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "prefix", "-g")
+	cmd := exec.Command(npm, "prefix", "-g")
 	cmd.Env = Env(nil, nil, nil)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { _ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL); return nil }
 	cmd.WaitDelay = time.Second
-	var out bytes.Buffer
-	cmd.Stdout = &limitWriter{w: &out, n: 4096}
-	if err := cmd.Run(); err != nil {
+	out := procgroup.NewHeadTail(4096, 0)
+	cmd.Stdout = out
+	proc, err := procgroup.Start(ctx, cmd, procgroup.Options{})
+	if err == nil {
+		err = proc.Wait().Err
+	}
+	if err != nil {
 		return "", "`npm prefix -g` failed: " + err.Error()
 	}
-	p := strings.TrimSpace(out.String())
+	p := strings.TrimSpace(string(out.Head()))
 	if p == "" || !filepath.IsAbs(p) {
 		return "", fmt.Sprintf("`npm prefix -g` printed %q", p)
 	}

@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
+	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -32,13 +30,8 @@ const (
 	stderrTail = 6 << 10 // ... and its end (the latest complaint)
 	// waitDelay bounds the wait for stderr once the group is gone; only a
 	// process that left the group (setsid) can hold it open that long.
-	waitDelay = time.Second
-	// sweepWithin bounds the wait for the rest of the group to die.
-	sweepWithin = 2 * time.Second
-	// reaperWithin bounds the wait for the reaper once asked to kill
-	// everything (it gives up on unkillable processes after 10 s).
-	reaperWithin = 15 * time.Second
-	rawExcerpt   = 200 // bytes of a bad line quoted in errors
+	waitDelay  = time.Second
+	rawExcerpt = 200 // bytes of a bad line quoted in errors
 )
 
 // Parser reads one CLI's events.
@@ -125,83 +118,38 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	// The CLI runs under a reaper of its own (procgroup.Reap), which leads
-	// a new session and process group: the CLI and the commands it runs are
-	// detached from loopforge's terminal (no /dev/tty reads that stop the
-	// group, no TIOCSTI keystroke injection), a signal to the group reaches
+	// The CLI runs under a reaper of its own in a new session and process
+	// group (procgroup.Start with Reap): the CLI and the commands it runs
+	// are detached from loopforge's terminal, a signal to the group reaches
 	// them, and whatever left the group (setsid) is still killed by the
-	// reaper once the CLI has exited or we ask it to.
-	reaped := procgroup.Reap(s.Binary, s.Args...)
-	cmd := reaped.Cmd
-	cmd.Dir, cmd.Env = s.Dir, s.Env
+	// reaper once the CLI has exited or is stopped. Stopping: SIGTERM to
+	// the group, then, after grace, SIGKILL to everything.
+	stopCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := &exec.Cmd{Path: s.Binary, Args: append([]string{s.Binary}, s.Args...), Dir: s.Dir, Env: s.Env}
 	if s.Stdin != "" {
 		cmd.Stdin = strings.NewReader(s.Stdin)
 	}
-	stderr := &headTail{}
+	stderr := procgroup.NewHeadTail(stderrHead, stderrTail)
 	cmd.Stderr = stderr
 	cmd.WaitDelay = waitDelay
 	stdout, err := cmd.StdoutPipe()
+	var proc *procgroup.Proc
 	if err == nil {
-		err = reaped.Start()
+		proc, err = procgroup.Start(stopCtx, cmd, procgroup.Options{Grace: grace, Reap: true})
 	}
 	if err != nil {
 		yield(provider.Delta{}, &provider.ExecutionError{Provider: s.Provider, Cmd: argv, ExitCode: -1, Err: err})
 		return
 	}
-	defer reaped.Kill()    // by then nothing is left: this releases the pipe
-	pid := cmd.Process.Pid // the reaper's, which is the group's id
 
-	// gone closes once the reaper has exited, so the CLI and everything it
-	// started are dead, and the group is swept (a safety net): nothing a
-	// CLI started outlives the call.
-	gone := make(chan struct{})
-	go func() {
-		defer close(gone)
-		_ = procgroup.WaitExit(pid)
-		_ = procgroup.Sweep(pid, sweepWithin)
-	}()
-	stopReq := make(chan struct{})
-	var stopOnce sync.Once
-	stop := func() { stopOnce.Do(func() { close(stopReq) }) }
-	killed := make(chan struct{})
-	go func() {
-		defer close(killed)
-		select {
-		case <-ctx.Done():
-		case <-stopReq:
-		case <-gone:
-			return
-		}
-		_ = procgroup.Signal(pid, syscall.SIGTERM)
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-gone:
-		case <-t.C:
-			// gemini's launcher, for one, ignores SIGTERM.
-			reaped.Kill()
-		}
-		t.Reset(reaperWithin)
-		select {
-		case <-gone:
-		case <-t.C:
-			// The reaper itself does not answer: kill the group at least.
-			_ = procgroup.Signal(pid, syscall.SIGKILL)
-		}
-	}()
-
-	// wait stops nothing by itself: it waits until the group is gone and
+	// Wait stops nothing by itself: it waits until the group is gone and
 	// reaps the leader. A panic in a parser or in the consumer's loop body
 	// must not leave the CLI running: stop it, wait, re-panic.
-	wait := sync.OnceFunc(func() {
-		<-gone
-		<-killed
-		_ = cmd.Wait() // the exit status is in ProcessState
-	})
 	defer func() {
 		if v := recover(); v != nil {
 			stop()
-			wait()
+			proc.Wait()
 			panic(v)
 		}
 	}()
@@ -212,7 +160,7 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	readDone := make(chan struct{})
 	go func() {
 		select {
-		case <-gone:
+		case <-proc.Done():
 		case <-readDone:
 			return
 		}
@@ -278,12 +226,11 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	if broke || res.fatal || scanErr != nil {
 		stop()
 	}
-	wait()
+	exit := proc.Wait().ShellCode()
 	if broke {
 		return
 	}
-	exit := exitCode(cmd.ProcessState)
-	errOut := redact(stderr.String(), s.Secrets)
+	errOut := redact(stderrText(stderr), s.Secrets)
 
 	res.resp.Provider = s.Provider
 	res.resp.Content = res.content.String()
@@ -380,18 +327,6 @@ func ctxError(name string, err error, timeout time.Duration) error {
 	return fmt.Errorf("%s: call cancelled: %w", name, err)
 }
 
-// exitCode is the exit status, or 128+n for a CLI killed by signal n (as
-// shells report it).
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
-
 func jsonString(b []byte) json.RawMessage {
 	j, _ := json.Marshal(string(b))
 	return j
@@ -430,58 +365,18 @@ func redactAll(ss []string, secrets []string) []string {
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
-// headTail keeps the start and the end of a stream (stderr): the start holds
-// usage errors, the end the latest complaint. Safe for concurrent use.
-type headTail struct {
-	mu      sync.Mutex
-	head    []byte
-	tail    []byte
-	dropped bool
-}
-
-func (h *headTail) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := len(p)
-	if room := stderrHead - len(h.head); room > 0 {
-		k := min(room, len(p))
-		h.head = append(h.head, p[:k]...)
-		p = p[k:]
-	}
-	h.tail = append(h.tail, p...)
-	if over := len(h.tail) - stderrTail; over > 0 {
-		h.tail = append(h.tail[:0], h.tail[over:]...)
-		h.dropped = true
-	}
-	return n, nil
-}
-
-// String is the kept text, without terminal escapes, trimmed.
-func (h *headTail) String() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := string(h.head)
-	if h.dropped {
-		t := h.tail
-		if i := bytes.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
-			t = t[i+1:] // start the tail on a line
+// stderrText is the kept stderr, without terminal escapes, trimmed: its
+// start holds usage errors, its end the latest complaint. The end starts
+// on a line.
+func stderrText(b *procgroup.HeadTail) string {
+	head, tail, dropped := b.Parts()
+	s := string(head)
+	if dropped > 0 {
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)-1 {
+			tail = tail[i+1:]
 		}
-		s += "\n…\n" + string(t)
-	} else {
-		s += string(h.tail)
+		s += "\n…\n"
 	}
+	s += string(tail)
 	return strings.TrimSpace(ansi.ReplaceAllString(strings.ToValidUTF8(s, "�"), ""))
-}
-
-// limitWriter keeps at most n bytes.
-type limitWriter struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }

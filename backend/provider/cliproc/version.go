@@ -1,7 +1,6 @@
 package cliproc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -16,17 +15,17 @@ import (
 // Version runs `bin --version` (in its own process group, killed when
 // ctx ends) and returns the first line it prints.
 func Version(ctx context.Context, provName, bin string, env []string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd := exec.Command(bin, "--version")
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { _ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL); return nil }
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = time.Second
-	var out, errOut bytes.Buffer
-	cmd.Stdout = &limitWriter{w: &out, n: 4096}
-	cmd.Stderr = &limitWriter{w: &errOut, n: 4096}
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = procgroup.Sweep(cmd.Process.Pid, sweepWithin)
+	out, errOut := procgroup.NewHeadTail(4096, 0), procgroup.NewHeadTail(4096, 0)
+	cmd.Stdout, cmd.Stderr = out, errOut
+	var x procgroup.Exit
+	p, err := procgroup.Start(ctx, cmd, procgroup.Options{})
+	if err == nil {
+		x = p.Wait()
+		err = x.Err
 	}
 	if ctx.Err() != nil {
 		return "", &provider.Error{Provider: provName, Kind: provider.KindTimeout,
@@ -34,9 +33,9 @@ func Version(ctx context.Context, provName, bin string, env []string) (string, e
 	}
 	if err != nil {
 		return "", &provider.ExecutionError{Provider: provName, Cmd: []string{bin, "--version"},
-			ExitCode: exitCode(cmd.ProcessState), Stderr: strings.TrimSpace(errOut.String()), Err: err}
+			ExitCode: x.ShellCode(), Stderr: strings.TrimSpace(string(errOut.Head())), Err: err}
 	}
-	for line := range strings.SplitSeq(out.String(), "\n") {
+	for line := range strings.SplitSeq(string(out.Head()), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			return line, nil
 		}

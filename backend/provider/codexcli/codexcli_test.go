@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
 )
@@ -113,7 +114,7 @@ func TestAuthError(t *testing.T) {
 	if part := provider.PartialOf(err); part.Status != provider.StatusError || part.SessionID == "" {
 		t.Errorf("partial %+v", part)
 	}
-	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+	if pid := clitest.ReadRecord(t, f.Record).PID; procgroup.Alive(pid) {
 		t.Errorf("codex (pid %d) still runs", pid)
 	}
 }
@@ -207,7 +208,7 @@ func TestEscapedHelperDoesNotBlock(t *testing.T) {
 		t.Errorf("content %q", done.Content)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for clitest.Alive(pid) {
+	for procgroup.Alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the helper %d that left codex's session outlived the call", pid)
 		}

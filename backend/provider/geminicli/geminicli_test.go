@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc"
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
@@ -165,10 +166,10 @@ func TestCancelIgnoringSIGTERM(t *testing.T) {
 	if part := provider.PartialOf(err); part.Status != provider.StatusPartial || part.Content != got.String() {
 		t.Errorf("partial %q %q vs %q", part.Status, part.Content, got.String())
 	}
-	if pid := clitest.ReadRecord(t, f.Record).PID; clitest.Alive(pid) {
+	if pid := clitest.ReadRecord(t, f.Record).PID; procgroup.Alive(pid) {
 		t.Errorf("gemini (pid %d) survived", pid)
 	}
-	if pid := clitest.ReadPID(t, child); clitest.Alive(pid) {
+	if pid := clitest.ReadPID(t, child); procgroup.Alive(pid) {
 		t.Errorf("its child (pid %d) survived", pid)
 	}
 }

@@ -96,13 +96,6 @@ func split0(s string) []string {
 	return strings.Split(s, "\x00")
 }
 
-// Alive reports whether pid is a live process (a zombie counts as dead:
-// where init does not reap, orphans stay zombies).
-func Alive(pid int) bool {
-	state, _, ok := procgroup.ProcState(pid)
-	return ok && state != 'Z' && state != 'X'
-}
-
 // ReadPID reads a pid written to file (FAKE_CHILD).
 func ReadPID(t testing.TB, file string) int {
 	t.Helper()
@@ -209,7 +202,7 @@ func ProcessesIn(dir string) []int {
 			continue
 		}
 		cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) && Alive(pid) {
+		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) && procgroup.Alive(pid) {
 			out = append(out, pid)
 		}
 	}

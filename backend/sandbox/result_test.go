@@ -4,63 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
-
-func TestCapture(t *testing.T) {
-	tests := []struct {
-		name      string
-		head      int
-		tail      int
-		writes    []string
-		want      string
-		truncated bool
-	}{
-		{"empty", 4, 4, nil, "", false},
-		{"fits in head", 4, 4, []string{"abc"}, "abc", false},
-		{"fits in head and tail", 4, 4, []string{"abcd", "efgh"}, "abcdefgh", false},
-		{"small writes wrap the ring", 2, 3, []string{"a", "b", "c", "d", "e", "f", "g"}, "ab\n…[2 bytes omitted]…\nefg", true},
-		{"one big write", 2, 3, []string{"abcdefghij"}, "ab\n…[5 bytes omitted]…\nhij", true},
-		{"no tail", 3, 0, []string{"abcdef"}, "abc\n…[3 bytes omitted]…\n", true},
-		// "é" is 2 bytes and "€" 3: cuts inside them drop the partial rune
-		// and count it as omitted instead of printing replacement marks.
-		{"rune split at both cuts", 2, 2, []string{"aé", "xxxx", "€"}, "a\n…[9 bytes omitted]…\n", true},
-		{"invalid bytes replaced", 8, 8, []string{"a\xffb"}, "a\uFFFDb", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCapture(tc.head, tc.tail, 0, nil)
-			var n int64
-			for _, w := range tc.writes {
-				if got, err := c.Write([]byte(w)); got != len(w) || err != nil {
-					t.Fatalf("Write = %d, %v", got, err)
-				}
-				n += int64(len(w))
-			}
-			got, total, truncated := c.result()
-			if got != tc.want || total != n || truncated != tc.truncated {
-				t.Errorf("result = %q, %d, %v; want %q, %d, %v", got, total, truncated, tc.want, n, tc.truncated)
-			}
-			if !utf8.ValidString(got) {
-				t.Errorf("result %q is not valid UTF-8", got)
-			}
-		})
-	}
-}
-
-func TestCaptureHardCapCallsOnce(t *testing.T) {
-	calls := 0
-	c := newCapture(4, 4, 10, func() { calls++ })
-	for range 5 {
-		c.Write([]byte("abcd"))
-	}
-	if calls != 1 {
-		t.Errorf("onCap called %d times, want 1", calls)
-	}
-	if _, total, _ := c.result(); total != 20 {
-		t.Errorf("total %d, want every byte counted", total)
-	}
-}
 
 func TestDescription(t *testing.T) {
 	lim := DefaultLimits()

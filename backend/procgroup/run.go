@@ -1,0 +1,289 @@
+package procgroup
+
+// The runner lives here, next to the primitives it composes (waitExit,
+// signalGroup, sweep, the reaper), rather than in a package of its own:
+// its users need nothing else from this package but HeadTail (and, in
+// tests, Alive), so the primitives stay unexported and Start is the only
+// way in; a second package would have to export them for its sake.
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// DefaultSweepWithin bounds the final sweep of a group when
+	// Options.SweepWithin is 0.
+	DefaultSweepWithin = 2 * time.Second
+	// reaperWithin bounds the wait for a reaper once asked to kill
+	// everything (it gives up on unkillable processes after reapWithin).
+	reaperWithin = reapWithin + 5*time.Second
+)
+
+// Options say how Start runs and stops a command. The zero value sends
+// SIGKILL as soon as ctx ends.
+type Options struct {
+	// Grace is how long the command has to exit between SIGTERM and
+	// SIGKILL once ctx ends; 0 sends SIGKILL at once.
+	Grace time.Duration
+	// Reap runs the command under a reaper of its own (see reaper.go), so
+	// that the processes that leave its group (setsid, daemons) die with it
+	// too. cmd.ExtraFiles and cmd.SysProcAttr must then be unset.
+	Reap bool
+	// SweepWithin bounds the final sweep of the group (see sweep); 0 means
+	// DefaultSweepWithin.
+	SweepWithin time.Duration
+	// OnKill, if set, is called after each SIGKILL to the group (the
+	// sandbox kills the run's cgroup along with it).
+	OnKill func()
+	// OnSweep, if set, runs after the final sweep of the group, before the
+	// leader is reaped (the sandbox waits for its cgroup to empty); its
+	// error joins Exit.SweepErr.
+	OnSweep func() error
+}
+
+// Exit is how a command started by Start ended.
+type Exit struct {
+	State *os.ProcessState // the leader's; nil when it was not waited for
+	// Code is State.ExitCode(): the exit status, -1 when the leader was
+	// killed by a signal. Under a reaper a command killed by signal n
+	// makes the reaper exit with 128+n.
+	Code   int
+	Signal syscall.Signal // the signal that killed the leader; 0 when it exited
+	// Stopped reports that ctx ended before the leader's exit was seen, so
+	// the group was stopped (SIGTERM, SIGKILL); Cause is then
+	// context.Cause(ctx), and TimedOut whether ctx's deadline had passed.
+	Stopped  bool
+	TimedOut bool
+	Cause    error
+	Duration time.Duration // from Start until the leader's exit was seen
+	// Err is what exec.Cmd.Wait would return for a command started with
+	// exec.CommandContext: ctx.Err() when the group was stopped, else nil,
+	// an *exec.ExitError (a non-zero status or a signal), or an I/O error
+	// such as exec.ErrWaitDelay.
+	Err error
+	// SweepErr reports processes still alive after the final sweep.
+	SweepErr error
+}
+
+// ShellCode is the exit status as a shell reports it: 128+n for a leader
+// killed by signal n; -1 when it was not waited for.
+func (e Exit) ShellCode() int {
+	if e.State == nil {
+		return -1
+	}
+	if e.Signal != 0 {
+		return 128 + int(e.Signal)
+	}
+	return e.Code
+}
+
+// Proc is a command started by Start.
+type Proc struct {
+	Cmd *exec.Cmd
+
+	ctx      context.Context
+	o        Options
+	pid      int
+	reaper   *reaped // nil unless Options.Reap
+	start    time.Time
+	gone     chan struct{} // the leader exited and the group was swept
+	stopDone chan struct{} // the stopper is done
+	waitOnce sync.Once
+
+	mu     sync.Mutex
+	exited bool // the leader's exit was seen; later ends of ctx do not count
+	exit   Exit // Stopped, TimedOut, Cause, Duration, SweepErr until Wait
+}
+
+// Start starts cmd in a new session, hence a process group of its own
+// whose id is the leader's pid: the command and whatever it runs are
+// detached from loopforge's terminal (no /dev/tty reads that stop the
+// group, no TIOCSTI keystroke injection), and one signal reaches them all.
+// It sets cmd.SysProcAttr.Setsid, keeping the other attributes; start cmd
+// only through Start (a plain exec.Command: the group is stopped through
+// ctx, not exec.CommandContext).
+//
+// When ctx ends, the group gets SIGTERM, and SIGKILL Options.Grace later
+// (at once when Grace is 0; under a reaper, the reaper kills first). When
+// the leader exits, whatever is left in its group is killed: nothing the
+// command started outlives it. Wait must be called: it reaps the leader
+// and reports how the command ended.
+//
+// Start returns ctx.Err() when ctx has already ended, else the error of
+// exec.Cmd.Start (or of the reaper).
+func Start(ctx context.Context, cmd *exec.Cmd, o Options) (*Proc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cmd.Process != nil {
+		return nil, errors.New("procgroup: Start: command already started")
+	}
+	p := &Proc{Cmd: cmd, ctx: ctx, o: o, gone: make(chan struct{}), stopDone: make(chan struct{})}
+	if o.SweepWithin <= 0 {
+		p.o.SweepWithin = DefaultSweepWithin
+	}
+	p.start = time.Now()
+	if o.Reap {
+		r, err := reapCmd(cmd)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Start(); err != nil {
+			return nil, err
+		}
+		p.reaper = r
+	} else {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		// A session leader cannot change its group: Setpgid would fail.
+		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+	}
+	p.pid = cmd.Process.Pid
+	go p.waitGone()
+	go p.stopper()
+	return p, nil
+}
+
+// Pid is the leader's pid, which is the group's id.
+func (p *Proc) Pid() int { return p.pid }
+
+// Done is closed once the leader has exited and the rest of its group was
+// killed; the leader stays unreaped until Wait.
+func (p *Proc) Done() <-chan struct{} { return p.gone }
+
+// Wait waits until the leader has exited, the group is gone and the
+// leader is reaped (exec.Cmd.Wait: also the copying of its output), and
+// reports how the command ended. Safe to call more than once.
+func (p *Proc) Wait() Exit {
+	p.waitOnce.Do(func() {
+		<-p.gone
+		<-p.stopDone // no signal goes to the group once its id can be reused
+		err := p.Cmd.Wait()
+		if p.reaper != nil {
+			p.reaper.Kill() // releases the control pipe
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		x := &p.exit
+		x.State, x.Code, x.Err = p.Cmd.ProcessState, -1, err
+		if x.Stopped {
+			x.Err = p.ctx.Err()
+		}
+		if ps := x.State; ps != nil {
+			x.Code = ps.ExitCode()
+			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				x.Signal = ws.Signal()
+			}
+		}
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exit
+}
+
+// waitGone waits for the leader's exit (leaving it unreaped, so the group
+// id cannot be reused), then kills and sweeps what is left of the group.
+func (p *Proc) waitGone() {
+	defer close(p.gone)
+	if err := waitExit(p.pid); err != nil {
+		slog.Warn("procgroup: waitid on the leader failed", "pid", p.pid, "err", err)
+	}
+	p.mu.Lock()
+	if p.ctx.Err() != nil {
+		p.noteStop() // ctx ended first, even if the stopper has not acted yet
+	}
+	p.exited = true
+	p.exit.Duration = time.Since(p.start)
+	p.mu.Unlock()
+	p.kill()
+	err := sweep(p.pid, p.o.SweepWithin)
+	if p.o.OnSweep != nil {
+		err = errors.Join(err, p.o.OnSweep())
+	}
+	p.mu.Lock()
+	p.exit.SweepErr = err
+	p.mu.Unlock()
+}
+
+// stopper stops the group when ctx ends before the leader has exited:
+// SIGTERM, the grace period, then SIGKILL (through the reaper, if any).
+func (p *Proc) stopper() {
+	defer close(p.stopDone)
+	select {
+	case <-p.ctx.Done():
+	case <-p.gone:
+		return
+	}
+	p.mu.Lock()
+	p.noteStop()
+	p.mu.Unlock()
+	if p.o.Grace > 0 {
+		_ = signalGroup(p.pid, syscall.SIGTERM)
+		if p.goneWithin(p.o.Grace) {
+			return
+		}
+	}
+	if p.reaper != nil {
+		// A SIGKILL to the group would kill the reaper before it could
+		// kill what left the group: ask it first.
+		p.reaper.Kill()
+		if p.goneWithin(reaperWithin) {
+			return
+		}
+		// The reaper does not answer: kill the group at least.
+	}
+	p.kill()
+}
+
+// noteStop records why the group is stopped, unless the leader's exit was
+// seen already or a reason was recorded. p.mu is held.
+func (p *Proc) noteStop() {
+	if p.exited || p.exit.Stopped {
+		return
+	}
+	p.exit.Stopped = true
+	p.exit.Cause = context.Cause(p.ctx)
+	p.exit.TimedOut = errors.Is(p.ctx.Err(), context.DeadlineExceeded)
+}
+
+func (p *Proc) kill() {
+	_ = signalGroup(p.pid, syscall.SIGKILL)
+	if p.o.OnKill != nil {
+		p.o.OnKill()
+	}
+}
+
+// goneWithin reports whether the group is gone within d.
+func (p *Proc) goneWithin(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.gone:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// reapCmd turns cmd into the command of a reaper that runs what cmd would
+// have run.
+func reapCmd(cmd *exec.Cmd) (*reaped, error) {
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	if cmd.ExtraFiles != nil || cmd.SysProcAttr != nil {
+		return nil, errors.New("procgroup: a reaped command cannot have ExtraFiles or SysProcAttr")
+	}
+	return reap(cmd), nil
+}

@@ -91,9 +91,11 @@ func (x ExecRunner) RunCommand(ctx context.Context, dir, command string, stdin [
 	cmd.WaitDelay = 2 * time.Second
 
 	res := CommandResult{Command: command, ExitCode: -1}
-	// In a process group of its own, killed as a whole on timeout,
-	// cancellation and exit: a test runner's children die with it.
-	p, err := procgroup.Start(ctx, cmd, procgroup.Options{SweepWithin: time.Second})
+	// In a process group of its own under a reaper, killed as a whole on
+	// timeout, cancellation and exit: a test runner's children die with
+	// it, also those that left the group with setsid (a dev server that
+	// daemonises) — this path runs outside the sandbox (sandbox: false).
+	p, err := procgroup.Start(ctx, cmd, procgroup.Options{SweepWithin: time.Second, Reap: true})
 	if err != nil {
 		return res, fmt.Errorf("starting %q: %w", command, err)
 	}

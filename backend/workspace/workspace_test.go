@@ -6,9 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/procgroup"
 )
 
 func newWS(t *testing.T) (*Workspace, string) {
@@ -245,5 +249,32 @@ func TestWriteRunMeta(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ".loopforge/.gitignore")); !strings.Contains(string(b), "*") {
 		t.Error("no .gitignore in .loopforge")
+	}
+}
+
+// A command's descendant that left its session (setsid) dies when the
+// command ends: nothing a validation command starts outlives it.
+func TestExecRunnerKillsSetsidEscapee(t *testing.T) {
+	dir := t.TempDir()
+	res, err := ExecRunner{Timeout: 30 * time.Second}.RunCommand(context.Background(), dir,
+		"setsid sh -c 'echo $$ > pid.tmp; mv pid.tmp pid; exec sleep 1000' & while [ ! -s pid ]; do sleep 0.01; done", nil)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for procgroup.Alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("process %d outlived the command", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

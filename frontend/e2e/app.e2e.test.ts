@@ -50,14 +50,25 @@ async function searchHistory(text: string) {
     .toBe(true)
 }
 
+/** Opens the Run panel with its form unfolded (a run folds it to one line). */
+async function openForm(p: Page = page) {
+  await p.getByTestId('nav-run').click()
+  const expand = p.getByTestId('form-expand')
+  if (await expand.isVisible()) await expand.click()
+  await p.getByTestId('prompt').waitFor()
+}
+
 /** Opens the Run panel, types the prompt and presses Run (or Compare). */
 async function submitPrompt(prompt: string, p: Page = page) {
-  await p.getByTestId('nav-run').click()
+  await openForm(p)
   await p.getByTestId('prompt').fill(prompt)
   await p.getByTestId('run').click()
 }
 
-const tick = (name: string, on: boolean) => page.getByTestId(`provider-${name}`).locator('input[type=checkbox]').setChecked(on)
+const tick = async (name: string, on: boolean) => {
+  await openForm()
+  await page.getByTestId(`provider-${name}`).locator('input[type=checkbox]').setChecked(on)
+}
 
 beforeAll(async () => {
   h = await openApp()
@@ -177,8 +188,8 @@ describe('loopforge in a browser', () => {
   it('continues a session with a follow-up prompt', async () => {
     await page.getByTestId('follow-up').fill('Now greet the whole class')
     const id = await startRun(page, () => page.getByTestId('continue').click())
-    // The new run shows live in the Run panel.
-    await page.getByTestId('prompt').waitFor()
+    // The new run shows live in the Run panel, the form folded to one line above it.
+    await page.getByTestId('stage-bar').waitFor()
     expect(await finalStatus(runView(page, id))).toBe('success')
     // The session now has two runs.
     await page.getByTestId('nav-history').click()
@@ -290,7 +301,7 @@ describe('loopforge in a browser', () => {
   })
 
   it('says which key a provider needs, and what went wrong when a provider fails', async () => {
-    await page.getByTestId('nav-run').click()
+    await openForm()
     const notReady = page.getByTestId('providers-not-ready')
     await notReady.locator('summary').click()
     await expect.poll(() => page.getByTestId('provider-needs-key').textContent()).toContain('LOOPFORGE_E2E_MISSING_KEY')
@@ -356,7 +367,6 @@ describe('loopforge in a browser', () => {
   })
 
   it('compares three providers side by side: one at once, one after a fix, one never', async () => {
-    await page.getByTestId('nav-run').click()
     for (const p of ['quick', 'fake', 'never']) await tick(p, true)
     await page.getByTestId('max-iterations').fill('2')
     await expect.poll(() => page.getByTestId('run').textContent()).toBe('Compare 3')

@@ -5,7 +5,8 @@
 //   - a generation whose last message reports a failure gets working code;
 //   - any other generation gets code that divides by zero;
 //   - a prompt containing STALL gets a few tokens, then nothing until the
-//     client hangs up (to test Stop);
+//     client hangs up (to test Stop); one containing HOLD-SECOND does so only
+//     from its second iteration on (a live run with two iterations);
 //   - per model, for comparisons: "quick-model" writes working code at once,
 //     "never-model" never stops dividing by zero (other models as above);
 //   - workspace mode, a prompt containing WORKSPACE_MARKER (the request
@@ -24,6 +25,11 @@ import type { AddressInfo } from 'node:net'
 export const FAILING_CODE = "print('about to fail')\nprint(1/0)"
 export const WORKING_CODE = "greeting = 'hello from loopforge'\nprint(greeting)"
 export const REFLECTION = 'The program divides by zero on its last line. Remove the division and print a greeting instead.'
+
+/** A prompt with this marker fails once, then stalls in its second iteration until stopped. */
+export const HOLD_SECOND = 'HOLD-SECOND'
+/** The explanation that goes with the first, failing answer to HOLD_SECOND: Markdown, with inline code and a list. */
+export const PROSE_ANSWER = 'A program that **divides** by `0`:\n\n- prints a line\n- then fails'
 
 export const WORKSPACE_MARKER = 'WORKSPACE-CALC'
 /** calc.py as the fake model writes it on its first attempt (still wrong) and after the failed validation. */
@@ -127,6 +133,11 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
       }
     } else if (system.includes('You review')) {
       answer = REFLECTION
+    } else if (firstUser.includes(HOLD_SECOND) && last.includes('failed')) {
+      answer = program(structured, WORKING_CODE, 'Fixing it, slowly')
+      stall = true
+    } else if (firstUser.includes(HOLD_SECOND)) {
+      answer = program(structured, FAILING_CODE, PROSE_ANSWER)
     } else if (firstUser.includes('STALL')) {
       answer = program(structured, 'while True:\n    pass', 'Thinking about it for a very long time')
       stall = true

@@ -60,10 +60,16 @@ export async function appReady(page: Page): Promise<void> {
   await page.locator('[data-testid=run]:not([disabled])').waitFor({ timeout: WAIT })
 }
 
-export async function openApp(opts: { viewport?: { width: number; height: number } } = {}): Promise<Harness> {
+export interface OpenOptions {
+  viewport?: { width: number; height: number }
+  /** The "fake" provider answers in prose with a fenced block (as CLI providers do), not in JSON. */
+  unstructured?: boolean
+}
+
+export async function openApp(opts: OpenOptions = {}): Promise<Harness> {
   mkdirSync(SHOTS, { recursive: true })
   const fake = await startFakeOpenAI({ chunkDelayMs: 30, chunkSize: 5 })
-  const serve = await startServe(fake.url)
+  const serve = await startServe(fake.url, { structured: !opts.unstructured })
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true })
   const context = await newContext(browser, opts.viewport ? { viewport: opts.viewport } : {})
   const page = await context.newPage()

@@ -55,6 +55,13 @@ async function setWorkdir(path: string) {
   await expect.poll(() => page.getByTestId('workdir-path').getAttribute('title')).toBe(path)
 }
 
+/** Unfolds the run form if a run folded it to one line. */
+async function openForm() {
+  const expand = page.getByTestId('form-expand')
+  if (await expand.isVisible()) await expand.click()
+  await page.getByTestId('prompt').waitFor()
+}
+
 const chipPhases = (view: Locator) => view.getByTestId('iteration-chip').evaluateAll((els) => els.map((e) => e.getAttribute('data-phase')))
 const chipChecks = (view: Locator) => view.getByTestId('chip-checks').allTextContents()
 
@@ -95,7 +102,8 @@ describe('network opt-in and workspace mode', () => {
     expect(await badge.textContent()).toContain('Network allowed')
     expect(runRequests).toHaveLength(1)
     expect(runRequests[0]).toMatchObject({ prompt: 'Print a friendly greeting, network allowed', allow_network: true })
-    // It is for this run only: the box is clear again.
+    // It is for this run only: the box is clear again (in the form, folded while the run goes).
+    await openForm()
     await expect.poll(() => box.isChecked()).toBe(false)
     expect(await outcome(view)).toBe('success')
     await page.locator('.run-area').evaluate((el) => el.scrollIntoView({ block: 'start' }))
@@ -105,6 +113,7 @@ describe('network opt-in and workspace mode', () => {
   it('refuses a project with uncommitted changes and says which', async () => {
     makeRepo()
     writeFileSync(join(repo, 'notes.txt'), 'not committed\n')
+    await openForm()
     await page.evaluate(() => window.scrollTo(0, 0))
     // The header's path field sets the workdir.
     await setWorkdir(repo)

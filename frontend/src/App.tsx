@@ -6,6 +6,7 @@ import { StatsView } from './components/StatsView'
 import { RunPanel } from './components/RunPanel'
 import { StoresProvider, useSettings, useStores, type Stores } from './stores'
 import { effectiveTheme } from './stores/settings'
+import { shortcut } from './stage'
 import { setLanguage } from './strings'
 
 export function App({ stores }: { stores: Stores }) {
@@ -39,6 +40,17 @@ function Shell() {
     root.dataset.projector = projector ? 'on' : 'off'
     root.lang = lang === 'pt' ? 'pt-BR' : 'en'
   }, [theme, projector, lang])
+
+  // P toggles projector mode (not while typing).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (shortcut(e) !== 'projector') return
+      const settings = stores.settings.getState()
+      settings.setProjector(!settings.projector)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [stores])
 
   useEffect(() => {
     const mq = globalThis.matchMedia?.('(prefers-color-scheme: dark)')

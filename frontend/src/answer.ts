@@ -58,3 +58,29 @@ export function readableAnswer(text: string): Readable {
   }
   return { explanation: fields.explanation ?? '', code: fields.code ?? '', structured: true }
 }
+
+/** fence wraps code in a fenced block longer than any run of backticks inside it; open leaves it unclosed (still streaming). */
+export function fence(code: string, language: string, open = false): string {
+  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((r) => r.length))
+  const marks = '`'.repeat(Math.max(3, longest + 1))
+  const body = code.replace(/\n+$/, '')
+  return `${marks}${language}\n${body}${open ? '' : `\n${marks}`}`
+}
+
+/**
+ * answerMarkdown turns a model's answer, as far as it has arrived, into one
+ * Markdown document, the same for every provider: a structured answer's
+ * explanation followed by its code as a fenced block of the run's language;
+ * a plain answer (prose with fenced code, as CLI providers write) as sent.
+ * While streaming, a fence marker cut in half ("`" or "``" alone on the last
+ * line) is held back so it never shows as literal backticks.
+ */
+export function answerMarkdown(text: string, language: string, streaming = false): string {
+  const a = readableAnswer(text)
+  if (a.structured) {
+    const parts = [a.explanation.trim() ? a.explanation : '']
+    if (a.code) parts.push(fence(a.code, language, streaming))
+    return parts.filter(Boolean).join('\n\n')
+  }
+  return streaming ? text.replace(/(^|\n)[ \t]*(`{1,2}|~{1,2})$/, '$1') : text
+}

@@ -14,6 +14,18 @@ const en = {
   },
   projector: { on: 'Projector mode on', off: 'Projector mode' },
 
+  stage: {
+    /** The one-line run form while a run takes the screen. */
+    bar: 'The run on stage',
+    expand: 'Edit prompt',
+    expandTitle: 'Show the whole run form',
+    collapse: 'Hide form',
+    collapseTitle: 'Fold the form to one line so the run takes the screen',
+    keys: 'Keys: Ctrl+Enter run · Esc stop · ← → iterations · F follow live · P projector',
+    followTitle: 'Follow the newest iteration again (F)',
+    unfollowTitle: 'Hold this iteration on screen (F)',
+  },
+
   connection: {
     connecting: 'Connecting to live updates…',
     reconnecting: (attempt: number, seconds: number) =>
@@ -139,6 +151,7 @@ const en = {
     reflectionOff: 'Reflection is off for this run.',
     code: 'Code',
     finalCode: 'Final code',
+    lastAttempt: (n: number) => `Last attempt (#${n})`,
     diff: (n: number) => `Diff vs #${n}`,
     noCodeYet: 'No code yet.',
     noCode: 'The answer had no usable code.',
@@ -245,8 +258,8 @@ const en = {
     unknown: '—',
     best: 'best',
     chart: 'Time and iterations',
-    diff: 'Diff of the final scripts',
-    noScript: '(no final script)',
+    diff: 'Diff of the last scripts',
+    noScript: '(no script)',
     left: 'Left',
     right: 'Right',
     open: 'Open comparison',
@@ -366,6 +379,17 @@ const pt: Strings = {
     dark: 'Tema escuro',
   },
   projector: { on: 'Modo projetor ligado', off: 'Modo projetor' },
+
+  stage: {
+    bar: 'A execução em cena',
+    expand: 'Editar prompt',
+    expandTitle: 'Mostrar o formulário completo',
+    collapse: 'Recolher',
+    collapseTitle: 'Recolher o formulário em uma linha para a execução ocupar a tela',
+    keys: 'Teclas: Ctrl+Enter executa · Esc para · ← → iterações · F acompanha ao vivo · P projetor',
+    followTitle: 'Voltar a acompanhar a iteração mais nova (F)',
+    unfollowTitle: 'Manter esta iteração na tela (F)',
+  },
 
   connection: {
     connecting: 'Conectando às atualizações ao vivo…',
@@ -491,6 +515,7 @@ const pt: Strings = {
     reflectionOff: 'A reflexão está desligada nesta execução.',
     code: 'Código',
     finalCode: 'Código final',
+    lastAttempt: (n: number) => `Última tentativa (#${n})`,
     diff: (n: number) => `Diferença vs #${n}`,
     noCodeYet: 'Ainda sem código.',
     noCode: 'A resposta não tinha código utilizável.',
@@ -597,8 +622,8 @@ const pt: Strings = {
     unknown: '—',
     best: 'melhor',
     chart: 'Tempo e iterações',
-    diff: 'Diferença entre os scripts finais',
-    noScript: '(sem script final)',
+    diff: 'Diferença entre os últimos scripts',
+    noScript: '(sem script)',
     left: 'Esquerda',
     right: 'Direita',
     open: 'Abrir comparação',

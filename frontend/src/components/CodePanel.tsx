@@ -3,21 +3,30 @@ import type { IterationView } from '../stores/runModel'
 import { strings } from '../strings'
 import { CodeView } from './CodeView'
 
+/**
+ * How a finished run's last code is labelled: "final" only when it worked;
+ * the code of a run that failed, hit its limit or was stopped is its "last"
+ * attempt, never its final code.
+ */
+export type CodeEnding = 'final' | 'last'
+
 interface Props {
   it: IterationView
   prev?: IterationView
-  isFinal: boolean
+  ending?: CodeEnding
   language: string
+  /** Wrap long lines instead of scrolling sideways (the default: a projector or a narrow column has no room to scroll). */
+  wrap?: boolean
 }
 
 /** CodePanel: the iteration's code, highlighted, or its diff to the previous iteration's code. */
-export function CodePanel({ it, prev, isFinal, language }: Props) {
+export function CodePanel({ it, prev, ending, language, wrap = true }: Props) {
   const s = strings.live
   const [tab, setTab] = useState<'code' | 'diff'>('code')
   const [copied, setCopied] = useState(false)
   const canDiff = prev?.code != null && it.code != null
   const showDiff = tab === 'diff' && canDiff
-  const title = isFinal ? s.finalCode : `${s.code} #${it.n}`
+  const title = ending === 'final' ? s.finalCode : ending === 'last' ? s.lastAttempt(it.n) : `${s.code} #${it.n}`
 
   const copy = async () => {
     try {
@@ -30,7 +39,7 @@ export function CodePanel({ it, prev, isFinal, language }: Props) {
   }
 
   return (
-    <section className="card code-card" aria-label={title}>
+    <section className="card code-card" aria-label={title} data-testid="code-panel" data-ending={ending}>
       <div className="card-head">
         <h3 className="card-title">{title}</h3>
         {prev && (
@@ -63,7 +72,8 @@ export function CodePanel({ it, prev, isFinal, language }: Props) {
           language={it.language || language}
           original={showDiff ? prev?.code : undefined}
           label={title}
-          testId={isFinal ? 'final-code' : 'code'}
+          wrap={wrap}
+          testId={ending === 'final' ? 'final-code' : 'code'}
         />
       ) : (
         <p className="muted empty-code">{it.formatError ? s.noCode : s.noCodeYet}</p>

@@ -9,6 +9,8 @@ interface Props {
   original?: string
   label: string
   testId?: string
+  /** Wrap long lines instead of scrolling sideways. */
+  wrap?: boolean
 }
 
 function trimEnd(s: string): string {
@@ -16,7 +18,7 @@ function trimEnd(s: string): string {
 }
 
 /** CodeView is a read-only CodeMirror editor (or a unified diff when original is set). */
-export function CodeView({ code, language, original, label, testId }: Props) {
+export function CodeView({ code, language, original, label, testId, wrap = false }: Props) {
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView | null>(null)
 
@@ -32,8 +34,8 @@ export function CodeView({ code, language, original, label, testId }: Props) {
   useEffect(() => {
     // Code ends with a newline; an empty last line only adds noise on screen.
     const doc = trimEnd(code)
-    view.current?.setState(original == null ? codeState(doc, language) : diffState(trimEnd(original), doc, language))
-  }, [code, language, original])
+    view.current?.setState(original == null ? codeState(doc, language, wrap) : diffState(trimEnd(original), doc, language, wrap))
+  }, [code, language, original, wrap])
 
   return <div className="code-view" ref={host} role="region" aria-label={label} data-testid={testId} data-mode={original == null ? 'code' : 'diff'} />
 }

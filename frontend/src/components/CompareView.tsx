@@ -118,7 +118,7 @@ function Column({ col, finished, workspace }: { col: CompareColumn; finished: bo
           </button>
         )}
       </div>
-      <RunView runId={col.runId} />
+      <RunView runId={col.runId} keys />
     </div>
   )
 }
@@ -230,7 +230,7 @@ export function CompareChart({ rows }: { rows: ComparisonRow[] }) {
   return (
     <figure className="card chart" data-testid="compare-chart">
       <figcaption className="card-title">{c.chart}</figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} width="100%" style={{ maxWidth: width * 1.2 }} role="img" aria-label={c.chart}>
+      <svg viewBox={`0 0 ${width} ${height}`} width="100%" style={{ maxWidth: `${(width * 1.2) / 16}rem` }} role="img" aria-label={c.chart}>
         <text x={labelW} y={14} className="chart-head">
           {c.wall}
         </text>

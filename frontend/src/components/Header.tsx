@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'react'
 import { useStores, useRuns, useSettings } from '../stores'
 import { effectiveTheme } from '../stores/settings'
 import { strings } from '../strings'
@@ -14,8 +15,22 @@ export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
   const projector = useSettings((s) => s.projector)
   const lang = useSettings((s) => s.lang)
   const t = strings.theme
+  const bar = useRef<HTMLElement>(null)
+
+  // What sticks below the header (the stage bar) sits at its height, which projector mode changes.
+  useLayoutEffect(() => {
+    const el = bar.current
+    if (!el) return
+    const root = document.documentElement
+    const set = () => root.style.setProperty('--topbar-h', `${el.offsetHeight}px`)
+    set()
+    const ro = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(set)
+    ro?.observe(el)
+    return () => ro?.disconnect()
+  }, [])
+
   return (
-    <header className="topbar">
+    <header className="topbar" ref={bar} data-sticky="">
       <div className="brand" aria-label="loopforge">
         <span className="brand-mark" aria-hidden="true">
           ⟳
@@ -66,7 +81,7 @@ export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
           className={`icon-btn${projector ? ' icon-btn-on' : ''}`}
           onClick={() => stores.settings.getState().setProjector(!projector)}
           aria-pressed={projector}
-          title={projector ? strings.projector.on : strings.projector.off}
+          title={`${projector ? strings.projector.on : strings.projector.off} (P)`}
           aria-label={strings.projector.off}
           data-testid="projector"
         >

@@ -95,8 +95,8 @@ describe('History', () => {
     fireEvent.click(screen.getByTestId('continue'))
     await waitFor(() => expect(api.startRun).toHaveBeenCalled())
     expect(api.startRun.mock.calls[0][0]).toMatchObject({ session_id: 'sess-1', prompt: 'Now greet twice', provider: 'fake' })
-    // The new run shows in the Run panel.
-    await screen.findByTestId('prompt')
+    // The new run shows in the Run panel, the form folded to one line above it.
+    expect((await screen.findByTestId('stage-prompt')).textContent).toBe('Now greet twice')
     expect(screen.getByTestId('run-view').dataset.runId).toBe('run-1')
   })
 

@@ -260,7 +260,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
         </div>
       )}
       {runs.length === 0 && <p className="muted">{h.noRuns}</p>}
-      {runId && <RunView runId={runId} replay />}
+      {runId && <RunView runId={runId} replay stage keys />}
       <form
         className="follow-up card"
         onSubmit={(e) => {

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import type { RunState } from '../stores/runModel'
 import { isFinished } from '../stores/runModel'
 import { strings } from '../strings'
@@ -14,7 +15,7 @@ const icons: Record<string, string> = {
  * RunBanner announces how a finished run ended, with its error if any: the
  * provider's, or loopforge's own refusal to touch a tampered repository.
  */
-export function RunBanner({ run }: { run: RunState }) {
+export function RunBanner({ run, actions }: { run: RunState; actions?: ReactNode }) {
   if (!isFinished(run)) return null
   const b = strings.banner
   const n = run.iterations.length
@@ -54,6 +55,7 @@ export function RunBanner({ run }: { run: RunState }) {
           </p>
         )}
       </div>
+      {actions && <div className="banner-actions">{actions}</div>}
     </div>
   )
 }

@@ -4,6 +4,7 @@ import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir }
 import { limits, toLanguage } from '../stores/composer'
 import { defaultProvider } from '../stores/providers'
 import { isFinished } from '../stores/runModel'
+import { formCollapsed, promptSummary, shortcut, type FormEvent } from '../stage'
 import { strings } from '../strings'
 import { CompareView } from './CompareView'
 import { ProviderPicker } from './ProviderPicker'
@@ -11,7 +12,12 @@ import { RunView } from './RunView'
 import { SandboxInfo } from './SandboxInfo'
 import { ModeSwitch, NetworkOptIn, WorkspaceFields } from './WorkspaceForm'
 
-/** RunPanel: the prompt, the provider, the loop settings, Run and Stop — and the active run below. */
+/**
+ * RunPanel: the prompt, the provider, the loop settings, Run and Stop — and
+ * the active run below. Once a run starts the form folds to one line (the
+ * stage bar: prompt, providers, Stop) so the run takes the screen; the bar
+ * opens it again. Ctrl+Enter runs, Esc stops.
+ */
 export function RunPanel() {
   const s = strings.run
   const stores = useStores()
@@ -42,6 +48,7 @@ export function RunPanel() {
   const compareStarting = useCompare((x) => x.starting)
   const compareError = useCompare((x) => x.startError)
   const compareColumns = useCompare((x) => x.columns)
+  const comparePromptText = useCompare((x) => x.prompt)
   const compareRunning = useRuns((r) => compareColumns.some((col) => r.runs[col.runId] && !isFinished(r.runs[col.runId])))
   const compareCancelling = useRuns((r) => compareColumns.length > 0 && compareColumns.every((col) => !r.runs[col.runId] || isFinished(r.runs[col.runId]) || r.runs[col.runId].cancelling))
   const activeRunId = useRuns((r) => r.activeRunId)
@@ -58,7 +65,11 @@ export function RunPanel() {
   const cancelling = comparing ? compareRunning && compareCancelling : (active?.cancelling ?? false)
   const [hint, setHint] = useState<string | null>(null)
   const [slowStop, setSlowStop] = useState(false)
-  const runArea = useRef<HTMLDivElement>(null)
+  // A run already going when the panel opens (e.g. continued from History) starts folded.
+  const [collapsed, setCollapsed] = useState(running)
+  const fold = (ev: FormEvent) => setCollapsed((x) => formCollapsed(x, ev))
+  const hasRun = comparing || activeRunId != null
+  const folded = collapsed && hasRun && !hint
 
   // A hint about a missing prompt or provider goes once that is fixed.
   useEffect(() => setHint(null), [c.prompt, chosen.join(','), c.mode, workdir])
@@ -87,164 +98,233 @@ export function RunPanel() {
       stores.compare.getState().close()
       id = await stores.runs.getState().start({ ...composer.request(chosen[0]), ...where })
     }
+    if (!id) return fold('startFailed')
     // The network opt-in was for this run only.
-    if (id) stores.composer.getState().startedRun()
-    // Bring the live run into view: on a projector the prompt is already known.
-    if (id) requestAnimationFrame(() => runArea.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' }))
+    stores.composer.getState().startedRun()
+    // The run takes the screen: the form folds to one line above it.
+    fold('started')
+    requestAnimationFrame(() => window.scrollTo?.({ top: 0, behavior: 'smooth' }))
   }
+
+  const stop = () => {
+    if (comparing) void stores.compare.getState().cancelAll()
+    else if (activeRunId) void stores.runs.getState().cancel(activeRunId)
+  }
+
+  // Ctrl+Enter runs (from the prompt box too), Esc stops — not while typing, nor in a dialog.
+  const keys = useRef<(e: KeyboardEvent) => void>(() => {})
+  keys.current = (e) => {
+    const k = shortcut(e)
+    if (k === 'run') {
+      e.preventDefault()
+      if (!running && !starting && !compareStarting && providersLoaded) void start()
+    } else if (k === 'stop' && running && !cancelling) {
+      stop()
+    }
+  }
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => keys.current(e)
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
 
   const pickPreset = (id: string) => {
     const p = presets.find((x) => x.id === id)
     setC(p ? { presetId: id, prompt: p.prompt } : { presetId: '' })
   }
 
+  const stageProviders = comparing ? compareColumns.map((col) => col.provider) : active ? [active.provider || chosen[0]] : chosen
+  const stagePrompt = (comparing ? comparePromptText : active?.prompt) || c.prompt
+
   return (
-    <div className="run-page">
-      <form
-        className="composer card"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void start()
-        }}
-        aria-label={s.prompt}
-      >
-        <div className="composer-main">
-          <ModeSwitch />
-          <div className="prompt-head">
-            <label htmlFor="prompt" className="field-label">
-              {s.prompt}
-            </label>
-            <label className="preset">
-              <span className="sr-only">{s.preset}</span>
-              <select value={c.presetId} onChange={(e) => pickPreset(e.target.value)} data-testid="preset">
-                <option value="">{s.presetNone}</option>
-                {presets.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.title}
-                  </option>
-                ))}
-              </select>
-            </label>
-          </div>
-          <textarea
-            id="prompt"
-            className="prompt"
-            value={c.prompt}
-            placeholder={s.promptPlaceholder}
-            onChange={(e) => setC({ prompt: e.target.value, presetId: '' })}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !running) {
-                e.preventDefault()
-                void start()
-              }
-            }}
-            data-testid="prompt"
-          />
-          {workspace && <WorkspaceFields />}
-          <SandboxInfo />
+    <div className={`run-page${folded ? ' run-page-stage' : ''}`}>
+      {folded ? (
+        <div className="stage-bar" data-sticky="" role="region" aria-label={strings.stage.bar} data-testid="stage-bar">
+          <span className={`live-dot${running ? ' live-dot-on' : ''}`} aria-hidden="true" />
+          <p className="stage-prompt" title={stagePrompt} data-testid="stage-prompt">
+            {promptSummary(stagePrompt)}
+          </p>
+          <ul className="stage-providers" aria-label={s.providers} data-testid="stage-providers">
+            {stageProviders.map((p) => (
+              <li key={p} className="stage-provider">
+                {p}
+              </li>
+            ))}
+          </ul>
+          <button type="button" className="btn btn-danger" disabled={!running || cancelling} onClick={stop} title="Esc" data-testid="stop">
+            {cancelling ? s.stopping : s.stop}
+          </button>
+          <button
+            type="button"
+            className="btn btn-ghost"
+            aria-expanded={false}
+            title={strings.stage.expandTitle}
+            onClick={() => fold('expand')}
+            data-testid="form-expand"
+          >
+            {strings.stage.expand} <span aria-hidden="true">▾</span>
+          </button>
         </div>
-        <div className="composer-side">
-          <ProviderPicker
-            value={chosen}
-            onToggle={(name, on) => {
-              // The first tick next to the implicit default keeps the default ticked too.
-              const base = ticked.length ? ticked : chosen
-              setC({ providers: on ? [...base.filter((x) => x !== name), name] : base.filter((x) => x !== name) })
-            }}
-          />
-          <fieldset className="settings" aria-busy={pending}>
-            <legend>{s.settings}</legend>
-            <label>
-              <span>{s.maxIterations}</span>
-              <input
-                type="number"
-                min={limits.maxIterations.min}
-                max={limits.maxIterations.max}
-                value={pending ? '' : c.maxIterations}
-                placeholder={pending ? s.loadingValue : undefined}
-                disabled={pending}
-                onChange={(e) => setC({ maxIterations: Number(e.target.value) })}
-                data-testid="max-iterations"
-              />
-            </label>
-            <label>
-              <span>{s.timeout}</span>
-              <input
-                type="number"
-                min={limits.timeoutSeconds.min}
-                max={limits.timeoutSeconds.max}
-                value={pending ? '' : c.timeoutSeconds}
-                placeholder={pending ? s.loadingValue : undefined}
-                disabled={pending}
-                onChange={(e) => setC({ timeoutSeconds: Number(e.target.value) })}
-                data-testid="timeout"
-              />
-            </label>
-            {!workspace && (
-              <>
-                <label>
-                  <span>{s.language}</span>
-                  <select
-                    value={pending ? '' : c.language}
-                    disabled={pending}
-                    onChange={(e) => setC({ language: toLanguage(e.target.value) })}
-                    data-testid="language"
-                  >
-                    {pending && <option value="">{s.loadingValue}</option>}
-                    <option value="python">{s.languages.python}</option>
-                    <option value="sh">{s.languages.sh}</option>
-                    <option value="node">{s.languages.node}</option>
-                  </select>
-                </label>
-                <label className={`switch${pending ? ' switch-pending' : ''}`}>
-                  <span>{s.reflect}</span>
-                  <input
-                    type="checkbox"
-                    role="switch"
-                    checked={pending ? false : c.reflect}
-                    disabled={pending}
-                    onChange={(e) => setC({ reflect: e.target.checked })}
-                    data-testid="reflect"
-                  />
-                  <span className="switch-text">{pending ? s.loadingValue : c.reflect ? s.reflectOn : s.reflectOff}</span>
-                </label>
-              </>
-            )}
-          </fieldset>
-          <NetworkOptIn />
-          <div className="actions">
-            <button type="submit" className="btn btn-primary btn-big" disabled={starting || compareStarting || running || !providersLoaded} data-testid="run">
-              {starting || compareStarting ? s.starting : chosen.length > 1 ? s.compare(chosen.length) : s.start}
-            </button>
-            <button
-              type="button"
-              className="btn btn-danger btn-big"
-              disabled={!running || cancelling}
-              onClick={() => {
-                if (comparing) void stores.compare.getState().cancelAll()
-                else if (activeRunId) void stores.runs.getState().cancel(activeRunId)
+      ) : (
+        <form
+          id="run-form"
+          className="composer card"
+          onSubmit={(e) => {
+            e.preventDefault()
+            void start()
+          }}
+          aria-label={s.prompt}
+        >
+          <div className="composer-main">
+            <ModeSwitch />
+            <div className="prompt-head">
+              <label htmlFor="prompt" className="field-label">
+                {s.prompt}
+              </label>
+              <label className="preset">
+                <span className="sr-only">{s.preset}</span>
+                <select value={c.presetId} onChange={(e) => pickPreset(e.target.value)} data-testid="preset">
+                  <option value="">{s.presetNone}</option>
+                  {presets.map((p) => (
+                    <option key={p.id} value={p.id}>
+                      {p.title}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
+            <textarea
+              id="prompt"
+              className="prompt"
+              value={c.prompt}
+              placeholder={s.promptPlaceholder}
+              onChange={(e) => setC({ prompt: e.target.value, presetId: '' })}
+              data-testid="prompt"
+            />
+            {workspace && <WorkspaceFields />}
+            <SandboxInfo />
+          </div>
+          <div className="composer-side">
+            <ProviderPicker
+              value={chosen}
+              onToggle={(name, on) => {
+                // The first tick next to the implicit default keeps the default ticked too.
+                const base = ticked.length ? ticked : chosen
+                setC({ providers: on ? [...base.filter((x) => x !== name), name] : base.filter((x) => x !== name) })
               }}
-              data-testid="stop"
-            >
-              {cancelling ? s.stopping : s.stop}
-            </button>
+            />
+            <fieldset className="settings" aria-busy={pending}>
+              <legend>{s.settings}</legend>
+              <label>
+                <span>{s.maxIterations}</span>
+                <input
+                  type="number"
+                  min={limits.maxIterations.min}
+                  max={limits.maxIterations.max}
+                  value={pending ? '' : c.maxIterations}
+                  placeholder={pending ? s.loadingValue : undefined}
+                  disabled={pending}
+                  onChange={(e) => setC({ maxIterations: Number(e.target.value) })}
+                  data-testid="max-iterations"
+                />
+              </label>
+              <label>
+                <span>{s.timeout}</span>
+                <input
+                  type="number"
+                  min={limits.timeoutSeconds.min}
+                  max={limits.timeoutSeconds.max}
+                  value={pending ? '' : c.timeoutSeconds}
+                  placeholder={pending ? s.loadingValue : undefined}
+                  disabled={pending}
+                  onChange={(e) => setC({ timeoutSeconds: Number(e.target.value) })}
+                  data-testid="timeout"
+                />
+              </label>
+              {!workspace && (
+                <>
+                  <label>
+                    <span>{s.language}</span>
+                    <select
+                      value={pending ? '' : c.language}
+                      disabled={pending}
+                      onChange={(e) => setC({ language: toLanguage(e.target.value) })}
+                      data-testid="language"
+                    >
+                      {pending && <option value="">{s.loadingValue}</option>}
+                      <option value="python">{s.languages.python}</option>
+                      <option value="sh">{s.languages.sh}</option>
+                      <option value="node">{s.languages.node}</option>
+                    </select>
+                  </label>
+                  <label className={`switch${pending ? ' switch-pending' : ''}`}>
+                    <span>{s.reflect}</span>
+                    <input
+                      type="checkbox"
+                      role="switch"
+                      checked={pending ? false : c.reflect}
+                      disabled={pending}
+                      onChange={(e) => setC({ reflect: e.target.checked })}
+                      data-testid="reflect"
+                    />
+                    <span className="switch-text">{pending ? s.loadingValue : c.reflect ? s.reflectOn : s.reflectOff}</span>
+                  </label>
+                </>
+              )}
+            </fieldset>
+            <NetworkOptIn />
+            <div className="actions">
+              <button
+                type="submit"
+                className="btn btn-primary btn-big"
+                disabled={starting || compareStarting || running || !providersLoaded}
+                title="Ctrl+Enter"
+                data-testid="run"
+              >
+                {starting || compareStarting ? s.starting : chosen.length > 1 ? s.compare(chosen.length) : s.start}
+              </button>
+              <button
+                type="button"
+                className="btn btn-danger btn-big"
+                disabled={!running || cancelling}
+                onClick={stop}
+                title="Esc"
+                data-testid="stop"
+              >
+                {cancelling ? s.stopping : s.stop}
+              </button>
+            </div>
+            {hint && <p className="notice notice-warn">{hint}</p>}
+            {startError && (
+              <p className="notice notice-error" role="alert" data-testid="start-error">
+                <strong>{s.startFailed}:</strong> {startError}
+              </p>
+            )}
+            {compareError && (
+              <p className="notice notice-error" role="alert" data-testid="compare-error">
+                <strong>{strings.compare.startFailed}:</strong> {compareError}
+              </p>
+            )}
+            {slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
+            {hasRun && (
+              <button
+                type="button"
+                className="btn btn-ghost btn-small form-collapse"
+                aria-expanded={true}
+                    title={strings.stage.collapseTitle}
+                onClick={() => fold('collapse')}
+                data-testid="form-collapse"
+              >
+                {strings.stage.collapse} <span aria-hidden="true">▴</span>
+              </button>
+            )}
+            <p className="muted small keys-hint">{strings.stage.keys}</p>
           </div>
-          {hint && <p className="notice notice-warn">{hint}</p>}
-          {startError && (
-            <p className="notice notice-error" role="alert" data-testid="start-error">
-              <strong>{s.startFailed}:</strong> {startError}
-            </p>
-          )}
-          {compareError && (
-            <p className="notice notice-error" role="alert" data-testid="compare-error">
-              <strong>{strings.compare.startFailed}:</strong> {compareError}
-            </p>
-          )}
-          {slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
-        </div>
-      </form>
-      <div className="run-area" ref={runArea}>
-        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} /> : <p className="empty-run muted">{s.empty}</p>}
+        </form>
+      )}
+      {folded && slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
+      <div className="run-area">
+        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} stage keys /> : <p className="empty-run muted">{s.empty}</p>}
       </div>
     </div>
   )

@@ -14,7 +14,7 @@ export function ScriptDiff({ left, right, language, label }: Props) {
   const host = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const trim = (s: string) => s.replace(/\n+$/, '')
-    const ext = readOnlyExtensions(language)
+    const ext = readOnlyExtensions(language, true)
     const v = new MergeView({
       a: { doc: trim(left), extensions: ext },
       b: { doc: trim(right), extensions: ext },

@@ -40,8 +40,9 @@ export function StatsView() {
             <table className="data-table" data-testid="stats-table">
               <thead>
                 <tr>
-                  <th scope="col">{s.provider}</th>
-                  <th scope="col">{s.model}</th>
+                  <th scope="col">
+                    {s.provider} / {s.model}
+                  </th>
                   <th scope="col" className="num">{s.runs}</th>
                   <th scope="col" className="num">{s.successes}</th>
                   <th scope="col" className="num">{s.failures}</th>
@@ -77,14 +78,12 @@ function Row({ g, total = false }: { g: StatsGroup; total?: boolean }) {
   return (
     <tr data-testid={total ? 'stats-total' : 'stats-row'} data-provider={g.provider ?? ''}>
       {total ? (
-        <th scope="row" colSpan={2}>
-          {s.total}
-        </th>
+        <th scope="row">{s.total}</th>
       ) : (
-        <>
-          <th scope="row">{g.provider}</th>
-          <td className="muted">{g.model}</td>
-        </>
+        <th scope="row">
+          <span className="row-provider">{g.provider}</span>
+          <span className="row-model muted">{g.model}</span>
+        </th>
       )}
       <td className="num mono" data-col="runs">{g.runs}</td>
       <td className="num mono" data-col="successes">{g.successes}</td>
@@ -95,7 +94,7 @@ function Row({ g, total = false }: { g: StatsGroup; total?: boolean }) {
       <td className="num mono">{duration(g.avg_duration_ms)}</td>
       <td className="num mono">{duration(g.median_duration_ms)}</td>
       <td className="num mono">{g.avg_iterations_to_success ? g.avg_iterations_to_success.toFixed(1) : '—'}</td>
-      <td className="num mono">
+      <td className="num mono pair">
         {count(g.input_tokens)} / {count(g.output_tokens)}
       </td>
       <td className="num mono">{g.cost_usd > 0 ? `$${g.cost_usd.toFixed(2)}` : '—'}</td>
@@ -116,7 +115,7 @@ export function StatsChart({ groups }: { groups: StatsGroup[] }) {
   return (
     <figure className="card chart" data-testid="stats-chart">
       <figcaption className="card-title">{s.chart}</figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} width="100%" style={{ maxWidth: width }} role="img" aria-label={s.chart}>
+      <svg viewBox={`0 0 ${width} ${height}`} width="100%" style={{ maxWidth: `${width / 16}rem` }} role="img" aria-label={s.chart}>
         <text x={labelW} y={14} className="chart-head">
           {s.successRate}
         </text>

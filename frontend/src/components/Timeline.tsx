@@ -37,10 +37,12 @@ interface Props {
   onNext(): void
   onFollow(): void
   replay: boolean
+  /** Show "Follow live" here (a stage shows its own, always in sight). */
+  inlineFollow?: boolean
 }
 
 /** Timeline: one chip per iteration with its status, and step controls. */
-export function Timeline({ run, selected, following, onSelect, onPrev, onNext, onFollow, replay }: Props) {
+export function Timeline({ run, selected, following, onSelect, onPrev, onNext, onFollow, replay, inlineFollow = true }: Props) {
   const s = strings.live
   const idx = run.iterations.findIndex((i) => i.n === selected)
   const live = !isFinished(run)
@@ -86,21 +88,23 @@ export function Timeline({ run, selected, following, onSelect, onPrev, onNext, o
             {s.step(idx + 1, run.iterations.length)}
           </span>
         )}
-        <button type="button" className="btn btn-ghost" onClick={onPrev} disabled={idx <= 0} data-testid="step-prev">
-          ← {s.prev}
+        <button type="button" className="btn btn-ghost" onClick={onPrev} disabled={idx <= 0} aria-label={s.prev} title={`${s.prev} (←)`} data-testid="step-prev">
+          <span aria-hidden="true">←</span> <span className="step-text">{s.prev}</span>
         </button>
         <button
           type="button"
           className="btn btn-ghost"
           onClick={onNext}
           disabled={idx < 0 || idx >= run.iterations.length - 1}
+          aria-label={s.next}
+          title={`${s.next} (→)`}
           data-testid="step-next"
         >
-          {s.next} →
+          <span className="step-text">{s.next}</span> <span aria-hidden="true">→</span>
         </button>
-        {live && !following && (
-          <button type="button" className="btn btn-ghost" onClick={onFollow}>
-            {s.follow}
+        {inlineFollow && live && !following && (
+          <button type="button" className="btn btn-primary btn-follow" onClick={onFollow} title={strings.stage.followTitle} data-testid="follow-live">
+            <span className="live-dot" aria-hidden="true" /> {s.follow}
           </button>
         )}
       </div>

@@ -45,6 +45,8 @@ describe('network opt-in', () => {
     fireEvent.click(screen.getByTestId('run'))
     await waitFor(() => expect(api.startRun).toHaveBeenCalledTimes(1))
     expect(api.startRun.mock.calls[0][0]).toMatchObject({ prompt: 'fetch a page', allow_network: true })
+    // The form folded to one line for the run: open it to see the box.
+    fireEvent.click(await screen.findByTestId('form-expand'))
     await waitFor(() => expect(checked('allow-network')).toBe(false))
 
     // The run view says the network was allowed (run_started records it).
@@ -160,6 +162,7 @@ describe('workspace mode in the run form', () => {
       allow_network: true,
     })
     await screen.findByTestId('compare-view')
+    fireEvent.click(await screen.findByTestId('form-expand'))
     expect(checked('allow-network')).toBe(false)
   })
 

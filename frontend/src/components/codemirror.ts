@@ -2,8 +2,8 @@
 // variables (style.css), so the editors follow the light/dark theme without
 // being rebuilt.
 
-import { python } from '@codemirror/lang-python'
-import { HighlightStyle, StreamLanguage, syntaxHighlighting, type LanguageSupport } from '@codemirror/language'
+import { python, pythonLanguage } from '@codemirror/lang-python'
+import { HighlightStyle, StreamLanguage, syntaxHighlighting, type Language, type LanguageSupport } from '@codemirror/language'
 import { diff } from '@codemirror/legacy-modes/mode/diff'
 import { javascript } from '@codemirror/legacy-modes/mode/javascript'
 import { shell } from '@codemirror/legacy-modes/mode/shell'
@@ -56,26 +56,53 @@ const theme = EditorView.theme({
   '.cm-deletedChunk .cm-deletedText, .cm-deletedChunk del': { background: 'var(--diff-del-strong) !important', textDecoration: 'none' },
 })
 
-function language(lang: string | undefined): LanguageSupport | Extension {
-  switch ((lang ?? '').toLowerCase()) {
+const streamLanguages = new Map<string, Language>()
+
+function stream(name: string, parser: Parameters<typeof StreamLanguage.define>[0]): Language {
+  let l = streamLanguages.get(name)
+  if (!l) streamLanguages.set(name, (l = StreamLanguage.define(parser)))
+  return l
+}
+
+/**
+ * knownLanguage: the CodeMirror language for a fence or run language
+ * ("python", "sh", "node", "diff" and their usual aliases), or null.
+ */
+export function knownLanguage(lang: string | undefined): Language | null {
+  switch ((lang ?? '').trim().toLowerCase()) {
+    case 'python':
+    case 'py':
+    case 'python3':
+      return pythonLanguage
     case 'sh':
     case 'bash':
     case 'shell':
-      return StreamLanguage.define(shell)
+    case 'zsh':
+    case 'console':
+      return stream('shell', shell)
     case 'javascript':
     case 'js':
     case 'node':
-      return StreamLanguage.define(javascript)
+    case 'mjs':
+    case 'cjs':
+      return stream('javascript', javascript)
     case 'diff':
     case 'patch':
-      return StreamLanguage.define(diff)
+      return stream('diff', diff)
     default:
-      return python()
+      return null
   }
 }
 
-export function readOnlyExtensions(lang: string | undefined): Extension[] {
+function language(lang: string | undefined): LanguageSupport | Extension {
+  const known = knownLanguage(lang)
+  // A run's code is one of the known languages; anything else reads best as Python.
+  return known == null || known === pythonLanguage ? python() : known
+}
+
+export function readOnlyExtensions(lang: string | undefined, wrap = false): Extension[] {
   return [
+    ...(wrap ? [EditorView.lineWrapping] : []),
     EditorState.readOnly.of(true),
     EditorView.editable.of(false),
     EditorView.contentAttributes.of({ 'aria-readonly': 'true' }),
@@ -87,16 +114,16 @@ export function readOnlyExtensions(lang: string | undefined): Extension[] {
 }
 
 /** codeState builds the state of a read-only code view. */
-export function codeState(doc: string, lang: string | undefined): EditorState {
-  return EditorState.create({ doc, extensions: readOnlyExtensions(lang) })
+export function codeState(doc: string, lang: string | undefined, wrap = false): EditorState {
+  return EditorState.create({ doc, extensions: readOnlyExtensions(lang, wrap) })
 }
 
 /** diffState shows doc with the changes from original inline (deleted lines in red). */
-export function diffState(original: string, doc: string, lang: string | undefined): EditorState {
+export function diffState(original: string, doc: string, lang: string | undefined, wrap = false): EditorState {
   return EditorState.create({
     doc,
     extensions: [
-      ...readOnlyExtensions(lang),
+      ...readOnlyExtensions(lang, wrap),
       unifiedMergeView({ original, mergeControls: false, highlightChanges: true, gutter: true, syntaxHighlightDeletions: true }),
     ],
   })

@@ -351,6 +351,39 @@ export namespace service {
 		    return a;
 		}
 	}
+	export class KeyRejection {
+	    // Go type: time
+	    at: any;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyRejection(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = this.convertValues(source["at"], null);
+	        this.message = source["message"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class ProviderStatus {
 	    name: string;
@@ -365,6 +398,7 @@ export namespace service {
 	    first_byte_timeout_seconds?: number;
 	    idle_timeout_seconds?: number;
 	    timeout_seconds: number;
+	    key_rejected?: KeyRejection;
 	
 	    static createFrom(source: any = {}) {
 	        return new ProviderStatus(source);
@@ -384,7 +418,26 @@ export namespace service {
 	        this.first_byte_timeout_seconds = source["first_byte_timeout_seconds"];
 	        this.idle_timeout_seconds = source["idle_timeout_seconds"];
 	        this.timeout_seconds = source["timeout_seconds"];
+	        this.key_rejected = this.convertValues(source["key_rejected"], KeyRejection);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	
 	export class SessionDetail {

@@ -12,8 +12,9 @@ wails_bindings_mode() { find frontend/wailsjs -type f -perm /111 -exec chmod a-x
 # ~170 shared libraries of GTK and WebKit; with no command on a display it executes $DESKTOP.
 # The shim is what the sandbox re-executes for every run of generated code: ~20 ms cheaper than
 # re-executing the app (it falls back to the app when absent).
+# WAILS_BUILD_FLAGS: more flags for wails build (bench/startup.sh passes -s: reuse frontend/dist).
 build_app() {
-  wails build -m -nosyncgomod ${WAILS_TAGS:+-tags $WAILS_TAGS} || return
+  wails build -m -nosyncgomod ${WAILS_BUILD_FLAGS:-} ${WAILS_TAGS:+-tags $WAILS_TAGS} || return
   wails_bindings_mode
   CGO_ENABLED=0 go build -ldflags "-s -w" -o "$APP" . || return
   CGO_ENABLED=0 go build -o build/bin/loopforge-shim ./backend/sandbox/cmd/loopforge-shim

@@ -222,7 +222,7 @@ func (p prober) probe(prev *Host, o ProbeOptions) *Host {
 	}
 	p.features(h)
 	if err := writeProbeCache(file, key, h); err != nil {
-		slog.Warn("cannot cache the sandbox probe", "err", err)
+		slog.Info("cannot cache the sandbox probe (every process will probe)", "err", err)
 	}
 	return h
 }

@@ -1,7 +1,7 @@
 .PHONY: setup run dev build test ci
 setup: ; bash scripts/setup.sh
 run:   ; bash scripts/run.sh
-build: ; bash scripts/setup.sh && . scripts/env.sh && wails build -m -nosyncgomod $${WAILS_TAGS:+-tags $$WAILS_TAGS} && wails_bindings_mode && CGO_ENABLED=0 go build -o build/bin/loopforge-shim ./backend/sandbox/cmd/loopforge-shim
+build: ; bash scripts/setup.sh && . scripts/env.sh && build_app
 dev:   ; bash scripts/setup.sh && . scripts/env.sh && { wails dev -m -nosyncgomod $${WAILS_TAGS:+-tags $$WAILS_TAGS}; rc=$$?; wails_bindings_mode; exit $$rc; }
 test:  ; bash scripts/test.sh
 ci:    ; bash .ci/run

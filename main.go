@@ -3,6 +3,11 @@
 // main picks the face: no arguments opens the desktop window (Wails);
 // `serve` starts the web UI on loopback; anything else is the headless CLI.
 // All logic lives in backend/; this file only wires it.
+//
+// The package builds two binaries: `go build` makes the CLI build (no cgo, no
+// GUI library; nodesktop.go), `wails build` the desktop build
+// loopforge-desktop (the desktop tag; desktop.go), which the CLI build
+// executes when it is run with no command on a display.
 package main
 
 import (

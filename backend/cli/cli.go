@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/service"
@@ -33,17 +34,38 @@ const (
 
 // Faces carries what only package main can provide: the embedded frontend and
 // the desktop window (which needs Wails and cgo).
+//
+// loopforge is built twice from the same package main: the CLI build (plain
+// `go build`, no cgo) maps no GUI library and starts like any Go tool; the
+// desktop build (`wails build`, named DesktopName) links GTK and WebKit. The
+// CLI build has no Desktop: run with no command on a display, it replaces
+// itself with the desktop build found next to its executable.
 type Faces struct {
-	Assets  fs.FS
+	Assets fs.FS
+	// Desktop opens the window in this process (the desktop build only).
 	Desktop func(*service.Service, fs.FS) error
 	// BindingsOnly: this build only generates the Wails bindings; the
 	// desktop face runs with no service and needs no display.
 	BindingsOnly bool
 }
 
+// DesktopName is the file name of the desktop build, looked for next to the
+// CLI build's executable.
+const DesktopName = "loopforge-desktop"
+
+// desktopExecVar marks a process the CLI build started as the desktop build:
+// if that one has no desktop either, it says so instead of looping.
+const desktopExecVar = "LOOPFORGE_DESKTOP_EXEC"
+
 // env is what commands share: streams and the faces. Tests build their own.
 type env struct {
-	faces  Faces
+	faces Faces
+	// execed: this process was started by the CLI build as the desktop build.
+	execed bool
+	// self and exec find and replace this process's executable
+	// (os.Executable, syscall.Exec); tests replace them.
+	self   func() (string, error)
+	exec   func(path string, argv, envv []string) error
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
@@ -70,8 +92,11 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // Main runs the CLI and returns the process exit code.
 func Main(args []string, faces Faces) int {
-	e := &env{faces: faces, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	e := &env{faces: faces, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, self: os.Executable, exec: syscall.Exec}
 	e.newService = defaultService
+	// Not inherited by what this process starts (generated code, other tools).
+	e.execed = os.Getenv(desktopExecVar) != ""
+	os.Unsetenv(desktopExecVar)
 	return e.main(context.Background(), args)
 }
 
@@ -190,14 +215,14 @@ func (e *env) rootCmd() *cobra.Command {
 }
 
 func (e *env) desktop(ctx context.Context) error {
-	if e.faces.Desktop == nil {
-		return usagef("this build has no desktop window; use `loopforge serve` for the web UI")
-	}
 	if e.faces.BindingsOnly {
 		return e.faces.Desktop(nil, e.faces.Assets)
 	}
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return usagef("no display found for the desktop window; run `loopforge serve` for the web UI, or `loopforge --help`")
+	}
+	if e.faces.Desktop == nil {
+		return e.execDesktop()
 	}
 	wd, _ := os.Getwd()
 	svc, err := e.newService(ctx, wd)
@@ -207,4 +232,24 @@ func (e *env) desktop(ctx context.Context) error {
 	defer svc.Close()
 	defer logToFile(e.stderr, svc.Config().LogDir)()
 	return e.faces.Desktop(svc, e.faces.Assets)
+}
+
+// execDesktop replaces this process (the CLI build) with the desktop build
+// next to its executable; it returns only when that cannot be done.
+func (e *env) execDesktop() error {
+	self, err := e.self()
+	if err != nil {
+		return fmt.Errorf("cannot find the desktop window: %w", err)
+	}
+	if e.execed {
+		return usagef("%s has no desktop window (it is a CLI build); rebuild with `make build`, or run `loopforge serve` for the web UI", self)
+	}
+	path := filepath.Join(filepath.Dir(self), DesktopName)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return usagef("the desktop window is not built: %s is missing (`make build` builds it); run `loopforge serve` for the web UI", path)
+	}
+	if err := e.exec(path, []string{path}, append(os.Environ(), desktopExecVar+"=1")); err != nil {
+		return fmt.Errorf("starting the desktop window %s: %w", path, err)
+	}
+	return nil // only a test's exec returns
 }

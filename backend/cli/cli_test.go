@@ -126,3 +126,76 @@ func TestSandboxLabel(t *testing.T) {
 		}
 	}
 }
+
+// desktopEnv is an env whose executable is dir/loopforge and whose exec only
+// records what it was asked to start.
+func desktopEnv(t *testing.T, dir string) (*env, *bytes.Buffer, *[]string) {
+	t.Helper()
+	t.Setenv("DISPLAY", ":99")
+	var errb bytes.Buffer
+	var started []string
+	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &errb,
+		self: func() (string, error) { return filepath.Join(dir, "loopforge"), nil },
+		exec: func(path string, argv, envv []string) error {
+			started = append(append([]string{path}, argv...), envv[len(envv)-1])
+			return nil
+		}}
+	e.newService = func(context.Context, string) (*service.Service, error) {
+		t.Fatal("the CLI build opened the history before it started the desktop build")
+		return nil, nil
+	}
+	return e, &errb, &started
+}
+
+func TestNoCommandExecutesTheDesktopBuild(t *testing.T) {
+	dir := t.TempDir()
+	desk := filepath.Join(dir, DesktopName)
+	if err := os.WriteFile(desk, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, errb, started := desktopEnv(t, dir)
+	if code := e.main(context.Background(), nil); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	want := []string{desk, desk, desktopExecVar + "=1"}
+	if strings.Join(*started, " ") != strings.Join(want, " ") {
+		t.Fatalf("started %q, want %q", *started, want)
+	}
+}
+
+func TestNoCommandWithoutTheDesktopBuild(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		execed bool
+		want   string
+	}{
+		{"not built", false, "the desktop window is not built: "},
+		{"a CLI build named loopforge-desktop", true, "has no desktop window (it is a CLI build)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.execed { // it exists, and is the CLI build again
+				if err := os.WriteFile(filepath.Join(dir, DesktopName), []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e, errb, started := desktopEnv(t, dir)
+			e.execed = tt.execed
+			if code := e.main(context.Background(), nil); code != ExitUsage {
+				t.Fatalf("exit %d, want %d: %s", code, ExitUsage, errb)
+			}
+			if !strings.Contains(errb.String(), tt.want) || len(*started) > 0 {
+				t.Fatalf("stderr %q (want %q), started %q", errb, tt.want, *started)
+			}
+		})
+	}
+}
+
+func TestNoCommandWithoutADisplay(t *testing.T) {
+	e, errb, started := desktopEnv(t, t.TempDir())
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	if code := e.main(context.Background(), nil); code != ExitUsage || !strings.Contains(errb.String(), "no display found") || len(*started) > 0 {
+		t.Fatalf("exit %d, stderr %q, started %q", code, errb, *started)
+	}
+}

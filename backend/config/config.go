@@ -70,6 +70,7 @@ type Config struct {
 	ConfigDir string // where loopforge.yml and .env live
 	DataDir   string // where the history database lives
 	LogDir    string
+	CacheDir  string // what can be recomputed: the sandbox host probe
 	DBPath    string
 	File      string // the loopforge.yml that was read, "" if none
 
@@ -235,13 +236,25 @@ func Load(o Options) (*Config, error) {
 	return c, nil
 }
 
+// CacheDir is Config.CacheDir without reading any configuration file:
+// $LOOPFORGE_HOME/cache, else $XDG_CACHE_HOME/loopforge, else
+// ~/.cache/loopforge. lookup defaults to os.LookupEnv.
+func CacheDir(lookup func(string) (string, bool)) (string, error) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	var c Config
+	err := c.setDirs(lookup)
+	return c.CacheDir, err
+}
+
 func (c *Config) setDirs(lookup func(string) (string, bool)) error {
 	if home, ok := lookup("LOOPFORGE_HOME"); ok && home != "" {
 		abs, err := filepath.Abs(home)
 		if err != nil {
 			return &Error{Msg: "LOOPFORGE_HOME", Err: err}
 		}
-		c.ConfigDir, c.DataDir, c.LogDir = abs, abs, filepath.Join(abs, "logs")
+		c.ConfigDir, c.DataDir, c.LogDir, c.CacheDir = abs, abs, filepath.Join(abs, "logs"), filepath.Join(abs, "cache")
 	} else {
 		userHome, _ := lookup("HOME")
 		if userHome == "" {
@@ -260,6 +273,7 @@ func (c *Config) setDirs(lookup func(string) (string, bool)) error {
 		c.ConfigDir = xdg("XDG_CONFIG_HOME", ".config")
 		c.DataDir = xdg("XDG_DATA_HOME", filepath.Join(".local", "share"))
 		c.LogDir = xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
+		c.CacheDir = xdg("XDG_CACHE_HOME", ".cache")
 	}
 	c.DBPath = filepath.Join(c.DataDir, "history.db")
 	return nil

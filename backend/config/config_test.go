@@ -31,8 +31,8 @@ func TestDefaultsAndHome(t *testing.T) {
 	if c.MaxIterations != 5 || !c.Reflect || c.Timeout != 30*time.Second || c.Language != "python" {
 		t.Fatalf("defaults: %+v", c)
 	}
-	if c.DBPath != filepath.Join(home, "history.db") || c.ConfigDir != home {
-		t.Fatalf("dirs: %s %s", c.DBPath, c.ConfigDir)
+	if c.DBPath != filepath.Join(home, "history.db") || c.ConfigDir != home || c.CacheDir != filepath.Join(home, "cache") {
+		t.Fatalf("dirs: %s %s %s", c.DBPath, c.ConfigDir, c.CacheDir)
 	}
 	for _, n := range []string{"gemini-api", "anthropic", "openai", "openrouter", "ollama"} {
 		if _, ok := c.Profiles[n]; !ok {
@@ -49,8 +49,24 @@ func TestXDGDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ConfigDir != "/home/u/.config/loopforge" || c.DBPath != "/d/loopforge/history.db" {
-		t.Fatalf("%s %s", c.ConfigDir, c.DBPath)
+	if c.ConfigDir != "/home/u/.config/loopforge" || c.DBPath != "/d/loopforge/history.db" || c.CacheDir != "/home/u/.cache/loopforge" {
+		t.Fatalf("%s %s %s", c.ConfigDir, c.DBPath, c.CacheDir)
+	}
+}
+
+func TestCacheDirReadsNoFile(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.cache/loopforge"},
+		{map[string]string{"HOME": "/home/u", "XDG_CACHE_HOME": "/c"}, "/c/loopforge"},
+		{map[string]string{"HOME": "/home/u", "XDG_CACHE_HOME": "relative"}, "/home/u/.cache/loopforge"},
+		{map[string]string{"HOME": "/home/u", "XDG_CACHE_HOME": "/c", "LOOPFORGE_HOME": "/lf"}, "/lf/cache"},
+	} {
+		if got, err := CacheDir(envOf(tt.env)); err != nil || got != tt.want {
+			t.Errorf("%v: %q %v, want %q", tt.env, got, err, tt.want)
+		}
 	}
 }
 

@@ -4,13 +4,18 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 )
 
 //go:embed prompts/*.tmpl prompts/*.txt
 var promptFS embed.FS
 
-var templates = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+// templates are parsed on first use, not at program start: most commands
+// never build a prompt.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+})
 
 // Presets are the built-in teaching prompts (seeds/000), by id.
 var Presets = map[string]string{
@@ -64,7 +69,7 @@ func LookupLanguage(name string) (Language, error) {
 
 func render(name string, data any) string {
 	var b strings.Builder
-	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
 		// Templates are embedded and fixed; failing here is a programming error.
 		panic(fmt.Sprintf("loop: template %s: %v", name, err))
 	}

@@ -163,23 +163,27 @@ func (b bwrapPlan) args(wd, dir string, lim Limits, allowNet bool, joins []strin
 	return append(a, "--chdir", cmp.Or(dir, wd), "--", self, childArg)
 }
 
+// findBwrap is the bwrap the probe tries: explicit, else the first of the
+// usual places, else bwrap on PATH ("" = none).
+func findBwrap(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	for _, p := range []string{"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"} {
+		if isExecutable(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("bwrap"); err == nil {
+		return p
+	}
+	return ""
+}
+
 // probeBwrap checks that bwrap exists and can build this sandbox here (it
 // cannot, e.g., where AppArmor forbids unprivileged user namespaces).
 func probeBwrap(explicit string, root bool) (path, version string, size bool, err error) {
-	path = explicit
-	if path == "" {
-		for _, p := range []string{"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"} {
-			if isExecutable(p) {
-				path = p
-				break
-			}
-		}
-		if path == "" {
-			if p, lerr := exec.LookPath("bwrap"); lerr == nil {
-				path = p
-			}
-		}
-	}
+	path = findBwrap(explicit)
 	if path == "" {
 		return "", "", false, errors.New("bubblewrap (bwrap) is not installed")
 	}

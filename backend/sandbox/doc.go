@@ -37,8 +37,9 @@
 //     temp dir, shim, bwrap or interpreter could not start); everything the
 //     code did, including being killed, is a [Result] with a [Status].
 //
-// Layers, probed once per process ([Probe]) and applied when available, the
-// strongest first; [Options.Isolation] can cap the level:
+// Layers, probed once per process ([Probe]; with [Options.CacheDir], the
+// kernel and bwrap part once per boot and binary: [ProbeCached]) and applied
+// when available, the strongest first; [Options.Isolation] can cap the level:
 //
 //   - rlimits (always): CPU, file size, open files, no core dumps; per-process
 //     memory as RLIMIT_AS for Python and RLIMIT_DATA for Node.js (V8 reserves

@@ -31,6 +31,9 @@ type Layer struct {
 // the result.
 func Doctor() Report { return doctor(Probe()) }
 
+// DoctorCached is Doctor on [ProbeCached]'s answer.
+func DoctorCached(o ProbeOptions) Report { return doctor(ProbeCached(o)) }
+
 func doctor(h *Host) Report {
 	r := &Runner{host: h, python: "", node: findNode("")}
 	if p, err := findPython(""); err == nil {
@@ -214,6 +217,10 @@ func (rep Report) Text() string {
 	s := strings.TrimSuffix(b.String(), ";") + "\n"
 	if missing := p.Missing(); len(missing) > 0 {
 		s += "\nMissing: " + strings.Join(missing, ", ") + ". Each run records and shows what applied to it.\n"
+	}
+	if h := rep.Host; h != nil && h.Cached {
+		s += fmt.Sprintf("\nKernel and bwrap as probed at %s (kept until the next boot or a new loopforge binary; "+
+			"`loopforge doctor --fresh` probes again).\n", h.ProbedAt.Local().Format("2006-01-02 15:04:05"))
 	}
 	return s
 }

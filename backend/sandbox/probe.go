@@ -44,31 +44,62 @@ type Host struct {
 
 	Cgroup CgroupHost `json:"cgroup"`
 
+	// ProbedAt is when the kernel features above were probed; Cached says
+	// they were read from the probe cache (see [ProbeCached]) rather than
+	// probed by this process. The cgroups are always this process's own.
+	ProbedAt time.Time `json:"probed_at"`
+	Cached   bool      `json:"cached"`
+
 	cgroups *cgroupManager
 }
 
 var (
-	hostOnce sync.Once
-	host     *Host
+	hostMu sync.Mutex
+	host   *Host
 )
 
 // Probe inspects the machine once and caches the answer for the process.
-func Probe() *Host {
-	hostOnce.Do(func() { host = probeHost("") })
+func Probe() *Host { return ProbeCached(ProbeOptions{}) }
+
+// ProbeCached is [Probe] with the answer also kept on disk (see
+// probecache.go): once per process, and the costly part (a few bwrap and sh
+// processes, 40 to 600 ms) once per boot and loopforge binary. Fresh probes
+// again, even in a process that already has an answer, and rewrites the cache.
+func ProbeCached(o ProbeOptions) *Host {
+	hostMu.Lock()
+	defer hostMu.Unlock()
+	if host == nil || o.Fresh {
+		host = realProbe.probe(host, o)
+	}
 	return host
 }
 
 func probeHost(bwrapPath string) *Host {
-	h := &Host{Arch: runtime.GOARCH, Root: os.Geteuid() == 0}
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		h.Kernel = unix.ByteSliceToString(u.Release[:])
-	}
+	h := newHost()
 	// The cgroups first, alone: on a pure v2 host the probe may move this
 	// process into a leaf cgroup to free the controllers for runs, which it
 	// does only while the process is alone in its cgroup, so not while the
 	// probes below have children (sh, bwrap) in it.
 	h.cgroups, h.Cgroup = probeCgroups()
+	probeFeatures(h, bwrapPath)
+	return h
+}
+
+// newHost is what costs nothing to learn: kernel, architecture, root.
+func newHost() *Host {
+	h := &Host{Arch: runtime.GOARCH, Root: os.Geteuid() == 0}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Kernel = unix.ByteSliceToString(u.Release[:])
+	}
+	return h
+}
+
+// probeFeatures probes what the kernel and bwrap offer: the same for every
+// process of this binary and user until the machine reboots (the cacheable
+// part of the probe; the cgroups are per process).
+func probeFeatures(h *Host, bwrapPath string) {
+	h.ProbedAt = time.Now().UTC().Truncate(time.Second)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if abi, err := landlockABI(); err != nil {
@@ -101,7 +132,6 @@ func probeHost(bwrapPath string) *Host {
 		}
 	})
 	wg.Wait()
-	return h
 }
 
 // probeNamespaces starts /bin/sh in new user, PID, network, mount and IPC

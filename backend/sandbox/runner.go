@@ -42,6 +42,9 @@ type Options struct {
 	Isolation string
 	// NoCgroup leaves out the per-run cgroup even where one could be made.
 	NoCgroup bool
+	// CacheDir keeps the host probe across processes ([ProbeCached]);
+	// "" probes in every process.
+	CacheDir string
 }
 
 // ShimName is the file name of the stand-alone shim binary
@@ -122,10 +125,12 @@ type Runner struct {
 }
 
 // NewRunner resolves the shim executable, the interpreters and the temp root
-// once, and picks the isolation layers from the host probe ([Probe]). It
-// fails with an *InterpreterError (matching ErrNoInterpreter) when no Python
-// can be found.
-func NewRunner(o Options) (*Runner, error) { return newRunner(o, Probe()) }
+// once, and picks the isolation layers from the host probe ([ProbeCached]
+// in o.CacheDir). It fails with an *InterpreterError (matching
+// ErrNoInterpreter) when no Python can be found.
+func NewRunner(o Options) (*Runner, error) {
+	return newRunner(o, ProbeCached(ProbeOptions{CacheDir: o.CacheDir}))
+}
 
 // newRunner is NewRunner on a given host probe (the tests substitute parts,
 // such as a private cgroup v2 hierarchy).

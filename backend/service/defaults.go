@@ -41,6 +41,7 @@ func (s *Service) Defaults() Defaults {
 	lim := s.cfg.Limits
 	lim.Timeout = s.cfg.Timeout
 	lim = lim.Effective()
+	_, _ = s.executor() // Isolation: the sandbox's, once it is known (an error leaves it "")
 	return Defaults{Provider: def, MaxIterations: s.cfg.MaxIterations, Reflect: s.cfg.Reflect,
 		TimeoutSeconds: s.cfg.Timeout.Seconds(), Language: s.cfg.Language, Isolation: s.isolated,
 		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,

@@ -76,8 +76,6 @@ type Service struct {
 	cfg     *config.Config
 	reg     provider.Registry
 	store   *store.Store
-	exec    loop.Executor
-	execErr error // why no executor could be made (python missing)
 	log     *slog.Logger
 	wg      sync.WaitGroup
 	closing chan struct{} // closed by Close: subscriptions stop
@@ -87,7 +85,6 @@ type Service struct {
 	// typed error (the store keeps only its text).
 	finished      map[string]*activeRun
 	finishedOrder []string
-	isolated      string
 	workdir       workdir
 	// owner marks the runs this process executes, so other loopforge
 	// processes sharing the history leave them alone (see recoverOrphans).
@@ -98,9 +95,16 @@ type Service struct {
 	// tokenWindow and maxUnsaved: see emit.
 	tokenWindow time.Duration
 	maxUnsaved  int
+
+	// exec runs generated code. It is made on first need (see executor):
+	// the sandbox probes the host for it, and most commands never run code.
+	exec     loop.Executor
+	execErr  error  // why no executor could be made (python missing)
+	isolated string // exec's isolation level
+	execOnce sync.Once
 }
 
-// New opens the history and prepares the executor. Runs left unfinished by a
+// New opens the history (the executor comes on first need). Runs left unfinished by a
 // process that is gone are marked interrupted; runs of other live loopforge
 // processes sharing the history are left alone.
 func New(ctx context.Context, o Options) (*Service, error) {
@@ -118,14 +122,6 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if s.exec == nil {
-		r, err := sandbox.NewRunner(sandbox.Options{})
-		if err != nil {
-			s.execErr = err
-		} else {
-			s.exec, s.isolated = r, r.Isolation()
-		}
-	}
 	st, err := store.Open(ctx, o.Config.DBPath)
 	if err != nil {
 		return nil, fmt.Errorf("opening the history: %w", err)
@@ -142,6 +138,24 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// executor makes the sandbox runner on first need: a run, a comparison,
+// or a form asking which isolation runs would get (Defaults). The host probe
+// it needs is cached on disk (sandbox.ProbeCached in the config's CacheDir).
+func (s *Service) executor() (loop.Executor, error) {
+	s.execOnce.Do(func() {
+		if s.exec != nil {
+			return // Options.Executor
+		}
+		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.cfg.CacheDir})
+		if err != nil {
+			s.execErr = err
+			return
+		}
+		s.exec, s.isolated = r, r.Isolation()
+	})
+	return s.exec, s.execErr
 }
 
 // recoverOrphans marks interrupted the runs still recorded as running whose
@@ -420,8 +434,8 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
 	}
-	if s.execErr != nil && req.Mode != modeWorkspace {
-		return prepared{}, fmt.Errorf("cannot run generated code: %w", s.execErr)
+	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
+		return prepared{}, fmt.Errorf("cannot run generated code: %w", err)
 	}
 	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
 	if err != nil {
@@ -501,7 +515,8 @@ func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m 
 				out = loop.Outcome{Status: loop.StatusError, Err: fmt.Errorf("internal error: %v", v)}
 			}
 		}()
-		out = loop.Run(ctx, m, s.exec, func(e event.Event) error { return s.emit(ar, e) }, set, in)
+		exec, _ := s.executor() // made by prepare; nil only where the run needs none (unsandboxed workspace commands)
+		out = loop.Run(ctx, m, exec, func(e event.Event) error { return s.emit(ar, e) }, set, in)
 	}()
 	if wt != nil {
 		// A fresh context: a cancelled run's worktree is still tidied.

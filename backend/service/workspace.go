@@ -71,8 +71,8 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 	if s.cfg.Workspace.Unsandboxed {
 		ws.Runner = workspace.ExecRunner{Timeout: s.cfg.Workspace.CommandTimeout}
 		ws.Meta["commands"] = "unsandboxed"
-	} else if s.exec == nil {
-		return fmt.Errorf("cannot run the validation commands in the sandbox: %w (or set `workspace: {sandbox: false}` in loopforge.yml to run them unsandboxed)", s.execErr)
+	} else if _, err := s.executor(); err != nil {
+		return fmt.Errorf("cannot run the validation commands in the sandbox: %w (or set `workspace: {sandbox: false}` in loopforge.yml to run them unsandboxed)", err)
 	}
 	if req.Task != nil {
 		ws.Task = *req.Task

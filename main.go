@@ -19,11 +19,31 @@ import (
 	"github.com/loopforge/loopforge/backend/sandbox"
 )
 
-// The frontend must be built (npm run build) before any Go command compiles
-// this package; scripts/test.sh and scripts/run.sh do that first.
+// The built frontend. frontend/dist/ui-missing.html is committed (and copied
+// there again by every frontend build), so a fresh clone compiles, vets and
+// tests the Go code before any npm step; such a binary serves that page.
 //
 //go:embed all:frontend/dist
 var assets embed.FS
+
+// uiAssets is the frontend to serve: dist itself, or, when the frontend was
+// not built, dist with ui-missing.html standing in for index.html.
+func uiAssets(dist fs.FS) fs.FS {
+	if _, err := fs.Stat(dist, "index.html"); err == nil {
+		return dist
+	}
+	return missingUI{dist}
+}
+
+// missingUI serves ui-missing.html as the index page.
+type missingUI struct{ fs.FS }
+
+func (m missingUI) Open(name string) (fs.File, error) {
+	if name == "index.html" {
+		return m.FS.Open("ui-missing.html")
+	}
+	return m.FS.Open(name)
+}
 
 func main() {
 	// The sandbox re-executes this binary as its shim; in that role it applies
@@ -34,5 +54,5 @@ func main() {
 	if err != nil {
 		panic(err) // the embed pattern above guarantees the directory
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Faces{Assets: dist, Desktop: runDesktop, BindingsOnly: bindingsBuild}))
+	os.Exit(cli.Main(os.Args[1:], cli.Faces{Assets: uiAssets(dist), Desktop: runDesktop, BindingsOnly: bindingsBuild}))
 }

@@ -18,6 +18,14 @@ require (
 require github.com/BurntSushi/toml v1.6.0
 
 require (
+	github.com/fatih/structtag v1.2.0 // indirect
+	github.com/gzuidhof/tygo v0.2.21 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/tools v0.50.0 // indirect
+	gopkg.in/yaml.v2 v2.4.0 // indirect
+)
+
+require (
 	cloud.google.com/go v0.116.0 // indirect
 	cloud.google.com/go/auth v0.9.3 // indirect
 	cloud.google.com/go/compute/metadata v0.5.0 // indirect

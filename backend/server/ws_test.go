@@ -19,6 +19,7 @@ import (
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -90,7 +91,7 @@ func newBackend(t *testing.T, m wordModel) *service.Service {
 	return svc
 }
 
-func apiServer(t *testing.T, b Backend) (*httptest.Server, string) {
+func apiServer(t *testing.T, b *service.Service) (*httptest.Server, string) {
 	t.Helper()
 	tok := NewToken()
 	ts := httptest.NewServer(New(Options{Token: tok, Backend: b}))
@@ -149,7 +150,7 @@ func TestWebsocketStreamsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID})
+	_ = c.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: info.RunID})
 	all := readUntilFinished(t, c)
 	for i, e := range all {
 		if e.Seq != int64(i+1) {
@@ -163,7 +164,7 @@ func TestWebsocketStreamsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	_ = c2.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID, After: 10})
+	_ = c2.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: info.RunID, After: 10})
 	rest := readUntilFinished(t, c2)
 	if len(rest) != len(all)-10 || rest[0].Seq != 11 {
 		t.Fatalf("resume after 10: %d events from %d; want %d from 11", len(rest), rest[0].Seq, len(all)-10)
@@ -184,7 +185,7 @@ func TestWebsocketGuards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: "nope"})
+	_ = c.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: "nope"})
 	var e event.Event
 	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	if err := c.ReadJSON(&e); err != nil || e.Type != "error" || !strings.Contains(string(e.Payload), "not found") {
@@ -217,7 +218,7 @@ func TestSlowWebsocketClientIsDroppedWithoutBlockingTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID})
+	_ = c.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: info.RunID})
 	close(gate)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -87,7 +87,6 @@ type Face string
 const (
 	Web     Face = "web"
 	Desktop Face = "desktop"
-	Both    Face = "web and desktop"
 )
 
 // Special is something a face offers that is not an Operation, wired by

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,8 @@ func (m wordModel) Stream(ctx context.Context, _ provider.Request) iter.Seq2[pro
 	}
 }
 
-func newBackend(t *testing.T, m wordModel) *service.Service {
+// newBackend is a real service whose profile "fake", and each of also, is m.
+func newBackend(t *testing.T, m wordModel, also ...string) *service.Service {
 	t.Helper()
 	home := t.TempDir()
 	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) {
@@ -79,10 +81,12 @@ func newBackend(t *testing.T, m wordModel) *service.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Profiles["fake"] = provider.Profile{Name: "fake", Kind: "fake"}
-	cfg.Order = append([]string{"fake"}, cfg.Order...)
 	reg := service.DefaultRegistry()
-	reg["fake"] = func(provider.Profile) (provider.Provider, error) { return m, nil }
+	for _, name := range slices.Backward(append([]string{"fake"}, also...)) {
+		cfg.Profiles[name] = provider.Profile{Name: name, Kind: name}
+		cfg.Order = append([]string{name}, cfg.Order...)
+		reg[name] = func(provider.Profile) (provider.Provider, error) { return m, nil }
+	}
 	svc, err := service.New(context.Background(), service.Options{Config: cfg, Registry: reg})
 	if err != nil {
 		t.Fatal(err)

@@ -81,6 +81,31 @@ func Lookup[In, Out any](name string) *Op[In, Out] {
 	panic(fmt.Sprintf("api: no operation %s; run go generate", name))
 }
 
+// Fields sorts the fields of an input type by how they travel over HTTP:
+// a field tagged path:"name" fills the route's {name}, one tagged
+// query:"name" the query parameter, and the others form a JSON body.
+type Fields struct {
+	Path, Query []string // parameter names, in field order
+	Body        bool     // some field is neither
+}
+
+// FieldsOf sorts the fields of in, a struct.
+func FieldsOf(in reflect.Type) Fields {
+	var f Fields
+	for i := range in.NumField() {
+		tag := in.Field(i).Tag
+		switch {
+		case tag.Get("path") != "":
+			f.Path = append(f.Path, tag.Get("path"))
+		case tag.Get("query") != "":
+			f.Query = append(f.Query, tag.Get("query"))
+		default:
+			f.Body = true
+		}
+	}
+	return f
+}
+
 // Face says where a special case exists.
 type Face string
 

@@ -35,13 +35,14 @@ func TestOpsAreWellFormed(t *testing.T) {
 			t.Errorf("%s: input %s is not a struct", name, in)
 			continue
 		}
-		params, body := fields(t, in)
+		paramKinds(t, in)
+		fields := FieldsOf(in)
 		for _, m := range routeParam.FindAllStringSubmatch(path, -1) {
-			if !slices.Contains(params["path"], m[1]) {
+			if !slices.Contains(fields.Path, m[1]) {
 				t.Errorf("%s: no field of %s is tagged path:%q", name, in, m[1])
 			}
 		}
-		if body && (method == http.MethodGet || method == http.MethodDelete) {
+		if fields.Body && (method == http.MethodGet || method == http.MethodDelete) {
 			t.Errorf("%s: a %s whose input %s has body fields", name, method, in)
 		}
 	}
@@ -55,25 +56,18 @@ func TestOpsAreWellFormed(t *testing.T) {
 	}
 }
 
-// fields lists t's path and query parameters by tag and tells whether any
-// field is left for a JSON body; a parameter must be a string or an int.
-func fields(t *testing.T, in reflect.Type) (params map[string][]string, body bool) {
-	params = map[string][]string{}
+// paramKinds checks that every path or query parameter of in is a string
+// or an int, the kinds the server reads.
+func paramKinds(t *testing.T, in reflect.Type) {
 	for i := range in.NumField() {
 		f := in.Field(i)
-		found := false
-		for _, tag := range []string{"path", "query"} {
-			if v := f.Tag.Get(tag); v != "" {
-				params[tag] = append(params[tag], v)
-				found = true
-				if k := f.Type.Kind(); k != reflect.String && k != reflect.Int {
-					t.Errorf("%s.%s: a parameter is a string or an int, not %s", in, f.Name, k)
-				}
-			}
+		if f.Tag.Get("path") == "" && f.Tag.Get("query") == "" {
+			continue
 		}
-		body = body || !found
+		if k := f.Type.Kind(); k != reflect.String && k != reflect.Int {
+			t.Errorf("%s.%s: a parameter is a string or an int, not %s", in, f.Name, k)
+		}
 	}
-	return params, body
 }
 
 func TestLookupPanicsOnAStaleBinding(t *testing.T) {

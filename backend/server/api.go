@@ -72,7 +72,7 @@ func (e *inputError) Error() string { return e.msg }
 // parse reads as 0, which every operation takes as its default.
 func bind(w http.ResponseWriter, r *http.Request, in any) error {
 	v := reflect.ValueOf(in).Elem()
-	if hasBody(v.Type()) {
+	if api.FieldsOf(v.Type()).Body {
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(in); err != nil {
@@ -88,17 +88,6 @@ func bind(w http.ResponseWriter, r *http.Request, in any) error {
 		}
 	}
 	return nil
-}
-
-// hasBody reports whether t has a field that is neither a path nor a query
-// parameter.
-func hasBody(t reflect.Type) bool {
-	for i := range t.NumField() {
-		if f := t.Field(i); f.Tag.Get("path") == "" && f.Tag.Get("query") == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // setString stores a parameter in a string or int field; the wire types use

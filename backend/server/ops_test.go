@@ -66,7 +66,7 @@ func inputFor(op api.Operation, samples map[string]string) string {
 	if s, ok := samples[op.Name()]; ok {
 		return s
 	}
-	if !hasBody(op.In()) {
+	if !api.FieldsOf(op.In()).Body {
 		return ""
 	}
 	b, _ := json.Marshal(reflect.New(op.In()).Interface())

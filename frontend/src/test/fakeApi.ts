@@ -98,6 +98,8 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
   return {
     face,
     events,
+    // Named methods are what stores call; a test of api.call fakes it itself.
+    call: vi.fn().mockRejectedValue(new Error('fakeApi: call is not faked; fake the named method')),
     version: vi.fn().mockResolvedValue('0.1.0'),
     providers: vi.fn().mockResolvedValue([readyProvider, missingKeyProvider]),
     presets: vi.fn().mockResolvedValue(presets),

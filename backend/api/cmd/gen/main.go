@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/loopforge/loopforge/backend/api"
 	"github.com/loopforge/loopforge/backend/api/gen"
@@ -26,5 +27,11 @@ func run() error {
 	if err := os.WriteFile(gen.AppFile, src, 0o644); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	return gen.TypeScript(gen.TSDir)
+	if err := gen.TypeScript(gen.TSDir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(gen.TSDir, gen.TSOps), gen.OpsTS(api.Ops), 0o644); err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	return nil
 }

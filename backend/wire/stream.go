@@ -9,7 +9,7 @@ package wire
 type StreamRequest struct {
 	Op    StreamOp `json:"op"`
 	RunID string   `json:"run_id"`
-	After int64    `json:"after"`
+	After int64    `json:"after,omitempty"` // subscribe only; 0 = from the start
 }
 
 // StreamOp is a StreamRequest's operation.

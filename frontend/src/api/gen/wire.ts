@@ -400,7 +400,7 @@ export interface StatsGroup {
 export interface StreamRequest {
   op: StreamOp;
   run_id: string;
-  after: number /* int64 */;
+  after?: number /* int64 */; // subscribe only; 0 = from the start
 }
 /**
  * StreamOp is a StreamRequest's operation.

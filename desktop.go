@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/server"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -27,7 +28,7 @@ var wailsOrigins = []string{"wails://wails", "wails://wails.localhost", "http://
 // through the bindings; live events come from the same websocket server as
 // `loopforge serve`, on a random loopback port with its own token.
 func runDesktop(svc *service.Service, dist fs.FS) error {
-	var events server.Endpoint
+	var events wire.Endpoint
 	if svc != nil { // nil only while wails generates bindings
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -48,7 +49,7 @@ func runDesktop(svc *service.Service, dist fs.FS) error {
 			defer cancel()
 			_ = srv.Shutdown(ctx)
 		}()
-		events = server.Endpoint{URL: "ws://" + ln.Addr().String() + "/api/ws", Token: token}
+		events = wire.Endpoint{URL: "ws://" + ln.Addr().String() + "/api/ws", Token: token}
 	}
 	app := NewApp(svc, events)
 	return wails.Run(&options.App{

@@ -15,7 +15,16 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
-require github.com/BurntSushi/toml v1.6.0
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/gzuidhof/tygo v0.2.21
+)
+
+require (
+	github.com/fatih/structtag v1.2.0 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/tools v0.50.0 // indirect
+)
 
 require (
 	cloud.google.com/go v0.116.0 // indirect

@@ -10,6 +10,11 @@
 // executes when it is run with no command on a display.
 package main
 
+// The desktop methods (app_ops.go) and the frontend's types and routes
+// (frontend/src/api/gen) come from backend/api.Ops; see backend/api/gen.
+//
+//go:generate go run ./backend/api/cmd/gen
+
 import (
 	"embed"
 	"io/fs"

@@ -12,5 +12,7 @@ go vet ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/*'))
 [ -z "$unformatted" ] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
 go test -race -count=1 ./...
+# The desktop facade is only compiled with the desktop tags; check it binds every operation.
+go test -count=1 -tags bindings -run TestAppBindsEveryOperation .
 go build -o build/bin/loopforge-e2e . && (cd frontend && LOOPFORGE_BIN=../build/bin/loopforge-e2e npm run e2e)
 echo "make test: all checks passed in $((SECONDS - t0))s"

@@ -8,40 +8,21 @@ import (
 	"io"
 	"maps"
 	"slices"
-
-	"github.com/loopforge/loopforge/backend/event"
-	"github.com/loopforge/loopforge/backend/store"
 )
 
 // MaxBundleSize bounds what ReadBundle accepts (a session with long streams
 // of token events is a few megabytes; this leaves ample room).
 const MaxBundleSize = 256 << 20
 
-// encodeBundle writes b as indented JSON, with Format and Version set, empty
-// collections as [] and {} rather than null, and Session.Runs left out (Runs
-// holds them).
+// encodeBundle writes b as indented JSON in the file format of jsonfile.go:
+// Format and Version set, empty collections as [] and {} rather than null,
+// and Session.Runs left out (Runs holds them).
 func encodeBundle(b *Bundle) ([]byte, error) {
-	c := *b
-	c.Format, c.Version = FormatName, Version
-	c.Runs = b.runs()
-	c.Session.Runs = nil
-	if c.Runs == nil {
-		c.Runs = []store.Run{}
-	}
-	if c.Iterations == nil {
-		c.Iterations = map[string][]store.Iteration{}
-	}
-	if c.Messages == nil {
-		c.Messages = map[string][]store.Message{}
-	}
-	if c.Events == nil {
-		c.Events = map[string][]event.Event{}
-	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(toFile(b)); err != nil {
 		return nil, fmt.Errorf("export: json: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -104,24 +85,13 @@ func ReadBundle(r io.Reader) (*Bundle, error) {
 		return nil, fmt.Errorf("import: the export is version %d, written by a newer loopforge; this one reads version %d", version, Version)
 	}
 
-	var b Bundle
-	if err := json.Unmarshal(trimmed, &b); err != nil {
+	var f bundleFile
+	if err := json.Unmarshal(trimmed, &f); err != nil {
 		return nil, fmt.Errorf("import: %w", describeJSONError(err, trimmed))
 	}
+	b := f.bundle()
 	if err := b.check(); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
-	}
-	if b.Runs == nil {
-		b.Runs = []store.Run{}
-	}
-	if b.Iterations == nil {
-		b.Iterations = map[string][]store.Iteration{}
-	}
-	if b.Messages == nil {
-		b.Messages = map[string][]store.Message{}
-	}
-	if b.Events == nil {
-		b.Events = map[string][]event.Event{}
 	}
 	for _, evs := range b.Events {
 		for i := range evs {
@@ -131,7 +101,7 @@ func ReadBundle(r io.Reader) (*Bundle, error) {
 			}
 		}
 	}
-	return &b, nil
+	return b, nil
 }
 
 func orNull(raw json.RawMessage) string {

@@ -35,21 +35,21 @@ const (
 	Version    = 1
 )
 
-// Bundle is everything about one session; it is also the JSON export format
-// that ReadBundle reads back.
+// Bundle is everything about one session. The JSON export writes it in the
+// file format of jsonfile.go, which ReadBundle reads back.
 //
 // Runs is authoritative and keeps the caller's order (the store's: by start
 // time). Session.Runs is not needed: the JSON export leaves it out, and
 // Render uses it only when Runs is empty. The maps are keyed by run id.
 type Bundle struct {
-	Format     string                       `json:"format"`  // FormatName
-	Version    int                          `json:"version"` // Version
-	Exported   time.Time                    `json:"exported_at"`
-	Session    store.Session                `json:"session"`
-	Runs       []store.Run                  `json:"runs"`
-	Iterations map[string][]store.Iteration `json:"iterations"`
-	Messages   map[string][]store.Message   `json:"messages"`
-	Events     map[string][]event.Event     `json:"events"`
+	Format     string // FormatName
+	Version    int    // Version
+	Exported   time.Time
+	Session    store.Session
+	Runs       []store.Run
+	Iterations map[string][]store.Iteration
+	Messages   map[string][]store.Message
+	Events     map[string][]event.Event
 }
 
 // Format is an export format.

@@ -705,3 +705,10 @@ func TestWorkspaceRunExportsAsAPatch(t *testing.T) {
 		t.Fatalf("a notebook of a patch: %v", err)
 	}
 }
+
+// TestJSONFileFormat pins the JSON export byte for byte: it is a file
+// format that older and newer loopforge versions read (ReadBundle).
+func TestJSONFileFormat(t *testing.T) {
+	_, data := render(t, fixture(), FormatJSON, "")
+	golden(t, "session.loopforge.json", data)
+}

@@ -18,6 +18,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 )
 
 // CookieName holds the token after the first visit.
@@ -29,8 +32,9 @@ type Options struct {
 	Token   string // required on every request; NewToken makes one
 	Version string
 	Logger  *slog.Logger
-	// Backend serves the JSON API and the event websocket; nil = health only.
-	Backend Backend
+	// Backend serves the operations of backend/api and the event
+	// websocket; nil = health only.
+	Backend *service.Service
 	// ExtraOrigins are accepted besides the server's own, e.g. the desktop
 	// webview's "wails://wails" when it opens the event websocket.
 	ExtraOrigins []string
@@ -135,7 +139,7 @@ func (s *Server) originAllowed(r *http.Request) bool {
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opts.Version})
+	writeJSON(w, http.StatusOK, wire.Health{Status: "ok", Version: s.opts.Version})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -155,11 +159,4 @@ func IsLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// Endpoint tells a desktop frontend where the event websocket is and which
-// token it needs (the `token` query parameter).
-type Endpoint struct {
-	URL   string `json:"url"`
-	Token string `json:"token"`
 }

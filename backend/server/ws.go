@@ -12,9 +12,11 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 )
 
-// Websocket protocol (one socket per client, any number of runs):
+// Websocket protocol (one socket per client, any number of runs; the types
+// are wire.StreamRequest and backend/event.Event):
 //
 //	client → server  {"op":"subscribe","run_id":"…","after":N}   events with seq > N
 //	                 {"op":"unsubscribe","run_id":"…"}
@@ -30,12 +32,6 @@ const (
 	wsPingEvery  = 30 * time.Second
 	wsReadLimit  = 64 << 10
 )
-
-type wsRequest struct {
-	Op    string `json:"op"`
-	RunID string `json:"run_id"`
-	After int64  `json:"after"`
-}
 
 type wsConn struct {
 	ws      *websocket.Conn
@@ -70,16 +66,16 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 }
 
 // readLoop handles client requests until the socket closes.
-func (c *wsConn) readLoop(b Backend) {
+func (c *wsConn) readLoop(b *service.Service) {
 	for {
-		var req wsRequest
+		var req wire.StreamRequest
 		if err := c.ws.ReadJSON(&req); err != nil {
 			return
 		}
 		switch req.Op {
-		case "subscribe":
+		case wire.StreamOpSubscribe:
 			c.subscribe(b, req.RunID, req.After)
-		case "unsubscribe":
+		case wire.StreamOpUnsubscribe:
 			c.mu.Lock()
 			if stop := c.subs[req.RunID]; stop != nil {
 				stop()
@@ -92,7 +88,7 @@ func (c *wsConn) readLoop(b Backend) {
 	}
 }
 
-func (c *wsConn) subscribe(b Backend, runID string, after int64) {
+func (c *wsConn) subscribe(b *service.Service, runID string, after int64) {
 	c.mu.Lock()
 	if stop := c.subs[runID]; stop != nil {
 		stop() // a resubscribe replaces the old one
@@ -154,8 +150,8 @@ func (c *wsConn) push(e event.Event) bool {
 }
 
 func (c *wsConn) errorf(runID, format string, a ...any) {
-	payload, _ := json.Marshal(map[string]string{"message": fmt.Sprintf(format, a...)})
-	c.push(event.Event{Type: "error", RunID: runID, Payload: payload})
+	payload, _ := json.Marshal(wire.StreamErrorPayload{Message: fmt.Sprintf(format, a...)})
+	c.push(event.Event{Type: wire.StreamErrorType, RunID: runID, Payload: payload})
 }
 
 // writeLoop is the only writer of the socket (gorilla allows one).

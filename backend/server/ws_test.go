@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -66,7 +68,8 @@ func (m wordModel) Stream(ctx context.Context, _ provider.Request) iter.Seq2[pro
 	}
 }
 
-func newBackend(t *testing.T, m wordModel) *service.Service {
+// newBackend is a real service whose profile "fake", and each of also, is m.
+func newBackend(t *testing.T, m wordModel, also ...string) *service.Service {
 	t.Helper()
 	home := t.TempDir()
 	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) {
@@ -78,10 +81,12 @@ func newBackend(t *testing.T, m wordModel) *service.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Profiles["fake"] = provider.Profile{Name: "fake", Kind: "fake"}
-	cfg.Order = append([]string{"fake"}, cfg.Order...)
 	reg := service.DefaultRegistry()
-	reg["fake"] = func(provider.Profile) (provider.Provider, error) { return m, nil }
+	for _, name := range slices.Backward(append([]string{"fake"}, also...)) {
+		cfg.Profiles[name] = provider.Profile{Name: name, Kind: name}
+		cfg.Order = append([]string{name}, cfg.Order...)
+		reg[name] = func(provider.Profile) (provider.Provider, error) { return m, nil }
+	}
 	svc, err := service.New(context.Background(), service.Options{Config: cfg, Registry: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +95,7 @@ func newBackend(t *testing.T, m wordModel) *service.Service {
 	return svc
 }
 
-func apiServer(t *testing.T, b Backend) (*httptest.Server, string) {
+func apiServer(t *testing.T, b *service.Service) (*httptest.Server, string) {
 	t.Helper()
 	tok := NewToken()
 	ts := httptest.NewServer(New(Options{Token: tok, Backend: b}))
@@ -149,7 +154,7 @@ func TestWebsocketStreamsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID})
+	_ = c.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: info.RunID})
 	all := readUntilFinished(t, c)
 	for i, e := range all {
 		if e.Seq != int64(i+1) {
@@ -163,7 +168,7 @@ func TestWebsocketStreamsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	_ = c2.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID, After: 10})
+	_ = c2.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: info.RunID, After: 10})
 	rest := readUntilFinished(t, c2)
 	if len(rest) != len(all)-10 || rest[0].Seq != 11 {
 		t.Fatalf("resume after 10: %d events from %d; want %d from 11", len(rest), rest[0].Seq, len(all)-10)
@@ -184,7 +189,7 @@ func TestWebsocketGuards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: "nope"})
+	_ = c.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: "nope"})
 	var e event.Event
 	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	if err := c.ReadJSON(&e); err != nil || e.Type != "error" || !strings.Contains(string(e.Payload), "not found") {
@@ -217,7 +222,7 @@ func TestSlowWebsocketClientIsDroppedWithoutBlockingTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_ = c.WriteJSON(wsRequest{Op: "subscribe", RunID: info.RunID})
+	_ = c.WriteJSON(wire.StreamRequest{Op: "subscribe", RunID: info.RunID})
 	close(gate)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

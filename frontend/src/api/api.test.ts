@@ -172,10 +172,10 @@ describe('httpApi', () => {
 })
 
 describe('wailsApi', () => {
-  it('forwards each operation to the binding of the same name', async () => {
+  it('forwards each operation to the binding of the same name, with its wire input', async () => {
     const App = {
       Providers: vi.fn().mockResolvedValue([{ name: 'claude' }]),
-      Presets: vi.fn().mockResolvedValue(null),
+      Presets: vi.fn().mockResolvedValue([]),
       StartRun: vi.fn().mockResolvedValue({ run_id: 'r1' }),
       CancelRun: vi.fn().mockResolvedValue(undefined),
       Sessions: vi.fn().mockResolvedValue([]),
@@ -192,14 +192,16 @@ describe('wailsApi', () => {
     expect(await api.startRun({ prompt: 'x' })).toEqual({ run_id: 'r1' })
     expect(App.StartRun).toHaveBeenCalledWith({ prompt: 'x' })
     await api.cancelRun('r1')
-    expect(App.CancelRun).toHaveBeenCalledWith('r1')
+    expect(App.CancelRun).toHaveBeenCalledWith({ id: 'r1' })
     await api.sessions('q', 20)
-    expect(App.Sessions).toHaveBeenCalledWith('q', 20)
+    expect(App.Sessions).toHaveBeenCalledWith({ q: 'q', limit: 20 })
     await api.session('s1')
+    expect(App.Session).toHaveBeenCalledWith({ id: 's1' })
     await api.deleteSession('s1')
-    expect(App.DeleteSession).toHaveBeenCalledWith('s1')
+    expect(App.DeleteSession).toHaveBeenCalledWith({ id: 's1' })
     expect(await api.workdir()).toBe('/w')
     expect(await api.setWorkdir('/w2')).toBe('/w2')
+    expect(App.SetWorkdir).toHaveBeenCalledWith({ path: '/w2' })
     expect(await api.chooseWorkdir!()).toBe('/picked')
     expect(api.folders).toBeNull()
   })

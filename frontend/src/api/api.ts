@@ -4,6 +4,7 @@
 // the same websocket in both faces (events.ts). Components receive an Api
 // (through the stores) and never touch window.go, fetch or WebSocket directly.
 
+import type { OpIn, OpName, OpOut } from './gen/ops'
 import type {
   CompareInfo,
   CompareRequest,
@@ -21,6 +22,13 @@ import type {
   StreamMessage,
 } from './types'
 
+/**
+ * Call sends one operation of backend/api/ops.go by name with its wire
+ * input; each face has one (HTTP route or Wails binding, both generated
+ * from that table in gen/ops.ts).
+ */
+export type Call = <K extends OpName>(name: K, input: OpIn<K>) => Promise<OpOut<K>>
+
 /** One downloaded export: the server's file name and the content. */
 export interface ExportFile {
   name: string
@@ -31,6 +39,11 @@ export type Face = 'web' | 'desktop'
 
 export interface Api {
   readonly face: Face
+  /**
+   * Any operation of backend/api/ops.go. The named methods below are the
+   * same calls in the words of the UI; a new operation needs no new method.
+   */
+  call: Call
   /** The application version, e.g. "0.1.0". */
   version(): Promise<string>
   /** Every configured provider profile, ready or not (reason says why not). */
@@ -110,6 +123,30 @@ export interface EventStream {
   subscribe(runId: string, after: number, onMessage: (m: StreamMessage) => void): () => void
   connection(): ConnectionState
   onConnection(listener: (s: ConnectionState) => void): () => void
+}
+
+/** operations builds the named methods of Api that are plain operations, once for both faces. */
+export function operations(call: Call) {
+  return {
+    call,
+    providers: () => call('Providers', {}),
+    presets: () => call('Presets', {}),
+    defaults: () => call('Defaults', {}),
+    startRun: (req: RunRequest) => call('StartRun', req),
+    startCompare: (req: CompareRequest) => call('StartCompare', req),
+    comparison: (sessionId: string) => call('Comparison', { id: sessionId }),
+    stats: () => call('Stats', {}),
+    cancelRun: async (runId: string) => {
+      await call('CancelRun', { id: runId })
+    },
+    sessions: (query: string, limit: number) => call('Sessions', { q: query, limit }),
+    session: (id: string) => call('Session', { id }),
+    deleteSession: async (id: string) => {
+      await call('DeleteSession', { id })
+    },
+    workdir: async () => (await call('Workdir', {})).path,
+    setWorkdir: async (path: string) => (await call('SetWorkdir', { path })).path,
+  } satisfies Partial<Api>
 }
 
 /** ApiError carries the backend's one-line message and, on the web, the HTTP status. */

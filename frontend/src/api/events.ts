@@ -9,7 +9,7 @@
 
 import type { ConnectionState, EventStream } from './api'
 import { errorMessage } from './api'
-import type { StreamMessage } from './types'
+import type { StreamMessage, StreamRequest } from './types'
 
 /** The part of WebSocket the client uses (a fake implements it in tests). */
 export interface SocketLike {
@@ -208,7 +208,7 @@ export class EventClient implements EventStream {
     this.send({ op: 'subscribe', run_id: sub.runId, after: sub.lastSeq })
   }
 
-  private send(v: unknown): void {
+  private send(v: StreamRequest): void {
     try {
       this.socket?.send(JSON.stringify(v))
     } catch {

@@ -1,26 +1,14 @@
-import type { Api, EventStream } from './api'
-import { ApiError } from './api'
+import type { Api, Call, EventStream } from './api'
+import { ApiError, operations } from './api'
 import { EventClient, type SocketFactory } from './events'
-import type {
-  CompareInfo,
-  CompareRequest,
-  ComparisonRow,
-  Defaults,
-  ExportFormat,
-  FolderListing,
-  Preset,
-  ProviderStatus,
-  RunInfo,
-  RunRequest,
-  SessionDetail,
-  SessionSummary,
-  Stats,
-} from './types'
+import { routes, type OpIn, type OpName, type OpOut } from './gen/ops'
+import type { ExportFormat } from './types'
 
 // Browser face: loopforge serve exposes the same operations as JSON under
-// /api on the page's own origin. The access token travels in a cookie that
-// the server sets when the tokenised URL is first opened, so requests stay
-// same-origin and carry credentials; the websocket carries it too.
+// /api on the page's own origin, each at the route gen/ops.ts gives it. The
+// access token travels in a cookie that the server sets when the tokenised
+// URL is first opened, so requests stay same-origin and carry credentials;
+// the websocket carries it too.
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -86,6 +74,31 @@ function list<T>(body: unknown, what: string): T[] {
   return body as T[]
 }
 
+/**
+ * httpCall sends an operation as its route says, the way the server reads
+ * it back (backend/server/api.go): input fields named in the path fill it,
+ * those listed as query parameters go in the query string, and the rest
+ * form the JSON body. A list answered as null reads as empty.
+ */
+function httpCall(fetchFn: typeof fetch): Call {
+  return async <K extends OpName>(name: K, input: OpIn<K>): Promise<OpOut<K>> => {
+    const route = routes[name]
+    const values: Record<string, unknown> = Object.fromEntries(Object.entries(input))
+    const inPath = new Set<string>(route.query)
+    let path = route.path.replace(/\{(\w+)\}/g, (_, p: string) => {
+      inPath.add(p)
+      return encodeURIComponent(String(values[p] ?? ''))
+    })
+    if (route.query.length > 0) {
+      path += '?' + route.query.map((q) => `${q}=${encodeURIComponent(String(values[q] ?? ''))}`).join('&')
+    }
+    const body = route.body ? Object.fromEntries(Object.entries(values).filter(([k]) => !inPath.has(k))) : undefined
+    const answer = await call(fetchFn, route.method, path, body)
+    // The answer is JSON from the server: its type is the contract's word.
+    return (route.list ? list(answer, name) : answer) as OpOut<K>
+  }
+}
+
 /** webSocketURL is the event endpoint on the page's own origin. */
 export function webSocketURL(loc: Pick<Location, 'protocol' | 'host'> = globalThis.location): string {
   return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/api/ws`
@@ -105,16 +118,11 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
   const enc = encodeURIComponent
   const exportURL = (id: string, format: ExportFormat, runId?: string) =>
     `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}`
+  const ops = operations(httpCall(f))
   return {
     face: 'web',
+    ...ops,
     version: async () => field<string>(await call(f, 'GET', '/api/health'), 'version', 'string'),
-    providers: async () => list<ProviderStatus>(await call(f, 'GET', '/api/providers'), 'providers'),
-    presets: async () => list<Preset>(await call(f, 'GET', '/api/presets'), 'presets'),
-    defaults: async () => (await call(f, 'GET', '/api/defaults')) as Defaults,
-    startRun: async (req: RunRequest) => (await call(f, 'POST', '/api/runs', req)) as RunInfo,
-    startCompare: async (req: CompareRequest) => (await call(f, 'POST', '/api/compare', req)) as CompareInfo,
-    comparison: async (id: string) => list<ComparisonRow>(await call(f, 'GET', `/api/sessions/${enc(id)}/comparison`), 'comparison'),
-    stats: async () => (await call(f, 'GET', '/api/stats')) as Stats,
     exportURL,
     fetchExport: async (id: string, format: ExportFormat, runId?: string) => {
       const path = exportURL(id, format, runId)
@@ -123,22 +131,10 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
       return { name: attachmentName(res.headers.get('Content-Disposition')) ?? `export.${format}`, data: await res.blob() }
     },
     saveExport: null,
-    cancelRun: async (id: string) => {
-      await call(f, 'POST', `/api/runs/${enc(id)}/cancel`)
-    },
-    sessions: async (q: string, limit: number) =>
-      list<SessionSummary>(await call(f, 'GET', `/api/sessions?q=${enc(q)}&limit=${limit}`), 'sessions'),
-    session: async (id: string) => (await call(f, 'GET', `/api/sessions/${enc(id)}`)) as SessionDetail,
-    deleteSession: async (id: string) => {
-      await call(f, 'DELETE', `/api/sessions/${enc(id)}`)
-    },
-    workdir: async () => field<string>(await call(f, 'GET', '/api/workdir'), 'path', 'string'),
-    setWorkdir: async (path: string) => field<string>(await call(f, 'PUT', '/api/workdir', { path }), 'path', 'string'),
     chooseWorkdir: null,
     folders: async (path: string) => {
-      const l = (await call(f, 'GET', `/api/folders?path=${enc(path)}`)) as Partial<FolderListing> | null
-      if (typeof l?.path !== 'string') throw new ApiError('unexpected response: "path" is not a string')
-      return { path: l.path, parent: typeof l.parent === 'string' ? l.parent : '', folders: list(l.folders, 'folders') }
+      const l = await ops.call('Folders', { path })
+      return { ...l, folders: list(l.folders, 'folders') }
     },
     onWorkdirDropped: () => () => {},
     get events(): EventStream {

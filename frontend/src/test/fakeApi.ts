@@ -38,7 +38,7 @@ export class FakeEvents implements EventStream {
   }
 }
 
-export const readyProvider: ProviderStatus = { name: 'fake', kind: 'openai', model: 'fake-model', default: true, available: true }
+export const readyProvider: ProviderStatus = { name: 'fake', kind: 'openai', model: 'fake-model', default: true, available: true, timeout_seconds: 600 }
 export const missingKeyProvider: ProviderStatus = {
   name: 'openai',
   kind: 'openai',
@@ -47,6 +47,7 @@ export const missingKeyProvider: ProviderStatus = {
   default: false,
   available: false,
   reason: 'no API key: set OPENAI_API_KEY in the environment or in a .env file',
+  timeout_seconds: 600,
 }
 export const presets: Preset[] = [
   { id: 'data-structures-pt', title: 'Estruturas de dados (pt)', prompt: 'Desenvolva um script didático' },
@@ -97,6 +98,8 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
   return {
     face,
     events,
+    // Named methods are what stores call; a test of api.call fakes it itself.
+    call: vi.fn().mockRejectedValue(new Error('fakeApi: call is not faked; fake the named method')),
     version: vi.fn().mockResolvedValue('0.1.0'),
     providers: vi.fn().mockResolvedValue([readyProvider, missingKeyProvider]),
     presets: vi.fn().mockResolvedValue(presets),
@@ -298,6 +301,7 @@ export function sessionDetail(): SessionDetail {
         session_id: 'sess-1',
         provider: 'fake',
         model: 'fake-model',
+        prompt: 'Print a greeting',
         status: 'success',
         max_iterations: 5,
         reflect: true,
@@ -316,6 +320,7 @@ export function sessionDetail(): SessionDetail {
     iterations: {
       'run-old': [
         {
+          run_id: 'run-old',
           n: 1,
           code: 'print(1/0)\n',
           content: 'Here it is.',
@@ -331,6 +336,7 @@ export function sessionDetail(): SessionDetail {
           summary: 'exit 1: ZeroDivisionError',
         },
         {
+          run_id: 'run-old',
           n: 2,
           code: "print('hi')\n",
           content: 'Fixed.',

@@ -30,6 +30,10 @@ export function ExportSession(arg1, arg2, arg3) {
   return window['go']['main']['App']['ExportSession'](arg1, arg2, arg3);
 }
 
+export function Folders(arg1) {
+  return window['go']['main']['App']['Folders'](arg1);
+}
+
 export function Presets() {
   return window['go']['main']['App']['Presets']();
 }
@@ -42,8 +46,8 @@ export function Session(arg1) {
   return window['go']['main']['App']['Session'](arg1);
 }
 
-export function Sessions(arg1, arg2) {
-  return window['go']['main']['App']['Sessions'](arg1, arg2);
+export function Sessions(arg1) {
+  return window['go']['main']['App']['Sessions'](arg1);
 }
 
 export function SetWorkdir(arg1) {

@@ -1,0 +1,166 @@
+package wire
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// Conversions between the domain and the wire, one function per type and
+// field by field, so that adding a field to a domain type does not put it
+// on the wire unseen.
+
+// each maps xs through f into a slice that is never nil (JSON [] not null).
+func each[A, B any](xs []A, f func(A) B) []B {
+	out := make([]B, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+// ToService converts the request. A timeout that is not a positive number
+// of seconds within config.MaxTimeout is refused (0 or absent: the
+// configured default), like the CLI's --timeout.
+func (r RunRequest) ToService() (service.RunRequest, error) {
+	var timeout time.Duration
+	if r.TimeoutSeconds != 0 {
+		d, err := config.CheckTimeoutSeconds("timeout_seconds", r.TimeoutSeconds)
+		if err != nil {
+			return service.RunRequest{}, fmt.Errorf("%w: %w", service.ErrInvalidRequest, err)
+		}
+		timeout = d
+	}
+	return service.RunRequest{
+		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
+		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh,
+		Timeout: timeout, AllowNetwork: r.AllowNetwork,
+		Mode: string(r.Mode), Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task.toLoop(),
+	}, nil
+}
+
+func (t *WorkspaceTask) toLoop() *loop.Task {
+	if t == nil {
+		return nil
+	}
+	return &loop.Task{Instructions: t.Instructions, Inputs: t.Inputs, Constraints: t.Constraints, Validate: t.Validate}
+}
+
+// ToService converts the request (see RunRequest.ToService).
+func (r CompareRequest) ToService() (service.CompareRequest, error) {
+	run, err := r.RunRequest.ToService()
+	return service.CompareRequest{RunRequest: run, Providers: r.Providers}, err
+}
+
+// FromRunInfo converts a started run.
+func FromRunInfo(i service.RunInfo) RunInfo {
+	return RunInfo{RunID: i.RunID, SessionID: i.SessionID, Provider: i.Provider, Model: i.Model}
+}
+
+// FromCompareInfo converts a started comparison.
+func FromCompareInfo(i service.CompareInfo) CompareInfo {
+	return CompareInfo{SessionID: i.SessionID, Runs: each(i.Runs, FromRunInfo)}
+}
+
+// FromProviders converts the provider list.
+func FromProviders(ps []service.ProviderStatus) []ProviderStatus { return each(ps, FromProvider) }
+
+// FromProvider converts one provider's status.
+func FromProvider(p service.ProviderStatus) ProviderStatus {
+	return ProviderStatus{Name: p.Name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.KeyEnv,
+		Version: p.Version, Default: p.Default, Available: p.Available, Reason: p.Reason,
+		FirstByteTimeoutSeconds: p.FirstByteTimeoutSeconds, IdleTimeoutSeconds: p.IdleTimeoutSeconds,
+		TimeoutSeconds: p.TimeoutSeconds, KeyRejected: fromKeyRejection(p.KeyRejected)}
+}
+
+func fromKeyRejection(k *service.KeyRejection) *KeyRejection {
+	if k == nil {
+		return nil
+	}
+	return &KeyRejection{At: k.At, Message: k.Message}
+}
+
+// FromPresets converts the prompt presets.
+func FromPresets(ps []config.Preset) []Preset {
+	return each(ps, func(p config.Preset) Preset { return Preset{ID: p.ID, Title: p.Title, Prompt: p.Prompt} })
+}
+
+// FromDefaults converts the run settings.
+func FromDefaults(d service.Defaults) Defaults {
+	l := d.Limits
+	return Defaults{Provider: d.Provider, MaxIterations: d.MaxIterations, Reflect: d.Reflect,
+		TimeoutSeconds: d.TimeoutSeconds, Language: d.Language,
+		Limits: SandboxLimits{MemoryBytes: l.MemoryBytes, Processes: l.Processes, OutputBytes: l.OutputBytes,
+			FileSizeBytes: l.FileSizeBytes, OpenFiles: l.OpenFiles, CPUs: l.CPUs},
+		Isolation: d.Isolation, CommandTimeoutSeconds: d.CommandTimeoutSeconds, CommandsSandboxed: d.CommandsSandboxed}
+}
+
+// FromSessions converts a page of the history.
+func FromSessions(ss []store.SessionSummary) []SessionSummary {
+	return each(ss, func(s store.SessionSummary) SessionSummary {
+		return SessionSummary{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Workdir: s.Workdir,
+			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Runs: each(s.Runs, fromRunBrief)}
+	})
+}
+
+func fromRunBrief(r store.RunBrief) RunBrief {
+	return RunBrief{ID: r.ID, Provider: r.Provider, Status: r.Status, Iterations: r.Iterations}
+}
+
+// FromSessionDetail converts a session with its runs and iterations.
+func FromSessionDetail(d *service.SessionDetail) SessionDetail {
+	its := make(map[string][]StoredIteration, len(d.Iterations))
+	for id, list := range d.Iterations {
+		its[id] = each(list, FromIteration)
+	}
+	return SessionDetail{ID: d.ID, Title: d.Title, Prompt: d.Prompt, Mode: d.Mode, Workdir: d.Workdir,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Runs: each(d.Runs, FromRun), Iterations: its}
+}
+
+// FromRun converts a stored run (its owning process stays private).
+func FromRun(r store.Run) StoredRun {
+	return StoredRun{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt,
+		Status: r.Status, MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
+		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, InputTokens: r.InputTokens,
+		OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		DurationMS: r.DurationMS}
+}
+
+// FromIteration converts a stored iteration.
+func FromIteration(it store.Iteration) StoredIteration {
+	return StoredIteration{RunID: it.RunID, N: it.N, Code: it.Code, Content: it.Content, ExecStatus: it.ExecStatus,
+		ExitCode: it.ExitCode, Stdout: it.Stdout, Stderr: it.Stderr, Truncated: it.Truncated, ExecMS: it.ExecMS,
+		Isolation: it.Isolation, Reflection: it.Reflection, Status: it.Status, Summary: it.Summary}
+}
+
+// FromComparison converts a comparison table.
+func FromComparison(rows []service.ComparisonRow) []ComparisonRow {
+	return each(rows, func(r service.ComparisonRow) ComparisonRow {
+		return ComparisonRow{RunID: r.RunID, Provider: r.Provider, Model: r.Model, Status: r.Status,
+			Iterations: r.Iterations, IterationsToSuccess: r.IterationsToSuccess, WallMS: r.WallMS,
+			FirstTokenMS: r.FirstTokenMS, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			CostUSD: r.CostUSD, LinesOfCode: r.LinesOfCode, FinalExitCode: r.FinalExitCode}
+	})
+}
+
+// FromStats converts the history summary.
+func FromStats(s service.Stats) Stats {
+	return Stats{Total: fromStatsGroup(s.Total), Groups: each(s.Groups, fromStatsGroup)}
+}
+
+func fromStatsGroup(g service.StatsGroup) StatsGroup {
+	return StatsGroup{Provider: g.Provider, Model: g.Model, Runs: g.Runs, Successes: g.Successes,
+		Failures: g.Failures, Cancelled: g.Cancelled, ExecTimeouts: g.ExecTimeouts, SuccessRate: g.SuccessRate,
+		AvgDurationMS: g.AvgMS, MedianDurationMS: g.MedianMS, AvgIterationsToSuccess: g.AvgIterationsToSuccess,
+		InputTokens: g.InputTokens, OutputTokens: g.OutputTokens, CostUSD: g.CostUSD}
+}
+
+// FromFolderListing converts a folder picker listing.
+func FromFolderListing(l service.FolderListing) FolderListing {
+	return FolderListing{Path: l.Path, Parent: l.Parent,
+		Folders: each(l.Folders, func(f service.Folder) Folder { return Folder{Name: f.Name, Path: f.Path} })}
+}

@@ -1,0 +1,123 @@
+package wire
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// fill sets every field of v, recursively, to a value that is not zero, so
+// that a field a conversion forgets shows in the JSON.
+func fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s")
+	case reflect.Int, reflect.Int64:
+		if v.Type() == reflect.TypeFor[time.Duration]() {
+			v.SetInt(int64(time.Second))
+		} else {
+			v.SetInt(7)
+		}
+	case reflect.Uint64:
+		v.SetUint(9)
+	case reflect.Float64:
+		v.SetFloat(1.5)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem())
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fill(v.Index(0))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(k)
+		fill(e)
+		v.SetMapIndex(k, e)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i))
+			}
+		}
+	}
+}
+
+func filled[T any]() T {
+	var x T
+	fill(reflect.ValueOf(&x).Elem())
+	return x
+}
+
+// TestWireKeepsTheJSONOfTheDomainTypes: before backend/wire, the domain
+// types went over the wire as they were. Each conversion must give exactly
+// the JSON they gave, every field set, so clients see no change.
+func TestWireKeepsTheJSONOfTheDomainTypes(t *testing.T) {
+	detail := filled[service.SessionDetail]()
+	cases := []struct {
+		name         string
+		domain, wire any
+	}{
+		{"ProviderStatus", filled[[]service.ProviderStatus](), FromProviders(filled[[]service.ProviderStatus]())},
+		{"Defaults", filled[service.Defaults](), FromDefaults(filled[service.Defaults]())},
+		{"Preset", filled[[]config.Preset](), FromPresets(filled[[]config.Preset]())},
+		{"RunInfo", filled[service.RunInfo](), FromRunInfo(filled[service.RunInfo]())},
+		{"CompareInfo", filled[service.CompareInfo](), FromCompareInfo(filled[service.CompareInfo]())},
+		{"ComparisonRow", filled[[]service.ComparisonRow](), FromComparison(filled[[]service.ComparisonRow]())},
+		{"Stats", filled[service.Stats](), FromStats(filled[service.Stats]())},
+		{"SessionSummary", filled[[]store.SessionSummary](), FromSessions(filled[[]store.SessionSummary]())},
+		{"SessionDetail", &detail, FromSessionDetail(&detail)},
+		{"FolderListing", filled[service.FolderListing](), FromFolderListing(filled[service.FolderListing]())},
+	}
+	for _, c := range cases {
+		want, _ := json.Marshal(c.domain)
+		got, _ := json.Marshal(c.wire)
+		if string(got) != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, want)
+		}
+	}
+}
+
+// TestEmptyListsAreNotNull: the generated TypeScript says T[], so a list is
+// never null on the wire.
+func TestEmptyListsAreNotNull(t *testing.T) {
+	for name, v := range map[string]any{
+		"providers":  FromProviders(nil),
+		"sessions":   FromSessions(nil),
+		"comparison": FromComparison(nil),
+		"groups":     FromStats(service.Stats{}).Groups,
+		"runs":       FromCompareInfo(service.CompareInfo{}).Runs,
+		"folders":    FromFolderListing(service.FolderListing{}).Folders,
+	} {
+		if b, _ := json.Marshal(v); string(b) != "[]" {
+			t.Errorf("%s: %s, want []", name, b)
+		}
+	}
+}
+
+func TestRunRequestToService(t *testing.T) {
+	on := true
+	req := RunRequest{Prompt: "p", Reflect: &on, TimeoutSeconds: 2.5, Mode: RunModeWorkspace,
+		Task: &WorkspaceTask{Instructions: "i", Inputs: []string{"a"}, Constraints: []string{"c"}, Validate: []string{"v"}}}
+	got, err := req.ToService()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Timeout != 2500*time.Millisecond || got.Mode != "workspace" || !*got.Reflect || got.Task.Validate[0] != "v" {
+		t.Errorf("%+v", got)
+	}
+	if _, err := (RunRequest{TimeoutSeconds: -1}).ToService(); service.Classify(err) != service.ClassInvalid {
+		t.Errorf("a negative timeout: %v", err)
+	}
+}

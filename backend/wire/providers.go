@@ -1,0 +1,84 @@
+package wire
+
+import "time"
+
+// ProviderStatus says whether a provider profile can be used now, and if
+// not, why.
+type ProviderStatus struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Model   string `json:"model"`
+	BaseURL string `json:"base_url,omitempty"`
+	KeyEnv  string `json:"api_key_env,omitempty"`
+	// Version is what a coding CLI's `--version` printed.
+	Version   string `json:"version,omitempty"`
+	Default   bool   `json:"default"`
+	Available bool   `json:"available"`
+	// Reason says why the provider is not ready, e.g. "set OPENAI_API_KEY".
+	Reason string `json:"reason,omitempty"`
+	// Time limits of one call, in seconds (first byte and idle: HTTP kinds
+	// only).
+	FirstByteTimeoutSeconds float64 `json:"first_byte_timeout_seconds,omitempty"`
+	IdleTimeoutSeconds      float64 `json:"idle_timeout_seconds,omitempty"`
+	TimeoutSeconds          float64 `json:"timeout_seconds"`
+	// KeyRejected: the provider's last call in this loopforge process was
+	// refused as unauthorised with the profile as configured now; cleared
+	// when a later call succeeds. The provider stays available: the user
+	// may retry.
+	KeyRejected *KeyRejection `json:"key_rejected,omitempty"`
+}
+
+// KeyRejection says when and why a provider's key was rejected.
+type KeyRejection struct {
+	At time.Time `json:"at"`
+	// Message is what the provider said, e.g. "the API key was rejected
+	// (HTTP 401); check OPENAI_API_KEY".
+	Message string `json:"message"`
+}
+
+// Preset is a built-in or configured prompt.
+type Preset struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Prompt string `json:"prompt"`
+}
+
+// Defaults are the configured run settings (loopforge.yml), the run form's
+// starting point.
+type Defaults struct {
+	// Provider is "" when none is configured or usable.
+	Provider       string  `json:"provider"`
+	MaxIterations  int     `json:"max_iterations"`
+	Reflect        bool    `json:"reflect"`
+	TimeoutSeconds float64 `json:"timeout_seconds"`
+	Language       string  `json:"language"`
+	// Limits are what each execution of generated code (and each sandboxed
+	// workspace command) gets: loopforge.yml `limits:` over the sandbox's
+	// defaults.
+	Limits SandboxLimits `json:"limits"`
+	// Isolation is the sandbox level this machine gives, e.g.
+	// "namespace+cgroup", "landlock", "basic"; "" when generated code
+	// cannot run at all.
+	Isolation string `json:"isolation"`
+	// CommandTimeoutSeconds bounds one workspace validation command (or
+	// run_command).
+	CommandTimeoutSeconds float64 `json:"command_timeout_seconds"`
+	// CommandsSandboxed is false when loopforge.yml runs workspace commands
+	// unsandboxed, as the user (workspace: {sandbox: false}).
+	CommandsSandboxed bool `json:"commands_sandboxed"`
+}
+
+// SandboxLimits are the effective limits of one execution.
+type SandboxLimits struct {
+	// MemoryBytes bounds the whole run's memory (cgroup), else per process.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// Processes counts processes plus threads.
+	Processes int `json:"processes"`
+	// OutputBytes of one output stream stop the run.
+	OutputBytes int64 `json:"output_bytes"`
+	// FileSizeBytes is the largest file the code may write.
+	FileSizeBytes int64  `json:"file_size_bytes"`
+	OpenFiles     uint64 `json:"open_files"`
+	// CPUs is the CPU bandwidth in cores (cgroup).
+	CPUs float64 `json:"cpus"`
+}

@@ -274,24 +274,3 @@ func (r Registry) Kinds() []string {
 	sort.Strings(ks)
 	return ks
 }
-
-// Collect drains a stream into its final Response, calling onText for every
-// delta (onText may be nil).
-func Collect(seq iter.Seq2[Delta, error], onText func(string)) (*Response, error) {
-	var final *Response
-	for d, err := range seq {
-		if err != nil {
-			return nil, err
-		}
-		if d.Text != "" && onText != nil {
-			onText(d.Text)
-		}
-		if d.Done != nil {
-			final = d.Done
-		}
-	}
-	if final == nil {
-		return nil, &Error{Kind: KindProtocol, Message: "stream ended without a final response"}
-	}
-	return final, nil
-}

@@ -14,8 +14,8 @@ import (
 // repository root.
 var Ops = []Operation{
 	// Every configured provider profile, ready or not (reason says why not).
-	op("Providers", "GET /api/providers", http.StatusOK, func(_ context.Context, s *service.Service, _ wire.None) ([]wire.ProviderStatus, error) {
-		return wire.FromProviders(s.Providers()), nil
+	op("Providers", "GET /api/providers", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.ProviderStatus, error) {
+		return wire.FromProviders(s.ProvidersContext(ctx)), nil
 	}),
 	// The configured run settings (loopforge.yml).
 	op("Defaults", "GET /api/defaults", http.StatusOK, func(_ context.Context, s *service.Service, _ wire.None) (wire.Defaults, error) {

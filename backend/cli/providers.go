@@ -21,7 +21,7 @@ func (e *env) providersCmd() *cobra.Command {
 				return err
 			}
 			defer svc.Close()
-			list := svc.Providers()
+			list := svc.ProvidersContext(cmd.Context())
 			if asJSON {
 				return writeJSON(e.stdout, list)
 			}

@@ -227,7 +227,7 @@ func (e *env) prompt(f runFlags, args []string) (string, error) {
 		}
 		return p, nil
 	}
-	return loop.DefaultPrompt, nil
+	return loop.DefaultPrompt(), nil
 }
 
 type printer interface{ event(event.Event) error }

@@ -17,8 +17,10 @@ const (
 	KindGemini    = "gemini"     // Gemini CLI, run as a subprocess
 )
 
-// Kinds lists every kind a profile may name.
-var Kinds = []string{KindOpenAI, KindAnthropic, KindGeminiAPI, KindCodex, KindClaude, KindGemini}
+// Kinds lists every kind a profile may name (a new slice each call).
+func Kinds() []string {
+	return []string{KindOpenAI, KindAnthropic, KindGeminiAPI, KindCodex, KindClaude, KindGemini}
+}
 
 // HTTPKind reports whether a kind calls an API over HTTP (rather than
 // running a coding CLI): only those have first-byte and idle limits.
@@ -27,7 +29,7 @@ func HTTPKind(k string) bool {
 }
 
 func knownKind(k string) bool {
-	for _, x := range Kinds {
+	for _, x := range Kinds() {
 		if x == k {
 			return true
 		}

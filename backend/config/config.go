@@ -429,7 +429,7 @@ func (c *Config) applyProfiles(path string, node *yaml.Node) error {
 		if !exists {
 			if fp.Kind == "" {
 				return &Error{File: path, Msg: fmt.Sprintf("line %d: provider %q needs a kind (one of %s)",
-					node.Content[i].Line, name, strings.Join(Kinds, ", "))}
+					node.Content[i].Line, name, strings.Join(Kinds(), ", "))}
 			}
 			p = provider.Profile{Name: name}
 		}
@@ -455,7 +455,7 @@ func (c *Config) applyProfiles(path string, node *yaml.Node) error {
 func mergeProfile(p *provider.Profile, fp fileProfile) error {
 	if fp.Kind != "" {
 		if !knownKind(fp.Kind) {
-			return fmt.Errorf("unknown kind %q (one of %s)", fp.Kind, strings.Join(Kinds, ", "))
+			return fmt.Errorf("unknown kind %q (one of %s)", fp.Kind, strings.Join(Kinds(), ", "))
 		}
 		p.Kind = fp.Kind
 	}

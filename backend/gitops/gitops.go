@@ -72,7 +72,7 @@ type Repo struct {
 }
 
 // Timeout bounds one git command.
-var Timeout = 2 * time.Minute
+const Timeout = 2 * time.Minute
 
 // Open finds the work tree that contains dir.
 func Open(ctx context.Context, dir string) (*Repo, error) {

@@ -7,7 +7,7 @@ import (
 )
 
 func TestExtractCode(t *testing.T) {
-	py := Languages["python"]
+	py := languages["python"]
 	tests := []struct {
 		name, in   string
 		structured bool

@@ -17,15 +17,19 @@ var templates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
 })
 
-// Presets are the built-in teaching prompts (seeds/000), by id.
-var Presets = map[string]string{
+// presets are the built-in teaching prompts (seeds/000), by id.
+var presets = map[string]string{
 	"data-structures-pt": mustRead("prompts/teaching_pt.txt"),
 	"data-structures-en": mustRead("prompts/teaching_en.txt"),
 }
 
+// Preset returns the built-in teaching prompt with that id
+// ("data-structures-pt", "data-structures-en"), "" if there is none.
+func Preset(id string) string { return presets[id] }
+
 // DefaultPrompt is used when the user gives none: the Portuguese original of
 // the data-structures teaching prompt.
-var DefaultPrompt = Presets["data-structures-pt"]
+func DefaultPrompt() string { return presets["data-structures-pt"] }
 
 func mustRead(name string) string {
 	b, err := promptFS.ReadFile(name)
@@ -43,8 +47,9 @@ type Language struct {
 	Sandbox string // sandbox.Request.Language
 }
 
-// Languages the loop can generate and run.
-var Languages = map[string]Language{
+// languages the loop can generate and run, by name; LookupLanguage finds
+// one.
+var languages = map[string]Language{
 	"python": {Name: "Python", Fence: "python", Aliases: []string{"python", "py", "python3"}, Sandbox: "python"},
 	"sh":     {Name: "POSIX shell", Fence: "sh", Aliases: []string{"sh", "bash", "shell", "zsh"}, Sandbox: "sh"},
 	"node": {Name: "JavaScript (Node.js)", Fence: "javascript",
@@ -57,7 +62,7 @@ func LookupLanguage(name string) (Language, error) {
 	if n == "" {
 		n = "python"
 	}
-	for _, l := range Languages {
+	for _, l := range languages {
 		for _, a := range l.Aliases {
 			if a == n {
 				return l, nil

@@ -24,7 +24,7 @@ type HTTPCall struct {
 
 // NewHTTPCall returns the HTTPCall of profile p, named name in messages.
 func NewHTTPCall(name string, p Profile) *HTTPCall {
-	retry := DefaultRetry
+	retry := DefaultRetry()
 	if p.Retry != nil {
 		retry = *p.Retry
 	}

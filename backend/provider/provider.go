@@ -236,7 +236,7 @@ type Profile struct {
 	// start of the answer and its silences (Limits); 0 means the default.
 	FirstByteTimeout time.Duration `json:"first_byte_timeout,omitempty" yaml:"-"`
 	IdleTimeout      time.Duration `json:"idle_timeout,omitempty" yaml:"-"`
-	// Retry overrides DefaultRetry for an HTTP profile (tests shorten the
+	// Retry overrides DefaultRetry() for an HTTP profile (tests shorten the
 	// waits); it is not read from loopforge.yml.
 	Retry *RetryPolicy `json:"-" yaml:"-"`
 	// Structured turns structured output on or off where the kind supports it
@@ -273,25 +273,4 @@ func (r Registry) Kinds() []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// Collect drains a stream into its final Response, calling onText for every
-// delta (onText may be nil).
-func Collect(seq iter.Seq2[Delta, error], onText func(string)) (*Response, error) {
-	var final *Response
-	for d, err := range seq {
-		if err != nil {
-			return nil, err
-		}
-		if d.Text != "" && onText != nil {
-			onText(d.Text)
-		}
-		if d.Done != nil {
-			final = d.Done
-		}
-	}
-	if final == nil {
-		return nil, &Error{Kind: KindProtocol, Message: "stream ended without a final response"}
-	}
-	return final, nil
 }

@@ -37,7 +37,9 @@ type RetryPolicy struct {
 }
 
 // DefaultRetry is the policy of a profile that sets none.
-var DefaultRetry = RetryPolicy{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxServerWait: time.Minute}
+func DefaultRetry() RetryPolicy {
+	return RetryPolicy{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second, MaxServerWait: time.Minute}
+}
 
 // backoff is the wait before retry n (1-based) when the server named none:
 // BaseDelay·2^(n-1), capped at MaxDelay, drawn from its upper half so that

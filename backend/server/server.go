@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/wire"
@@ -38,12 +40,19 @@ type Options struct {
 	// ExtraOrigins are accepted besides the server's own, e.g. the desktop
 	// webview's "wails://wails" when it opens the event websocket.
 	ExtraOrigins []string
+	// PingInterval is how often the event websocket pings its client; a
+	// client silent for two intervals (no pong, no message) is dropped.
+	// 0 means 30 s.
+	PingInterval time.Duration
 }
 
 // Server is an http.Handler.
 type Server struct {
 	opts Options
 	mux  *http.ServeMux
+	// wsSubs counts the websocket subscriptions still streaming, over all
+	// connections.
+	wsSubs atomic.Int64
 }
 
 // NewToken returns 32 random hex characters.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -25,6 +26,12 @@ import (
 //
 // A client that cannot keep up is disconnected (close code 1013); it
 // reconnects and resubscribes from the last seq it saw, losing nothing.
+//
+// The server pings every Options.PingInterval (default 30 s); a pong or any
+// message from the client extends the read deadline to two intervals from
+// then, so a client that has gone away without closing (a sleeping laptop, a
+// dropped network) is disconnected within about two intervals. Every write
+// has a deadline too.
 
 const (
 	wsSendBuffer = 1024
@@ -34,14 +41,25 @@ const (
 )
 
 type wsConn struct {
-	ws      *websocket.Conn
-	send    chan []byte
-	ctx     context.Context
-	cancel  context.CancelFunc
-	mu      sync.Mutex
-	subs    map[string]context.CancelFunc
+	ws       *websocket.Conn
+	send     chan []byte
+	ctx      context.Context
+	cancel   context.CancelFunc
+	ping     time.Duration // how often the server pings
+	readWait time.Duration // how long the client may stay silent: two pings
+	mu       sync.Mutex
+	// subs holds the subscriptions still streaming, by run id; each leaves
+	// when its run ends, it fails or it is replaced or unsubscribed.
+	subs    map[string]*wsSub
+	open    *atomic.Int64 // the server's count of entries in all subs maps
 	wg      sync.WaitGroup
 	overrun sync.Once
+}
+
+// wsSub is one subscription; its identity tells a replaced subscription's
+// goroutine that the map entry is no longer its own.
+type wsSub struct {
+	stop context.CancelFunc
 }
 
 func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
@@ -57,29 +75,44 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered the client
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &wsConn{ws: ws, send: make(chan []byte, wsSendBuffer), ctx: ctx, cancel: cancel, subs: map[string]context.CancelFunc{}}
+	ping := s.opts.PingInterval
+	if ping <= 0 {
+		ping = wsPingEvery
+	}
+	c := &wsConn{ws: ws, send: make(chan []byte, wsSendBuffer), ctx: ctx, cancel: cancel,
+		ping: ping, readWait: 2 * ping, subs: map[string]*wsSub{}, open: &s.wsSubs}
 	ws.SetReadLimit(wsReadLimit)
+	c.extendRead()
+	ws.SetPongHandler(func(string) error { c.extendRead(); return nil })
 	go c.writeLoop()
 	c.readLoop(s.opts.Backend)
 	cancel()
 	c.wg.Wait()
 }
 
-// readLoop handles client requests until the socket closes.
+// extendRead gives the client two ping intervals more to say something (a
+// pong counts).
+func (c *wsConn) extendRead() {
+	_ = c.ws.SetReadDeadline(time.Now().Add(c.readWait))
+}
+
+// readLoop handles client requests until the socket closes or the client
+// stays silent past the read deadline.
 func (c *wsConn) readLoop(b *service.Service) {
 	for {
 		var req wire.StreamRequest
 		if err := c.ws.ReadJSON(&req); err != nil {
 			return
 		}
+		c.extendRead()
 		switch req.Op {
 		case wire.StreamOpSubscribe:
 			c.subscribe(b, req.RunID, req.After)
 		case wire.StreamOpUnsubscribe:
 			c.mu.Lock()
-			if stop := c.subs[req.RunID]; stop != nil {
-				stop()
-				delete(c.subs, req.RunID)
+			if sub := c.subs[req.RunID]; sub != nil {
+				sub.stop()
+				c.remove(req.RunID, sub)
 			}
 			c.mu.Unlock()
 		default:
@@ -88,19 +121,37 @@ func (c *wsConn) readLoop(b *service.Service) {
 	}
 }
 
-func (c *wsConn) subscribe(b *service.Service, runID string, after int64) {
-	c.mu.Lock()
-	if stop := c.subs[runID]; stop != nil {
-		stop() // a resubscribe replaces the old one
+// remove deletes runID's entry if it is still sub; c.mu is held.
+func (c *wsConn) remove(runID string, sub *wsSub) {
+	if c.subs[runID] == sub {
+		delete(c.subs, runID)
+		c.open.Add(-1)
 	}
+}
+
+func (c *wsConn) subscribe(b *service.Service, runID string, after int64) {
 	ctx, stop := context.WithCancel(c.ctx)
-	c.subs[runID] = stop
+	sub := &wsSub{stop: stop}
+	c.mu.Lock()
+	if old := c.subs[runID]; old != nil {
+		old.stop() // a resubscribe replaces the old one
+		c.remove(runID, old)
+	}
+	c.subs[runID] = sub
+	c.open.Add(1)
 	c.mu.Unlock()
 
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		defer stop()
+		defer func() {
+			// A finished subscription leaves the map (unless a resubscribe
+			// has replaced it already).
+			stop()
+			c.mu.Lock()
+			c.remove(runID, sub)
+			c.mu.Unlock()
+		}()
 		last := after
 		for {
 			sub, err := b.Subscribe(ctx, runID, last)
@@ -156,7 +207,7 @@ func (c *wsConn) errorf(runID, format string, a ...any) {
 
 // writeLoop is the only writer of the socket (gorilla allows one).
 func (c *wsConn) writeLoop() {
-	ping := time.NewTicker(wsPingEvery)
+	ping := time.NewTicker(c.ping)
 	defer ping.Stop()
 	defer c.ws.Close()
 	for {
@@ -168,8 +219,7 @@ func (c *wsConn) writeLoop() {
 				return
 			}
 		case <-ping.C:
-			_ = c.ws.SetWriteDeadline(time.Now().Add(wsWriteWait))
-			if err := c.ws.WriteMessage(websocket.PingMessage, nil); err != nil {
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteWait)); err != nil {
 				c.cancel()
 				return
 			}

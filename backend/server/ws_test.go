@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"iter"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,5 +334,154 @@ func TestCompareAPI(t *testing.T) {
 	var rows []service.ComparisonRow
 	if err := json.Unmarshal(body, &rows); err != nil || resp.StatusCode != 200 || len(rows) != 2 || rows[1].Provider != "fake2" {
 		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+}
+
+// wsServer is apiServer with the *Server at hand and a short ping interval.
+func wsServer(t *testing.T, b *service.Service, ping time.Duration) (*Server, *httptest.Server, string) {
+	t.Helper()
+	tok := NewToken()
+	srv := New(Options{Token: tok, Backend: b, PingInterval: ping})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return srv, ts, tok
+}
+
+// waitFor polls cond until it holds, failing the test after a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// A client that reads but never answers the server's pings (a peer gone
+// without closing looks like this to the server) is disconnected.
+func TestWebsocketDropsClientThatStopsAnsweringPings(t *testing.T) {
+	svc := newBackend(t, wordModel{})
+	_, ts, tok := wsServer(t, svc, 50*time.Millisecond)
+	c, _, err := dial(t, ts, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var pings atomic.Int32
+	c.SetPingHandler(func(string) error { pings.Add(1); return nil }) // no pong
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))                // only a safety net
+	_, _, err = c.ReadMessage()
+	var ne net.Error
+	if err == nil || (errors.As(err, &ne) && ne.Timeout()) {
+		t.Fatalf("want the server to close the connection, got %v", err)
+	}
+	if pings.Load() == 0 {
+		t.Fatalf("closed (%v) before any ping", err)
+	}
+}
+
+// A client that answers the pings stays connected for many ping intervals.
+func TestWebsocketKeepsClientThatAnswersPings(t *testing.T) {
+	svc := newBackend(t, wordModel{})
+	_, ts, tok := wsServer(t, svc, 100*time.Millisecond)
+	c, _, err := dial(t, ts, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pings := make(chan struct{}, 100)
+	c.SetPingHandler(func(data string) error {
+		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+		pings <- struct{}{}
+		return err
+	})
+	msgs := make(chan event.Event)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			var e event.Event
+			if err := c.ReadJSON(&e); err != nil {
+				readErr <- err
+				return
+			}
+			msgs <- e
+		}
+	}()
+	// Six pings are three times the silence a client is allowed.
+	for range 6 {
+		select {
+		case <-pings:
+		case err := <-readErr:
+			t.Fatalf("a client answering pings was dropped: %v", err)
+		case <-time.After(time.Minute):
+			t.Fatal("no ping")
+		}
+	}
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribe, RunID: "nope"})
+	select {
+	case e := <-msgs:
+		if e.Type != "error" {
+			t.Fatalf("want an error event, got %+v", e)
+		}
+	case err := <-readErr:
+		t.Fatalf("a client answering pings was dropped: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no answer")
+	}
+}
+
+// A subscription leaves the connection's map when its run finishes, when it
+// fails, when it is unsubscribed, and a resubscribe replaces it.
+func TestWebsocketFinishedSubscriptionsLeave(t *testing.T) {
+	gate := make(chan struct{})
+	svc := newBackend(t, wordModel{lines: 3, gate: gate})
+	srv, ts, tok := wsServer(t, svc, 0)
+	open := func(n int64) func() bool { return func() bool { return srv.wsSubs.Load() == n } }
+	c, _, err := dial(t, ts, tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+
+	// An unknown run: the error is sent and the subscription is gone.
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribe, RunID: "nope"})
+	var e event.Event
+	if err := c.ReadJSON(&e); err != nil || e.Type != "error" {
+		t.Fatalf("unknown run: %+v %v", e, err)
+	}
+	waitFor(t, "the failed subscription to leave", open(0))
+
+	// A running run, subscribed twice (the second replaces the first), then
+	// unsubscribed.
+	info := startRun(t, ts, tok)
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribe, RunID: info.RunID})
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribe, RunID: info.RunID})
+	waitFor(t, "one subscription", open(1))
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpUnsubscribe, RunID: info.RunID})
+	waitFor(t, "the unsubscribed run to leave", open(0))
+
+	// Subscribed again, the run finishes: it leaves, and the connection can
+	// subscribe to the finished run once more.
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribe, RunID: info.RunID})
+	waitFor(t, "the resubscription", open(1))
+	close(gate)
+	if _, err := svc.Wait(context.Background(), info.RunID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the finished run to leave", open(0))
+	// Whatever the earlier subscriptions sent is discarded up to the
+	// terminal event of the last one.
+	readUntilFinished(t, c)
+	_ = c.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribe, RunID: info.RunID})
+	all := readUntilFinished(t, c)
+	if all[0].Seq != 1 {
+		t.Fatalf("the replay starts at seq %d", all[0].Seq)
+	}
+	waitFor(t, "the replayed run to leave", open(0))
+	if n := srv.wsSubs.Load(); n != 0 {
+		t.Fatalf("%d subscriptions counted", n)
 	}
 }

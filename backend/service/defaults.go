@@ -53,8 +53,8 @@ func (s *Service) Defaults() Defaults {
 // loopforge.yml.
 func (s *Service) Presets() []config.Preset {
 	out := []config.Preset{
-		{ID: "data-structures-pt", Title: "Estruturas de dados (pt)", Prompt: loop.Presets["data-structures-pt"]},
-		{ID: "data-structures-en", Title: "Data structures (en)", Prompt: loop.Presets["data-structures-en"]},
+		{ID: "data-structures-pt", Title: "Estruturas de dados (pt)", Prompt: loop.Preset("data-structures-pt")},
+		{ID: "data-structures-en", Title: "Data structures (en)", Prompt: loop.Preset("data-structures-en")},
 	}
 	return append(out, s.cfg.Presets...)
 }

@@ -79,12 +79,13 @@ type watched struct {
 	provider.Provider
 	prof   provider.Profile
 	health *keyHealth
+	probes *probes // a rejection drops the profile's cached check
 }
 
 // watch wraps a provider built from prof for keyHealth. Only Stream is
 // observed; optional interfaces (checker) are used before wrapping.
 func (s *Service) watch(prof provider.Profile, m provider.Provider) provider.Provider {
-	return watched{Provider: m, prof: prof, health: &s.keys}
+	return watched{Provider: m, prof: prof, health: &s.keys, probes: &s.probes}
 }
 
 func (w watched) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
@@ -93,6 +94,7 @@ func (w watched) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 			switch {
 			case err != nil && errors.Is(err, provider.ErrAuth):
 				w.health.reject(w.prof, err, time.Now())
+				w.probes.forget(w.prof.Name)
 			case err == nil && d.Done != nil:
 				w.health.accept(w.prof)
 			}

@@ -59,9 +59,9 @@ providers:
 		}
 		req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Write hello"}}}
 		req.Workdir = wd
-		resp, err := provider.Collect(p.Stream(context.Background(), req), nil)
-		if err != nil {
-			t.Fatalf("%s: %v", def, err)
+		_, resp, err := clitest.Collect(p.Stream(context.Background(), req))
+		if err != nil || resp == nil {
+			t.Fatalf("%s: %v (final response %v)", def, err, resp)
 		}
 		if rec := clitest.ReadRecord(t, f.Record); rec.Name != def || resp.Provider != def || !strings.Contains(resp.Content, "tiny Python program") {
 			t.Errorf("provider: %s; ran %s, response from %q: %q", def, rec.Name, resp.Provider, resp.Content)

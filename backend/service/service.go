@@ -92,6 +92,7 @@ type Service struct {
 	// ownersDir holds every process's owner claim (next to the database).
 	ownersDir string
 	keys      keyHealth // providers whose key was just rejected
+	probes    probes    // the provider list's recent checks
 	// tokenWindow and maxUnsaved: see emit.
 	tokenWindow time.Duration
 	maxUnsaved  int

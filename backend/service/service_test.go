@@ -209,8 +209,7 @@ func TestSlowSubscriberIsDroppedWithoutBlockingTheRun(t *testing.T) {
 	}
 	// Follow catches up from the store after being dropped: nothing lost.
 	all := collect(t, svc, info.RunID, 0)
-	last, _ := svc.store.LastSeq(ctx, info.RunID)
-	if int64(len(all)) != last {
+	if last := lastSeq(t, svc, info.RunID); int64(len(all)) != last {
 		t.Fatalf("follow got %d events, store has %d", len(all), last)
 	}
 }

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -113,17 +112,22 @@ type checker interface {
 	Check(ctx context.Context) (version string, err error)
 }
 
-// checkTimeout bounds all the checks of one Providers call (they run in
-// parallel; a node-based CLI answers --version in about a second).
+// checkTimeout bounds one check (a node-based CLI answers --version in about
+// a second).
 const checkTimeout = 5 * time.Second
 
-// Providers reports every configured profile. Building a provider makes no
-// request; coding CLIs are looked for and asked their version, in parallel,
-// within checkTimeout.
+// Providers is ProvidersContext without a deadline of the caller's.
 func (s *Service) Providers() []ProviderStatus {
+	return s.ProvidersContext(context.Background())
+}
+
+// ProvidersContext reports every configured profile. Building a provider
+// makes no request; coding CLIs are looked for and asked their version, in
+// parallel, each within checkTimeout, and what a check found is reused for
+// probeTTL (see probes). When ctx ends first, the profiles whose check has
+// not finished are reported unavailable with ctx's error.
+func (s *Service) ProvidersContext(ctx context.Context) []ProviderStatus {
 	def, _ := s.cfg.DefaultProvider()
-	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
-	defer cancel()
 	out := make([]ProviderStatus, len(s.cfg.Order))
 	var wg sync.WaitGroup
 	for i, name := range s.cfg.Order {
@@ -142,12 +146,7 @@ func (s *Service) Providers() []ProviderStatus {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() {
-					if v := recover(); v != nil {
-						out[i].Available, out[i].Reason = false, fmt.Sprintf("check failed: %v", v)
-					}
-				}()
-				v, err := c.Check(ctx)
+				v, err := s.probes.check(ctx, p, c)
 				out[i].Version = v
 				if err != nil {
 					out[i].Available, out[i].Reason = false, strings.TrimPrefix(err.Error(), name+": ")

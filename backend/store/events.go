@@ -100,22 +100,3 @@ func (s *Store) EventsAfter(ctx context.Context, runID string, afterSeq int64, l
 	}
 	return evs, nil
 }
-
-// LastSeq returns the highest event seq stored for the run, 0 if it has none
-// yet. The service uses it to continue numbering after a restart.
-func (s *Store) LastSeq(ctx context.Context, runID string) (int64, error) {
-	var (
-		exists bool
-		seq    int64
-	)
-	err := s.r.QueryRowContext(ctx, `SELECT
-			EXISTS (SELECT 1 FROM runs WHERE id = ?1),
-			coalesce((SELECT max(seq) FROM events WHERE run_id = ?1), 0)`, runID).Scan(&exists, &seq)
-	if err == nil && !exists {
-		err = ErrNotFound
-	}
-	if err != nil {
-		return 0, fmt.Errorf("store: last seq of run %q: %w", runID, err)
-	}
-	return seq, nil
-}

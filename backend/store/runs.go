@@ -128,24 +128,6 @@ func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	return &runs[0], nil
 }
 
-// ListRuns returns the runs of a session by start time. A session without
-// runs gives an empty list; a missing session, ErrNotFound.
-func (s *Store) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
-	var runs []Run
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		runs, err = queryRuns(ctx, tx, `WHERE session_id = ? ORDER BY started_at, id`, sessionID)
-		if err == nil && len(runs) == 0 {
-			err = mustExist(ctx, tx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, sessionID)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: list runs of session %q: %w", sessionID, err)
-	}
-	return runs, nil
-}
-
 // RunningOwners lists the owners of the runs still marked RunRunning, each
 // once ("" for runs recorded before owners existed). The caller checks which
 // are gone and passes those to MarkInterrupted.

@@ -90,7 +90,7 @@ func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "anthropic-test", Kind: "anthropic", Model: "claude-test",
 		BaseURL: f.URL, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123",
-		Retry: &conformance.FastRetry,
+		Retry: conformance.FastRetry(),
 	}
 }
 

@@ -39,12 +39,15 @@ type Wire struct {
 }
 
 // FastRetry is the retry policy of the suite's profiles: the default number
-// of retries, with millisecond backoffs.
-var FastRetry = provider.RetryPolicy{
-	MaxRetries:    provider.DefaultRetry.MaxRetries,
-	BaseDelay:     time.Millisecond,
-	MaxDelay:      4 * time.Millisecond,
-	MaxServerWait: time.Minute,
+// of retries, with millisecond backoffs. Each call returns a new one, for a
+// profile's Retry to point to.
+func FastRetry() *provider.RetryPolicy {
+	return &provider.RetryPolicy{
+		MaxRetries:    provider.DefaultRetry().MaxRetries,
+		BaseDelay:     time.Millisecond,
+		MaxDelay:      4 * time.Millisecond,
+		MaxServerWait: time.Minute,
+	}
 }
 
 // handler answers attempt n (1-based) of a call.
@@ -138,7 +141,7 @@ func Run(t *testing.T, w Wire) {
 func (w Wire) provider(t *testing.T, s *server, edit func(*provider.Profile)) provider.Provider {
 	t.Helper()
 	p := w.Profile(s.URL)
-	p.Retry = &FastRetry
+	p.Retry = FastRetry()
 	if edit != nil {
 		edit(&p)
 	}
@@ -339,7 +342,7 @@ func runRetries(t *testing.T, w Wire) {
 		t.Parallel()
 		s := newServer(t, fail(100, 500, ""))
 		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
-		want := int32(FastRetry.MaxRetries + 1)
+		want := int32(FastRetry().MaxRetries + 1)
 		var pe *provider.Error
 		if !errors.Is(r.err, provider.ErrServer) || !errors.As(r.err, &pe) || pe.Status != 500 || pe.Attempts != int(want) {
 			t.Fatalf("err = %#v, want ErrServer (HTTP 500) after %d attempts", r.err, want)

@@ -90,7 +90,7 @@ func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "gemini-test", Kind: "gemini-api", Model: "gemini-test",
 		BaseURL: f.URL, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123",
-		Retry: &conformance.FastRetry,
+		Retry: conformance.FastRetry(),
 	}
 }
 

@@ -91,7 +91,7 @@ func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "openai-test", Kind: "openai", Model: "gpt-test",
 		BaseURL: f.URL + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123",
-		Retry: &conformance.FastRetry,
+		Retry: conformance.FastRetry(),
 	}
 }
 

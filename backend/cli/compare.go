@@ -102,7 +102,7 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 		printComparison(e.stdout, rows)
 	}
 	for _, r := range rows {
-		if r.Status != "success" {
+		if r.Status != event.RunStatusSuccess {
 			return &exitError{code: ExitFailed}
 		}
 	}
@@ -132,7 +132,7 @@ func compareLine(w io.Writer, name string, ev event.Event) {
 	case event.RunFinished:
 		var p event.RunFinishedPayload
 		_ = ev.Decode(&p)
-		msg := p.Status
+		msg := string(p.Status)
 		if p.Error != "" {
 			msg += ": " + oneLine(p.Error)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/service"
-	"github.com/loopforge/loopforge/backend/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -87,11 +86,11 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 		return runErr
 	}
 	switch run.Status {
-	case string(loop.StatusSuccess):
+	case event.RunStatusSuccess:
 		return nil
-	case string(loop.StatusCancelled), store.RunInterrupted:
+	case event.RunStatusCancelled, event.RunStatusInterrupted:
 		return &exitError{code: ExitInterrupted}
-	case string(loop.StatusError):
+	case event.RunStatusError:
 		if runErr != nil {
 			return &exitError{code: exitCode(runErr)}
 		}
@@ -392,16 +391,16 @@ func (p *humanPrinter) finish(f event.RunFinishedPayload) {
 	took := time.Duration(f.DurationMS) * time.Millisecond
 	stats := fmt.Sprintf("%s, %d tokens in / %d out", took.Round(100*time.Millisecond), f.InputTokens, f.OutputTokens)
 	switch f.Status {
-	case string(loop.StatusSuccess):
+	case event.RunStatusSuccess:
 		p.line("success after %d iteration%s (%s)", f.Iterations, plural(f.Iterations), stats)
-	case string(loop.StatusLimitReached):
+	case event.RunStatusLimitReached:
 		p.line("limit reached: no working code after %d iteration%s (%s); the last attempt follows", f.Iterations, plural(f.Iterations), stats)
-	case string(loop.StatusCancelled):
+	case event.RunStatusCancelled:
 		p.line("cancelled after %d iteration%s", f.Iterations, plural(f.Iterations))
 	default:
 		p.line("%s: %s", f.Status, oneLine(f.Error))
 	}
-	if f.FinalCode != "" && (f.Status == string(loop.StatusSuccess) || f.Status == string(loop.StatusLimitReached)) {
+	if f.FinalCode != "" && (f.Status == event.RunStatusSuccess || f.Status == event.RunStatusLimitReached) {
 		fmt.Fprint(p.out, f.FinalCode)
 	}
 }

@@ -144,11 +144,25 @@ type IterationDonePayload struct {
 	Summary   string `json:"summary"`
 }
 
+// RunStatus is a run's status: as the loop ends it, as the history stores
+// it, as run_finished announces it and as the API sends it. The JSON and
+// the database hold these strings.
+type RunStatus string
+
+const (
+	RunStatusRunning      RunStatus = "running"       // started, not finished
+	RunStatusSuccess      RunStatus = "success"       // the code (or the workspace's validation) ran cleanly
+	RunStatusLimitReached RunStatus = "limit_reached" // the iterations ran out first
+	RunStatusError        RunStatus = "error"         // a provider, recording or setup failure
+	RunStatusCancelled    RunStatus = "cancelled"     // stopped on request
+	RunStatusInterrupted  RunStatus = "interrupted"   // its process went away before it finished
+)
+
 type RunFinishedPayload struct {
-	Status     string `json:"status"` // success | limit_reached | error | cancelled | interrupted
-	Iterations int    `json:"iterations"`
-	FinalCode  string `json:"final_code"`
-	Error      string `json:"error,omitempty"`
+	Status     RunStatus `json:"status"` // never RunStatusRunning
+	Iterations int       `json:"iterations"`
+	FinalCode  string    `json:"final_code"`
+	Error      string    `json:"error,omitempty"`
 	// ErrorKind classifies Error for a UI that would otherwise attribute it
 	// to the provider: ErrorWorkspaceGuard, or "" for any other error.
 	ErrorKind    string `json:"error_kind,omitempty"`

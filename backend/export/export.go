@@ -216,7 +216,7 @@ func (b *Bundle) iterations(runID string) []store.Iteration {
 // latest run; nil when there are none.
 func bestRun(runs []store.Run) *store.Run {
 	for i := range runs {
-		if runs[i].Status == "success" {
+		if runs[i].Status == event.RunStatusSuccess {
 			return &runs[i]
 		}
 	}
@@ -541,32 +541,32 @@ func statusText(r *store.Run) string {
 	}
 	if n <= 0 {
 		switch r.Status {
-		case "error":
+		case event.RunStatusError:
 			return "stopped by an error before any code was generated"
-		case "cancelled", "interrupted":
-			return r.Status + " before any code was generated"
-		case "running", "":
+		case event.RunStatusCancelled, event.RunStatusInterrupted:
+			return string(r.Status) + " before any code was generated"
+		case event.RunStatusRunning, "":
 			return "still running when exported"
 		}
 	}
 	switch r.Status {
-	case "success":
+	case event.RunStatusSuccess:
 		if n == 1 {
 			return "success at the first attempt"
 		}
 		return "success after " + its
-	case "limit_reached":
+	case event.RunStatusLimitReached:
 		return "iteration limit reached (" + its + "), the last attempt still failed"
-	case "error":
+	case event.RunStatusError:
 		return "stopped by an error after " + its
-	case "cancelled":
+	case event.RunStatusCancelled:
 		return "cancelled after " + its
-	case "interrupted":
+	case event.RunStatusInterrupted:
 		return "interrupted after " + its
-	case "running", "":
+	case event.RunStatusRunning, "":
 		return "still running when exported (" + its + " so far)"
 	}
-	return r.Status + " (" + its + ")"
+	return string(r.Status) + " (" + its + ")"
 }
 
 // lastExecuted is the last iteration whose code ran: the one that ran the

@@ -131,7 +131,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestBestRun(t *testing.T) {
-	run := func(id, status, code string) store.Run {
+	run := func(id string, status event.RunStatus, code string) store.Run {
 		return store.Run{ID: id, Status: status, FinalCode: code}
 	}
 	for _, tc := range []struct {

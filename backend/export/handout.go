@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -31,10 +32,10 @@ type runView struct {
 	Anchor     string
 	Provider   string
 	Model      string
-	Status     string // raw status
-	Label      string // status for display: "limit reached"
-	StatusText string // "success after 2 iterations"
-	Tone       string // ok | fail | stop: colour of the status
+	Status     event.RunStatus // raw status
+	Label      string          // status for display: "limit reached"
+	StatusText string          // "success after 2 iterations"
+	Tone       string          // ok | fail | stop: colour of the status
 	Sum        summary
 	Iterations []iterView
 	Fence      string // language of the code
@@ -86,7 +87,7 @@ func (h *handout) run(idx int, r *store.Run) runView {
 		Provider:   orDash(oneLine(r.Provider)),
 		Model:      oneLine(r.Model),
 		Status:     r.Status,
-		Label:      strings.ReplaceAll(orDash(r.Status), "_", " "),
+		Label:      strings.ReplaceAll(orDash(string(r.Status)), "_", " "),
 		StatusText: statusText(r),
 		Tone:       tone(r.Status),
 		Sum:        summarize(h.b, r),
@@ -135,7 +136,7 @@ func (h *handout) run(idx int, r *store.Run) runView {
 		v.FinalNote = "This run produced no code (see the error above)."
 	case r.FinalCode == "":
 		v.FinalNote = "This run produced no code (" + noCodeReason(r) + ")."
-	case r.Status != "success":
+	case r.Status != event.RunStatusSuccess:
 		v.FinalNote = "The last code generated; it did not run cleanly."
 	}
 	if finalShown {
@@ -146,11 +147,11 @@ func (h *handout) run(idx int, r *store.Run) runView {
 
 // tone classifies a status for colour: ok (success), fail (limit, error) or
 // stop (cancelled, interrupted, running).
-func tone(status string) string {
+func tone(status event.RunStatus) string {
 	switch status {
-	case "success":
+	case event.RunStatusSuccess:
 		return "ok"
-	case "limit_reached", "error":
+	case event.RunStatusLimitReached, event.RunStatusError:
 		return "fail"
 	}
 	return "stop"

@@ -36,24 +36,24 @@ type sessionFile struct {
 }
 
 type runFile struct {
-	ID            string     `json:"id"`
-	SessionID     string     `json:"session_id"`
-	Provider      string     `json:"provider"`
-	Model         string     `json:"model"`
-	Prompt        string     `json:"prompt"`
-	Status        string     `json:"status"`
-	MaxIterations int        `json:"max_iterations"`
-	Reflect       bool       `json:"reflect"`
-	Language      string     `json:"language"`
-	Iterations    int        `json:"iterations"`
-	FinalCode     string     `json:"final_code"`
-	Error         string     `json:"error"`
-	InputTokens   int        `json:"input_tokens"`
-	OutputTokens  int        `json:"output_tokens"`
-	CostUSD       float64    `json:"cost_usd"`
-	StartedAt     time.Time  `json:"started_at"`
-	FinishedAt    *time.Time `json:"finished_at"`
-	DurationMS    int64      `json:"duration_ms"`
+	ID            string          `json:"id"`
+	SessionID     string          `json:"session_id"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	Prompt        string          `json:"prompt"`
+	Status        event.RunStatus `json:"status"`
+	MaxIterations int             `json:"max_iterations"`
+	Reflect       bool            `json:"reflect"`
+	Language      string          `json:"language"`
+	Iterations    int             `json:"iterations"`
+	FinalCode     string          `json:"final_code"`
+	Error         string          `json:"error"`
+	InputTokens   int             `json:"input_tokens"`
+	OutputTokens  int             `json:"output_tokens"`
+	CostUSD       float64         `json:"cost_usd"`
+	StartedAt     time.Time       `json:"started_at"`
+	FinishedAt    *time.Time      `json:"finished_at"`
+	DurationMS    int64           `json:"duration_ms"`
 }
 
 type iterationFile struct {

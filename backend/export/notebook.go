@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -38,12 +39,12 @@ type nbLanguageInfo struct {
 
 // nbProvenance is loopforge's own metadata namespace in the notebook.
 type nbProvenance struct {
-	SessionID  string `json:"session_id"`
-	RunID      string `json:"run_id"`
-	Provider   string `json:"provider"`
-	Model      string `json:"model,omitempty"`
-	Status     string `json:"status"`
-	Iterations int    `json:"iterations"`
+	SessionID  string          `json:"session_id"`
+	RunID      string          `json:"run_id"`
+	Provider   string          `json:"provider"`
+	Model      string          `json:"model,omitempty"`
+	Status     event.RunStatus `json:"status"`
+	Iterations int             `json:"iterations"`
 }
 
 type nbMarkdownCell struct {

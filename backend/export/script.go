@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -40,12 +41,12 @@ func script(b *Bundle, r *store.Run) ([]byte, error) {
 // noCodeReason says why a run has no code, for errors and handouts.
 func noCodeReason(r *store.Run) string {
 	if e := oneLine(r.Error); e != "" {
-		return "status " + r.Status + ": " + truncateRunes(e, 200)
+		return "status " + string(r.Status) + ": " + truncateRunes(e, 200)
 	}
 	if r.Status == "" {
 		return "no status"
 	}
-	return "status " + r.Status
+	return "status " + string(r.Status)
 }
 
 // splitPreamble separates the lines that must stay first in a script: a
@@ -107,7 +108,7 @@ func header(b *Bundle, r *store.Run) string {
 	if t := formatTime(runTime(r)); t != "" {
 		line("Date:       " + t)
 	}
-	if r.Status != "success" {
+	if r.Status != event.RunStatusSuccess {
 		line("")
 		line("Note: this code did not run cleanly in loopforge; see the status above.")
 	}

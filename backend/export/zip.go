@@ -85,7 +85,7 @@ func summarize(b *Bundle, r *store.Run) summary {
 	s := summary{
 		Provider:   orDash(oneLine(r.Provider)),
 		Model:      orDash(oneLine(r.Model)),
-		Status:     orDash(r.Status),
+		Status:     orDash(string(r.Status)),
 		Iterations: fmt.Sprint(r.Iterations),
 		Wall:       formatDuration(wallMS(r)),
 		TokensIn:   formatCount(r.InputTokens),

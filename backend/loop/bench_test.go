@@ -26,7 +26,7 @@ func BenchmarkIteration(b *testing.B) {
 	x := &fakeExec{}
 	for b.Loop() {
 		out := Run(context.Background(), instant(), x, emit, Settings{MaxIterations: 1}, Input{Prompt: "p"})
-		if out.Status != StatusSuccess {
+		if out.Status != event.RunStatusSuccess {
 			b.Fatal(out.Err)
 		}
 	}
@@ -42,7 +42,7 @@ func BenchmarkIterationSandbox(b *testing.B) {
 	emit := func(event.Event) error { return nil }
 	for b.Loop() {
 		out := Run(context.Background(), instant(), r, emit, Settings{MaxIterations: 1, Limits: sandbox.DefaultLimits()}, Input{Prompt: "p"})
-		if out.Status != StatusSuccess {
+		if out.Status != event.RunStatusSuccess {
 			b.Fatal(out.Err)
 		}
 	}
@@ -58,7 +58,7 @@ func TestRealSandboxIteration(t *testing.T) {
 	m := &scripted{replies: []reply{{text: fenced("x = input()")}, {text: fenced("print('no input needed')")}}}
 	rec := &recorder{}
 	out := Run(context.Background(), m, r, rec.emit, Settings{MaxIterations: 3, Limits: sandbox.DefaultLimits()}, Input{Prompt: "p"})
-	if out.Status != StatusSuccess || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 {
 		t.Fatalf("%s after %d: %v", out.Status, out.Iterations, out.Err)
 	}
 	var first event.ExecPayload

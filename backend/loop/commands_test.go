@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
 )
@@ -101,7 +102,7 @@ func TestNodeRunsInTheSandbox(t *testing.T) {
 	}}
 	rec := &recorder{}
 	out := Run(context.Background(), m, r, rec.emit, Settings{Language: "node", MaxIterations: 3}, Input{Prompt: "double a list"})
-	if out.Status != StatusSuccess || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 {
 		t.Fatalf("got %s after %d: %v", out.Status, out.Iterations, out.Err)
 	}
 	if !strings.Contains(m.requests[0].System, "JavaScript (Node.js)") || !strings.Contains(m.requests[0].System, "```javascript") {

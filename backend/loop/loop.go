@@ -36,16 +36,6 @@ type Executor interface {
 // Emitter records one event; an error aborts the run (nothing may be lost).
 type Emitter func(event.Event) error
 
-// Status is how a run ended.
-type Status string
-
-const (
-	StatusSuccess      Status = "success"
-	StatusLimitReached Status = "limit_reached"
-	StatusError        Status = "error"
-	StatusCancelled    Status = "cancelled"
-)
-
 // Settings of one run.
 type Settings struct {
 	MaxIterations int
@@ -72,15 +62,15 @@ type Input struct {
 
 // Outcome is the result of Run.
 type Outcome struct {
-	Status     Status
+	Status     event.RunStatus // never event.RunStatusRunning or event.RunStatusInterrupted
 	Iterations int
 	FinalCode  string // the last code generated (it ran cleanly when Status is success)
 	Usage      provider.Usage
 	// Messages is the thread after the run: History, the prompt, and every
 	// answer and error report of this run (never the reflections).
 	Messages []provider.Message
-	// Err explains StatusError (a provider or recording failure) and
-	// StatusCancelled (the context's cause).
+	// Err explains event.RunStatusError (a provider or recording failure) and
+	// event.RunStatusCancelled (the context's cause).
 	Err error
 }
 
@@ -106,17 +96,17 @@ type runner struct {
 
 // Run executes the loop. It never panics on bad model output or bad code:
 // those become failed iterations. Provider errors end the run with
-// StatusError; a cancelled ctx ends it with StatusCancelled.
+// event.RunStatusError; a cancelled ctx ends it with event.RunStatusCancelled.
 func Run(ctx context.Context, m Model, x Executor, emit Emitter, s Settings, in Input) Outcome {
 	lang, err := LookupLanguage(s.Language)
 	if err != nil {
-		return Outcome{Status: StatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
+		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
 	}
 	if s.MaxIterations < 1 {
-		return Outcome{Status: StatusError, Err: fmt.Errorf("%w: the iteration limit must be at least 1 (got %d)", ErrInvalidSettings, s.MaxIterations)}
+		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: the iteration limit must be at least 1 (got %d)", ErrInvalidSettings, s.MaxIterations)}
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
-		return Outcome{Status: StatusError, Err: fmt.Errorf("%w: the prompt is empty", ErrInvalidSettings)}
+		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: the prompt is empty", ErrInvalidSettings)}
 	}
 	r := &runner{model: m, exec: x, emit: emit, set: s, lang: lang, prompt: in.Prompt,
 		structured: m.Capabilities().StructuredOutput}
@@ -129,7 +119,7 @@ func Run(ctx context.Context, m Model, x Executor, emit Emitter, s Settings, in 
 	}
 	out.Usage = r.usage
 	if out.Err != nil && ctx.Err() != nil {
-		out.Status, out.Err = StatusCancelled, context.Cause(ctx)
+		out.Status, out.Err = event.RunStatusCancelled, context.Cause(ctx)
 	}
 	return out
 }
@@ -192,7 +182,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: render("format_error.tmpl", r.formatData(formatErr))})
 			out.Messages = msgs
 			if it >= r.set.MaxIterations {
-				out.Status = StatusLimitReached
+				out.Status = event.RunStatusLimitReached
 				return out
 			}
 			reflection = ""
@@ -221,7 +211,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: "ran cleanly"}); err != nil {
 				return fail(out, err)
 			}
-			out.Status = StatusSuccess
+			out.Status = event.RunStatusSuccess
 			return out
 		}
 		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: res.Description()}); err != nil {
@@ -232,7 +222,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: render("exec_failed.tmpl", feedbackData(res))})
 		out.Messages = msgs
 		if it >= r.set.MaxIterations {
-			out.Status = StatusLimitReached
+			out.Status = event.RunStatusLimitReached
 			return out
 		}
 
@@ -363,6 +353,6 @@ func execPayload(it int, res sandbox.Result) event.ExecPayload {
 }
 
 func fail(out Outcome, err error) Outcome {
-	out.Status, out.Err = StatusError, err
+	out.Status, out.Err = event.RunStatusError, err
 	return out
 }

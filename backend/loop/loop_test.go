@@ -128,7 +128,7 @@ func TestSuccessFirstTry(t *testing.T) {
 	m := &scripted{replies: []reply{{text: fenced("print('hello')")}}}
 	x := &fakeExec{by: map[string]sandbox.Result{"print('hello')": okRun}}
 	out, rec := run(t, m, x, Settings{Reflect: true})
-	if out.Status != StatusSuccess || out.Iterations != 1 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 1 {
 		t.Fatalf("got %s after %d iterations, want success after 1", out.Status, out.Iterations)
 	}
 	if out.FinalCode != "print('hello')\n" {
@@ -160,7 +160,7 @@ func TestFailReflectFix(t *testing.T) {
 	}}
 	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
 	out, rec := run(t, m, x, Settings{Reflect: true})
-	if out.Status != StatusSuccess || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 {
 		t.Fatalf("got %s after %d, want success after 2", out.Status, out.Iterations)
 	}
 	if len(m.requests) != 3 {
@@ -209,7 +209,7 @@ func TestAlwaysFailingStopsAtLimit(t *testing.T) {
 		m := &scripted{replies: replies}
 		x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
 		out, _ := run(t, m, x, Settings{MaxIterations: 3, Reflect: reflect})
-		if out.Status != StatusLimitReached || out.Iterations != 3 || len(x.codes) != 3 {
+		if out.Status != event.RunStatusLimitReached || out.Iterations != 3 || len(x.codes) != 3 {
 			t.Fatalf("reflect=%v: %s after %d iterations, %d executions; want limit_reached after exactly 3",
 				reflect, out.Status, out.Iterations, len(x.codes))
 		}
@@ -227,7 +227,7 @@ func TestNoReflectSendsErrorStraightBack(t *testing.T) {
 	m := &scripted{replies: []reply{{text: fenced("raise ValueError('boom')")}, {text: fenced("print(1)")}}}
 	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
 	out, rec := run(t, m, x, Settings{Reflect: false})
-	if out.Status != StatusSuccess || out.Iterations != 2 || len(m.requests) != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 || len(m.requests) != 2 {
 		t.Fatalf("%s after %d with %d calls", out.Status, out.Iterations, len(m.requests))
 	}
 	last := m.requests[1].Messages[len(m.requests[1].Messages)-1].Content
@@ -245,7 +245,7 @@ func TestEmptyReflectionContinuesWithHistory(t *testing.T) {
 	m := &scripted{replies: []reply{{text: fenced("raise ValueError('boom')")}, {text: "   "}, {text: fenced("print(1)")}}}
 	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
 	out, rec := run(t, m, x, Settings{Reflect: true})
-	if out.Status != StatusSuccess || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 {
 		t.Fatalf("%s after %d", out.Status, out.Iterations)
 	}
 	last := m.requests[2].Messages[len(m.requests[2].Messages)-1].Content
@@ -267,7 +267,7 @@ func TestUnusableOutputIsAFailedIterationWithExactFeedback(t *testing.T) {
 	m := &scripted{replies: []reply{{text: "I think you should use a list."}, {text: fenced("print(1)")}}}
 	x := &fakeExec{}
 	out, rec := run(t, m, x, Settings{Reflect: true})
-	if out.Status != StatusSuccess || out.Iterations != 2 || len(x.codes) != 1 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 || len(x.codes) != 1 {
 		t.Fatalf("%s after %d, %d executions", out.Status, out.Iterations, len(x.codes))
 	}
 	if len(m.requests) != 2 {
@@ -296,7 +296,7 @@ func TestStructuredOutput(t *testing.T) {
 	}}
 	x := &fakeExec{}
 	out, _ := run(t, m, x, Settings{})
-	if out.Status != StatusSuccess || out.FinalCode != "print('json')\n" || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.FinalCode != "print('json')\n" || out.Iterations != 2 {
 		t.Fatalf("%s %d %q", out.Status, out.Iterations, out.FinalCode)
 	}
 	if m.requests[0].Schema == nil {
@@ -311,7 +311,7 @@ func TestProviderErrorEndsRun(t *testing.T) {
 	perr := &provider.Error{Provider: "x", Kind: provider.KindAuth, Status: 401}
 	m := &scripted{replies: []reply{{err: perr}}}
 	out, _ := run(t, m, &fakeExec{}, Settings{})
-	if out.Status != StatusError || !errors.Is(out.Err, provider.ErrAuth) {
+	if out.Status != event.RunStatusError || !errors.Is(out.Err, provider.ErrAuth) {
 		t.Fatalf("%s %v", out.Status, out.Err)
 	}
 }
@@ -321,7 +321,7 @@ func TestCancelledContext(t *testing.T) {
 	cancel()
 	m := &scripted{replies: []reply{{err: context.Canceled}}}
 	out := Run(ctx, m, &fakeExec{}, func(event.Event) error { return nil }, Settings{MaxIterations: 5}, Input{Prompt: "x"})
-	if out.Status != StatusCancelled {
+	if out.Status != event.RunStatusCancelled {
 		t.Fatalf("%s %v", out.Status, out.Err)
 	}
 }
@@ -330,7 +330,7 @@ func TestEmitFailureAborts(t *testing.T) {
 	m := &scripted{replies: []reply{{text: fenced("print(1)")}}}
 	boom := errors.New("disk full")
 	out := Run(context.Background(), m, &fakeExec{}, func(event.Event) error { return boom }, Settings{MaxIterations: 5}, Input{Prompt: "x"})
-	if out.Status != StatusError || !errors.Is(out.Err, boom) {
+	if out.Status != event.RunStatusError || !errors.Is(out.Err, boom) {
 		t.Fatalf("%s %v", out.Status, out.Err)
 	}
 }
@@ -338,7 +338,7 @@ func TestEmitFailureAborts(t *testing.T) {
 func TestInvalidSettings(t *testing.T) {
 	for _, s := range []Settings{{MaxIterations: 0}, {MaxIterations: 1, Language: "cobol"}} {
 		out := Run(context.Background(), &scripted{}, &fakeExec{}, func(event.Event) error { return nil }, s, Input{Prompt: "x"})
-		if out.Status != StatusError || !errors.Is(out.Err, ErrInvalidSettings) {
+		if out.Status != event.RunStatusError || !errors.Is(out.Err, ErrInvalidSettings) {
 			t.Fatalf("%+v: %s %v", s, out.Status, out.Err)
 		}
 	}
@@ -349,7 +349,7 @@ func TestFollowUpKeepsHistory(t *testing.T) {
 	hist := []provider.Message{{Role: provider.RoleUser, Content: "first"}, {Role: provider.RoleAssistant, Content: "answer"}}
 	out := Run(context.Background(), m, &fakeExec{}, func(event.Event) error { return nil },
 		Settings{MaxIterations: 2}, Input{Prompt: "now print 2", History: hist})
-	if out.Status != StatusSuccess {
+	if out.Status != event.RunStatusSuccess {
 		t.Fatal(out.Err)
 	}
 	got := m.requests[0].Messages
@@ -401,7 +401,7 @@ func TestSessionsAreResumedByLaterGenerations(t *testing.T) {
 	x := &fakeExec{by: map[string]sandbox.Result{"raise ValueError('boom')": badRun}}
 	rec := &recorder{}
 	out := Run(context.Background(), m, x, rec.emit, Settings{MaxIterations: 3, Reflect: true}, Input{Prompt: "p"})
-	if out.Status != StatusSuccess {
+	if out.Status != event.RunStatusSuccess {
 		t.Fatal(out.Err)
 	}
 	reqs := m.requests
@@ -428,7 +428,7 @@ func TestProviderNoticesBecomeLogEvents(t *testing.T) {
 	m := &scripted{replies: []reply{{notices: []string{notice}, text: fenced("print('hello')")}}}
 	x := &fakeExec{by: map[string]sandbox.Result{"print('hello')": okRun}}
 	out, rec := run(t, m, x, Settings{})
-	if out.Status != StatusSuccess {
+	if out.Status != event.RunStatusSuccess {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
 	var logs []event.LogPayload

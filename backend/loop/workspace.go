@@ -110,7 +110,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 
 	ws, err := workspace.Open(r.set.Workdir)
 	if err != nil {
-		return Outcome{Status: StatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
+		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
 	}
 	defer ws.Close()
 	defer func() {
@@ -128,7 +128,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 
 	implement, err := implementPrompt(ws, task)
 	if err != nil {
-		return Outcome{Status: StatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
+		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
 	}
 
 	var repo *gitops.Repo
@@ -139,20 +139,20 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 	var branch string // the feature branch
 	if wset.Git {
 		if repo, err = gitops.Open(ctx, ws.Root()); err != nil {
-			return Outcome{Status: StatusError, Err: err}
+			return Outcome{Status: event.RunStatusError, Err: err}
 		}
 		if err := repo.RequireClean(ctx); err != nil {
-			return Outcome{Status: StatusError, Err: err}
+			return Outcome{Status: event.RunStatusError, Err: err}
 		}
 		if branch, err = repo.StartBranch(ctx, wset.Branch, wset.ReuseBranch); err != nil {
-			return Outcome{Status: StatusError, Err: fmt.Errorf("creating the feature branch: %w", err)}
+			return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("creating the feature branch: %w", err)}
 		}
 		meta["branch"] = branch
 		if guard, err = repo.Guard(ctx); err != nil {
-			return Outcome{Status: StatusError, Err: err}
+			return Outcome{Status: event.RunStatusError, Err: err}
 		}
 		if err := r.send(event.Git, event.GitPayload{Action: "branch", Branch: branch}); err != nil {
-			return Outcome{Status: StatusError, Err: err}
+			return Outcome{Status: event.RunStatusError, Err: err}
 		}
 	}
 
@@ -161,7 +161,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		tools = workspace.NewRegistry(ws, runner)
 		for _, t := range wset.Tools {
 			if err := tools.RegisterCommand(t); err != nil {
-				return Outcome{Status: StatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
+				return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
 			}
 		}
 	}
@@ -290,7 +290,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 					}
 				}
 			}
-			out.Status = StatusSuccess
+			out.Status = event.RunStatusSuccess
 			return out
 		}
 		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error",
@@ -302,7 +302,7 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 		})})
 		out.Messages = msgs
 		if it >= r.set.MaxIterations {
-			out.Status = StatusLimitReached
+			out.Status = event.RunStatusLimitReached
 			if repo != nil {
 				_ = r.send(event.Git, event.GitPayload{Action: "uncommitted", Branch: branch,
 					Message: "no commit: the last attempt's changes are left in the workdir for inspection"})

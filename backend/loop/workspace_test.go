@@ -125,7 +125,7 @@ func TestWorkspaceFailThenFixCommits(t *testing.T) {
 	}}
 	evs, emit := collect()
 	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 3), Input{Prompt: "Fix add in calc.sh so the tests pass."})
-	if out.Status != StatusSuccess || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 {
 		t.Fatalf("outcome = %s after %d: %v", out.Status, out.Iterations, out.Err)
 	}
 
@@ -205,7 +205,7 @@ func TestWorkspaceAlwaysFailingStopsWithoutCommit(t *testing.T) {
 	m := &toolModel{turns: []turn{bad, {text: "try 1"}, bad, {text: "try 2"}}}
 	_, emit := collect()
 	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
-	if out.Status != StatusLimitReached || out.Iterations != 2 {
+	if out.Status != event.RunStatusLimitReached || out.Iterations != 2 {
 		t.Fatalf("outcome = %s after %d: %v", out.Status, out.Iterations, out.Err)
 	}
 	if n := git(t, dir, "rev-list", "--count", "main..loopforge/fix-add"); n != "0" {
@@ -226,7 +226,7 @@ func TestWorkspaceDirtyRefused(t *testing.T) {
 	_, emit := collect()
 	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
 	var de *gitops.DirtyError
-	if out.Status != StatusError || !errors.As(out.Err, &de) || !strings.Contains(out.Err.Error(), "notes.md") {
+	if out.Status != event.RunStatusError || !errors.As(out.Err, &de) || !strings.Contains(out.Err.Error(), "notes.md") {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
 	}
 	if len(m.requests) != 0 {
@@ -250,7 +250,7 @@ func TestWorkspaceAuditorRejectThenApprove(t *testing.T) {
 	set.Workspace.Auditor = auditor
 	_, emit := collect()
 	out := Run(context.Background(), m, nil, emit, set, Input{Prompt: "Fix add"})
-	if out.Status != StatusSuccess || out.Iterations != 2 {
+	if out.Status != event.RunStatusSuccess || out.Iterations != 2 {
 		t.Fatalf("outcome = %s after %d: %v", out.Status, out.Iterations, out.Err)
 	}
 	if !strings.Contains(auditor.requests[0].Messages[0].Content, "+# TODO remove") {
@@ -270,7 +270,7 @@ func TestWorkspaceInputOutsideRefused(t *testing.T) {
 	set := wsSettings(dir, 1)
 	set.Workspace.Task.Inputs = []string{"../etc"}
 	out := Run(context.Background(), &toolModel{}, nil, func(event.Event) error { return nil }, set, Input{Prompt: "x"})
-	if out.Status != StatusError || !errors.Is(out.Err, ErrInvalidSettings) || !strings.Contains(out.Err.Error(), "../etc") {
+	if out.Status != event.RunStatusError || !errors.Is(out.Err, ErrInvalidSettings) || !strings.Contains(out.Err.Error(), "../etc") {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
 	}
 }
@@ -289,7 +289,7 @@ func TestWorkspaceRefusesGitAfterTheCodeTamperedWithIt(t *testing.T) {
 	evs, emit := collect()
 	out := Run(context.Background(), m, nil, emit, set, Input{Prompt: "Fix add"})
 	var te *gitops.TamperError
-	if out.Status != StatusError || !errors.As(out.Err, &te) || !strings.Contains(out.Err.Error(), filepath.Join(".git", "hooks", "pre-commit")) {
+	if out.Status != event.RunStatusError || !errors.As(out.Err, &te) || !strings.Contains(out.Err.Error(), filepath.Join(".git", "hooks", "pre-commit")) {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
 	}
 	if want := "validation command `" + set.Workspace.Task.Validate[0] + "`"; te.Actor != want {
@@ -373,7 +373,7 @@ func TestWorkspacePassingValidationCommitsAfterGitBookkeeping(t *testing.T) {
 			set.Workspace.Task.Validate = tc.validate
 			evs, emit := collect()
 			out := Run(context.Background(), m, nil, emit, set, Input{Prompt: "Fix add"})
-			if out.Status != StatusSuccess || out.Iterations != 1 {
+			if out.Status != event.RunStatusSuccess || out.Iterations != 1 {
 				t.Fatalf("outcome = %s after %d: %v", out.Status, out.Iterations, out.Err)
 			}
 			committed := false
@@ -422,7 +422,7 @@ func TestWorkspaceRefusesGitAfterTheModelTamperedWithIt(t *testing.T) {
 	evs, emit := collect()
 	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
 	var te *gitops.TamperError
-	if out.Status != StatusError || !errors.As(out.Err, &te) {
+	if out.Status != event.RunStatusError || !errors.As(out.Err, &te) {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
 	}
 	if te.Actor != "the model (provider codex)" || !strings.Contains(out.Err.Error(), "while the model (provider codex) was working") {
@@ -456,7 +456,7 @@ func TestWorkspaceRefusesToCommitOffTheRunsBranch(t *testing.T) {
 	evs, emit := collect()
 	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
 	var be *gitops.BranchMovedError
-	if out.Status != StatusError || !errors.As(out.Err, &be) || be.Branch != "loopforge/fix-add" || be.Head != "main" {
+	if out.Status != event.RunStatusError || !errors.As(out.Err, &be) || be.Branch != "loopforge/fix-add" || be.Head != "main" {
 		t.Fatalf("outcome = %s: %v", out.Status, out.Err)
 	}
 	if ErrorKind(out.Err) != event.ErrorWorkspaceGuard {

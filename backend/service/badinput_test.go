@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/provider"
@@ -106,7 +107,7 @@ func TestProviderKeyRejectedUntilACallSucceeds(t *testing.T) {
 
 	before := time.Now().UTC()
 	run, err := runToEnd(t, svc, RunRequest{Prompt: "x", Provider: "openai", MaxIterations: 1})
-	if run == nil || run.Status != string(loop.StatusError) || !errors.Is(err, provider.ErrAuth) {
+	if run == nil || run.Status != event.RunStatusError || !errors.Is(err, provider.ErrAuth) {
 		t.Fatalf("run %+v, err %v: want an auth error", run, err)
 	}
 	p := providerNamed(t, svc, "openai")

@@ -47,7 +47,7 @@ func startBareRun(tb testing.TB, s *Service) (*activeRun, *store.Run) {
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		tb.Fatal(err)
 	}
-	run := &store.Run{SessionID: sess.ID, Provider: "fake", Prompt: "p", Status: store.RunRunning, Owner: s.owner.ID(), MaxIterations: 1}
+	run := &store.Run{SessionID: sess.ID, Provider: "fake", Prompt: "p", Status: event.RunStatusRunning, Owner: s.owner.ID(), MaxIterations: 1}
 	if err := s.store.CreateRun(ctx, run); err != nil {
 		tb.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func startBareRun(tb testing.TB, s *Service) (*activeRun, *store.Run) {
 }
 
 func endBareRun(s *Service, ar *activeRun, run *store.Run) {
-	s.finish(ar, run, loop.Outcome{Status: loop.StatusSuccess}, time.Now())
+	s.finish(ar, run, loop.Outcome{Status: event.RunStatusSuccess}, time.Now())
 }
 
 func token(it int, phase event.Phase, text string) event.Event {

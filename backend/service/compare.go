@@ -11,19 +11,19 @@ import (
 // Pointers are nil when the value does not exist (no success, no token, no
 // execution).
 type ComparisonRow struct {
-	RunID               string  `json:"run_id"`
-	Provider            string  `json:"provider"`
-	Model               string  `json:"model"`
-	Status              string  `json:"status"`
-	Iterations          int     `json:"iterations"`
-	IterationsToSuccess *int    `json:"iterations_to_success"`
-	WallMS              int64   `json:"wall_ms"`
-	FirstTokenMS        *int64  `json:"first_token_ms"`
-	InputTokens         int     `json:"input_tokens"`
-	OutputTokens        int     `json:"output_tokens"`
-	CostUSD             float64 `json:"cost_usd"` // 0 when the provider reports none
-	LinesOfCode         int     `json:"lines_of_code"`
-	FinalExitCode       *int    `json:"final_exit_code"`
+	RunID               string          `json:"run_id"`
+	Provider            string          `json:"provider"`
+	Model               string          `json:"model"`
+	Status              event.RunStatus `json:"status"`
+	Iterations          int             `json:"iterations"`
+	IterationsToSuccess *int            `json:"iterations_to_success"`
+	WallMS              int64           `json:"wall_ms"`
+	FirstTokenMS        *int64          `json:"first_token_ms"`
+	InputTokens         int             `json:"input_tokens"`
+	OutputTokens        int             `json:"output_tokens"`
+	CostUSD             float64         `json:"cost_usd"` // 0 when the provider reports none
+	LinesOfCode         int             `json:"lines_of_code"`
+	FinalExitCode       *int            `json:"final_exit_code"`
 }
 
 // Comparison returns one row per run of the session, in start order.
@@ -37,7 +37,7 @@ func (s *Service) Comparison(ctx context.Context, sessionID string) ([]Compariso
 		row := ComparisonRow{RunID: r.ID, Provider: r.Provider, Model: r.Model, Status: r.Status,
 			Iterations: r.Iterations, WallMS: r.DurationMS, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 			CostUSD: r.CostUSD, LinesOfCode: export.LinesOfCode(r.FinalCode)}
-		if r.Status == "success" {
+		if r.Status == event.RunStatusSuccess {
 			n := r.Iterations
 			row.IterationsToSuccess = &n
 		}

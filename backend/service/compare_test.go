@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/provider"
 )
 
@@ -47,15 +48,16 @@ func TestCompareThreeProviders(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		provider, status string
-		iterations       int
-		toSuccess        int // 0 = none
-		exit             int
-		loc              int
+		provider   string
+		status     event.RunStatus
+		iterations int
+		toSuccess  int // 0 = none
+		exit       int
+		loc        int
 	}{
-		{"fast", "success", 1, 1, 0, 1},
-		{"fixer", "success", 2, 2, 0, 2},
-		{"never", "limit_reached", 3, 0, 3, 1},
+		{"fast", event.RunStatusSuccess, 1, 1, 0, 1},
+		{"fixer", event.RunStatusSuccess, 2, 2, 0, 2},
+		{"never", event.RunStatusLimitReached, 3, 0, 3, 1},
 	}
 	for i, w := range want {
 		r := rows[i]

@@ -64,8 +64,8 @@ func (s *Service) Import(ctx context.Context, b *export.Bundle) (sessionID strin
 	for _, r := range b.Runs {
 		old := r.ID
 		r.ID, r.SessionID = "", sess.ID
-		if r.Status == store.RunRunning {
-			r.Status = store.RunInterrupted
+		if r.Status == event.RunStatusRunning {
+			r.Status = event.RunStatusInterrupted
 		}
 		if err := s.store.CreateRun(ctx, &r); err != nil {
 			return "", err

@@ -469,7 +469,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 
 // launch records a run in sess and starts its goroutine.
 func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
-	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: store.RunRunning,
+	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: event.RunStatusRunning,
 		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
 	if p.set.Workspace != nil {
 		run.Language = export.LanguageDiff // its result is the patch it made
@@ -488,13 +488,13 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 		AllowNetwork: p.set.AllowNetwork, Workdir: p.set.Workdir, Validate: validateOf(p.set), Auditor: p.auditor,
 	})); err != nil {
 		cancel(err)
-		s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
+		s.finish(ar, run, loop.Outcome{Status: event.RunStatusError, Err: err}, time.Now())
 		return RunInfo{}, err
 	}
 	if p.wt != nil {
 		if err := s.emit(ar, event.New(event.Git, event.GitPayload{Action: "worktree", Branch: p.wt.branch, Path: p.wt.path})); err != nil {
 			cancel(err)
-			s.finish(ar, run, loop.Outcome{Status: loop.StatusError, Err: err}, time.Now())
+			s.finish(ar, run, loop.Outcome{Status: event.RunStatusError, Err: err}, time.Now())
 			return RunInfo{}, err
 		}
 	}
@@ -513,7 +513,7 @@ func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m 
 		defer func() {
 			if v := recover(); v != nil {
 				s.log.Error("run panicked", "run", run.ID, "panic", v)
-				out = loop.Outcome{Status: loop.StatusError, Err: fmt.Errorf("internal error: %v", v)}
+				out = loop.Outcome{Status: event.RunStatusError, Err: fmt.Errorf("internal error: %v", v)}
 			}
 		}()
 		exec, _ := s.executor() // made by prepare; nil only where the run needs none (unsandboxed workspace commands)
@@ -522,7 +522,7 @@ func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m 
 	if wt != nil {
 		// A fresh context: a cancelled run's worktree is still tidied.
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		msg := wt.finish(cctx, out.Status == loop.StatusSuccess)
+		msg := wt.finish(cctx, out.Status == event.RunStatusSuccess)
 		cancel()
 		_ = s.emit(ar, event.New(event.Log, event.LogPayload{Level: "info", Message: msg}))
 	}
@@ -548,9 +548,9 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		s.closeRun(ar)
 	}()
 
-	status := string(out.Status)
-	if out.Status == loop.StatusCancelled && errors.Is(out.Err, errShutdown) {
-		status = store.RunInterrupted
+	status := out.Status
+	if out.Status == event.RunStatusCancelled && errors.Is(out.Err, errShutdown) {
+		status = event.RunStatusInterrupted
 	}
 	now := time.Now().UTC()
 	run.Status, run.Iterations, run.FinalCode = status, out.Iterations, out.FinalCode

@@ -254,7 +254,7 @@ func TestInterruptedRunsAreMarked(t *testing.T) {
 	}
 	sess := &store.Session{Prompt: "p", Title: "p"}
 	_ = st.CreateSession(context.Background(), sess)
-	run := &store.Run{SessionID: sess.ID, Provider: "x", Status: store.RunRunning}
+	run := &store.Run{SessionID: sess.ID, Provider: "x", Status: event.RunStatusRunning}
 	_ = st.CreateRun(context.Background(), run)
 	st.Close()
 
@@ -264,7 +264,7 @@ func TestInterruptedRunsAreMarked(t *testing.T) {
 	}
 	defer svc.Close()
 	got, _ := svc.Wait(context.Background(), run.ID)
-	if got.Status != store.RunInterrupted {
+	if got.Status != event.RunStatusInterrupted {
 		t.Fatalf("status %s", got.Status)
 	}
 	// Following an interrupted run ends instead of waiting forever.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -73,10 +74,10 @@ func group(facts []store.RunFact) StatsGroup {
 	for _, f := range facts {
 		g.Runs++
 		switch f.Status {
-		case "success":
+		case event.RunStatusSuccess:
 			g.Successes++
 			successIters += int64(f.Iterations)
-		case "cancelled":
+		case event.RunStatusCancelled:
 			g.Cancelled++
 		default:
 			g.Failures++

@@ -145,7 +145,7 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 				worktrees[r.Provider], branches[r.Provider] = g.Path, g.Branch
 			}
 		}
-		want := map[string]string{"alpha": "success", "beta": "success", "gamma": "limit_reached"}[r.Provider]
+		want := map[string]event.RunStatus{"alpha": event.RunStatusSuccess, "beta": event.RunStatusSuccess, "gamma": event.RunStatusLimitReached}[r.Provider]
 		if run.Status != want {
 			t.Errorf("%s: status %s, want %s (%s)", r.Provider, run.Status, want, run.Error)
 		}

@@ -3,13 +3,15 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // RunFact is what statistics need of one finished run.
 type RunFact struct {
 	Provider     string
 	Model        string
-	Status       string
+	Status       event.RunStatus
 	Iterations   int
 	DurationMS   int64
 	InputTokens  int
@@ -27,7 +29,7 @@ func (s *Store) RunFacts(ctx context.Context) ([]RunFact, error) {
 		       (SELECT count(*) FROM iterations i WHERE i.run_id = r.id AND i.exec_status = 'timeout')
 		FROM runs r
 		WHERE r.status <> ?
-		ORDER BY r.started_at, r.id`, RunRunning)
+		ORDER BY r.started_at, r.id`, event.RunStatusRunning)
 	if err != nil {
 		return nil, fmt.Errorf("store: run facts: %w", err)
 	}

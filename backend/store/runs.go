@@ -11,24 +11,24 @@ import (
 
 // Run is one provider's loop within a session.
 type Run struct {
-	ID            string     `json:"id"`
-	SessionID     string     `json:"session_id"`
-	Provider      string     `json:"provider"`
-	Model         string     `json:"model"`
-	Prompt        string     `json:"prompt"` // what this run was asked (a follow-up differs from the session's prompt)
-	Status        string     `json:"status"`
-	MaxIterations int        `json:"max_iterations"`
-	Reflect       bool       `json:"reflect"`
-	Language      string     `json:"language"`
-	Iterations    int        `json:"iterations"`
-	FinalCode     string     `json:"final_code"`
-	Error         string     `json:"error"`
-	InputTokens   int        `json:"input_tokens"`
-	OutputTokens  int        `json:"output_tokens"`
-	CostUSD       float64    `json:"cost_usd"`
-	StartedAt     time.Time  `json:"started_at"`
-	FinishedAt    *time.Time `json:"finished_at"` // nil while running
-	DurationMS    int64      `json:"duration_ms"`
+	ID            string          `json:"id"`
+	SessionID     string          `json:"session_id"`
+	Provider      string          `json:"provider"`
+	Model         string          `json:"model"`
+	Prompt        string          `json:"prompt"` // what this run was asked (a follow-up differs from the session's prompt)
+	Status        event.RunStatus `json:"status"`
+	MaxIterations int             `json:"max_iterations"`
+	Reflect       bool            `json:"reflect"`
+	Language      string          `json:"language"`
+	Iterations    int             `json:"iterations"`
+	FinalCode     string          `json:"final_code"`
+	Error         string          `json:"error"`
+	InputTokens   int             `json:"input_tokens"`
+	OutputTokens  int             `json:"output_tokens"`
+	CostUSD       float64         `json:"cost_usd"`
+	StartedAt     time.Time       `json:"started_at"`
+	FinishedAt    *time.Time      `json:"finished_at"` // nil while running
+	DurationMS    int64           `json:"duration_ms"`
 	// Owner is the process executing the run (an id from backend/owner);
 	// only runs whose owner is gone are recovered as interrupted.
 	Owner string `json:"-"`
@@ -41,7 +41,7 @@ type querier interface {
 }
 
 // CreateRun inserts r under its session and marks the session updated. An
-// empty ID is filled with a new id, an empty Status with RunRunning (so a
+// empty ID is filled with a new id, an empty Status with event.RunStatusRunning (so a
 // crash before the first UpdateRun is still found by MarkInterrupted), and a
 // zero StartedAt with the current time; filled values are written back.
 func (s *Store) CreateRun(ctx context.Context, r *Run) error {
@@ -49,7 +49,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		r.ID = newID()
 	}
 	if r.Status == "" {
-		r.Status = RunRunning
+		r.Status = event.RunStatusRunning
 	}
 	if r.StartedAt.IsZero() {
 		r.StartedAt = now()
@@ -128,11 +128,11 @@ func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	return &runs[0], nil
 }
 
-// RunningOwners lists the owners of the runs still marked RunRunning, each
+// RunningOwners lists the owners of the runs still marked event.RunStatusRunning, each
 // once ("" for runs recorded before owners existed). The caller checks which
 // are gone and passes those to MarkInterrupted.
 func (s *Store) RunningOwners(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT owner FROM runs WHERE status = ?`, RunRunning)
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT owner FROM runs WHERE status = ?`, event.RunStatusRunning)
 	if err != nil {
 		return nil, fmt.Errorf("store: running owners: %w", err)
 	}
@@ -151,8 +151,8 @@ func (s *Store) RunningOwners(ctx context.Context) ([]string, error) {
 	return owners, nil
 }
 
-// MarkInterrupted marks the RunRunning runs of the given owners — processes
-// the caller found gone — RunInterrupted, finished now, each with a closing
+// MarkInterrupted marks the event.RunStatusRunning runs of the given owners — processes
+// the caller found gone — event.RunStatusInterrupted, finished now, each with a closing
 // run_finished event so a replay or a follower sees the run end. Runs of
 // other owners are never touched: another live process is executing them.
 // It returns how many runs it marked.
@@ -188,7 +188,7 @@ type openRun struct {
 func openRuns(ctx context.Context, tx *sql.Tx, owner string) ([]openRun, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.iterations, r.input_tokens, r.output_tokens, r.final_code,
 		coalesce((SELECT max(seq) FROM events e WHERE e.run_id = r.id), 0)
-		FROM runs r WHERE r.status = ? AND r.owner = ?`, RunRunning, owner)
+		FROM runs r WHERE r.status = ? AND r.owner = ?`, event.RunStatusRunning, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -209,10 +209,10 @@ func interrupt(ctx context.Context, tx *sql.Tx, runs []openRun) error {
 	for _, o := range runs {
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = coalesce(finished_at, ?),
 			error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`,
-			RunInterrupted, fmtTime(at), interruptedMsg, o.id); err != nil {
+			event.RunStatusInterrupted, fmtTime(at), interruptedMsg, o.id); err != nil {
 			return err
 		}
-		e := event.New(event.RunFinished, event.RunFinishedPayload{Status: RunInterrupted, Iterations: o.iterations,
+		e := event.New(event.RunFinished, event.RunFinishedPayload{Status: event.RunStatusInterrupted, Iterations: o.iterations,
 			FinalCode: o.code, Error: interruptedMsg, InputTokens: o.in, OutputTokens: o.out})
 		e.RunID, e.Seq, e.TS = o.id, o.seq+1, at
 		if _, err := tx.ExecContext(ctx, insertEvent, eventArgs(e)...); err != nil {

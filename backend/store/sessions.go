@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // Session is one prompt and the runs made from it.
@@ -37,10 +39,10 @@ type SessionSummary struct {
 
 // RunBrief is what the history list shows of a run.
 type RunBrief struct {
-	ID         string `json:"id"`
-	Provider   string `json:"provider"`
-	Status     string `json:"status"`
-	Iterations int    `json:"iterations"`
+	ID         string          `json:"id"`
+	Provider   string          `json:"provider"`
+	Status     event.RunStatus `json:"status"`
+	Iterations int             `json:"iterations"`
 }
 
 // ListOptions selects a page of sessions.
@@ -224,7 +226,7 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 		if runID.Valid {
 			last := &out[len(out)-1]
 			last.Runs = append(last.Runs, RunBrief{
-				ID: runID.String, Provider: provider.String, Status: status.String, Iterations: int(iterations.Int64),
+				ID: runID.String, Provider: provider.String, Status: event.RunStatus(status.String), Iterations: int(iterations.Int64),
 			})
 		}
 	}

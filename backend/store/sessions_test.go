@@ -52,7 +52,7 @@ func TestCreateGetSession(t *testing.T) {
 		t.Fatalf("runs = %+v, want [early late]", got.Runs)
 	}
 	r := got.Runs[0]
-	if r.Status != RunRunning || r.Model != early.Model || r.MaxIterations != 5 || !r.Reflect ||
+	if r.Status != event.RunStatusRunning || r.Model != early.Model || r.MaxIterations != 5 || !r.Reflect ||
 		r.Language != "python" || !r.StartedAt.Equal(t0) || r.FinishedAt != nil {
 		t.Errorf("run = %+v", r)
 	}
@@ -173,7 +173,7 @@ func TestListSessionsOrderAndPaging(t *testing.T) {
 	}
 	wantRuns := []RunBrief{
 		{ID: r1.ID, Provider: "gemini-api", Status: "success", Iterations: 3},
-		{ID: r2.ID, Provider: "claude", Status: RunRunning},
+		{ID: r2.ID, Provider: "claude", Status: event.RunStatusRunning},
 	}
 	if !slices.Equal(top[0].Runs, wantRuns) {
 		t.Errorf("runs = %+v, want %+v", top[0].Runs, wantRuns)
@@ -275,7 +275,7 @@ func TestMarkInterrupted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status != RunInterrupted || r.FinishedAt == nil || r.Error == "" {
+		if r.Status != event.RunStatusInterrupted || r.FinishedAt == nil || r.Error == "" {
 			t.Errorf("run %s: status %q finished %v error %q", id, r.Status, r.FinishedAt, r.Error)
 		}
 		// The run's events end with a run_finished saying so.
@@ -285,7 +285,7 @@ func TestMarkInterrupted(t *testing.T) {
 		}
 		last := evs[len(evs)-1]
 		var p event.RunFinishedPayload
-		if !last.Terminal() || last.Seq != int64(len(evs)) || last.Decode(&p) != nil || p.Status != RunInterrupted {
+		if !last.Terminal() || last.Seq != int64(len(evs)) || last.Decode(&p) != nil || p.Status != event.RunStatusInterrupted {
 			t.Errorf("run %s: last event %s #%d %+v", id, last.Type, last.Seq, p)
 		}
 	}
@@ -297,7 +297,7 @@ func TestMarkInterrupted(t *testing.T) {
 		t.Errorf("finished run changed: %+v", r)
 	}
 	// Another live process's run is left alone, events and all.
-	if r, err := s.GetRun(ctx, live.ID); err != nil || r.Status != RunRunning || r.FinishedAt != nil {
+	if r, err := s.GetRun(ctx, live.ID); err != nil || r.Status != event.RunStatusRunning || r.FinishedAt != nil {
 		t.Errorf("a live owner's run was touched: %+v, %v", r, err)
 	}
 	if n := count(t, s, `SELECT count(*) FROM events WHERE run_id = ?`, live.ID); n != 0 {

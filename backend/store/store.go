@@ -16,8 +16,8 @@
 //   - Lookups of a missing id return an error wrapping ErrNotFound; writes that
 //     would duplicate a key (an event seq, a message seq) wrap ErrDuplicate.
 //     Errors name the operation and the id ("store: get run %q: ...").
-//   - The store does not interpret statuses beyond RunRunning and
-//     RunInterrupted, which MarkInterrupted needs.
+//   - The store does not interpret statuses beyond event.RunStatusRunning and
+//     event.RunStatusInterrupted, which MarkInterrupted needs.
 //   - Several processes may open the same file at once (the desktop window,
 //     `loopforge run`, `loopforge serve`). Each run records its owner; a
 //     process recovers only the runs of owners it found gone
@@ -48,13 +48,6 @@ var ErrNotFound = errors.New("not found")
 // ErrDuplicate is wrapped by errors for writes that would repeat a key, such
 // as an event seq already stored for the run.
 var ErrDuplicate = errors.New("already exists")
-
-// Run statuses the store itself acts on. The others (success, limit_reached,
-// error, cancelled) belong to the loop and are stored as given.
-const (
-	RunRunning     = "running"
-	RunInterrupted = "interrupted"
-)
 
 // Store is the history database. See the package comment for its contract.
 type Store struct {

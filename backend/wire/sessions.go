@@ -1,10 +1,15 @@
 package wire
 
-import "time"
+import (
+	"time"
 
-// RunStatus is a run's status as stored and as announced by run_finished:
-// running, success, limit_reached, error, cancelled or interrupted.
-type RunStatus = string
+	"github.com/loopforge/loopforge/backend/event"
+)
+
+// RunStatus is a run's status as stored and as announced by run_finished
+// (event.RunStatus: running, success, limit_reached, error, cancelled or
+// interrupted).
+type RunStatus = event.RunStatus
 
 // SessionSummary is one line of the history list.
 type SessionSummary struct {

@@ -163,7 +163,11 @@ func tsStrings(xs []string) string {
 // an event payload is unknown until its type is known.
 func TypeScript(dir string) error {
 	cfg := &tygo.Config{
-		TypeMappings: map[string]string{"time.Time": "string /* RFC 3339 */", "json.RawMessage": "unknown"},
+		TypeMappings: map[string]string{"time.Time": "string /* RFC 3339 */", "json.RawMessage": "unknown",
+			// wire names this type of backend/event (tygo would write any).
+			// A string rather than event.RunStatus: the Wails bindings return
+			// a plain string, which tsc would not accept as the union.
+			"event.RunStatus": "string /* event.RunStatus */"},
 	}
 	for _, pkg := range slices.Sorted(maps.Keys(TSPackages)) {
 		cfg.Packages = append(cfg.Packages, &tygo.PackageConfig{

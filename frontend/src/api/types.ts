@@ -56,8 +56,11 @@ export type AuditedPayload = ev.AuditPayload
 
 export type ExportFormat = 'py' | 'zip' | 'md' | 'html' | 'ipynb' | 'json'
 
-/** Run statuses as stored and as announced by run_finished (the wire says string). */
-export type RunStatus = 'running' | 'success' | 'limit_reached' | 'error' | 'cancelled' | 'interrupted'
+/**
+ * Run statuses as stored and as announced by run_finished (backend/event
+ * RunStatus; gen/wire says string because the Wails bindings return one).
+ */
+export type RunStatus = ev.RunStatus
 
 /**
  * Who a failed run's error comes from when it is not the provider:

@@ -312,7 +312,7 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
       const p = e.payload
       return {
         ...run,
-        status: p.status as RunStatus,
+        status: p.status,
         finalCode: p.final_code ?? '',
         error: p.error ?? '',
         errorKind: p.error_kind ?? '',

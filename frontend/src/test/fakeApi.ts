@@ -3,7 +3,7 @@
 
 import { vi } from 'vitest'
 import type { Api, ConnectionState, EventStream } from '../api'
-import type { Defaults, FolderListing, Preset, ProviderStatus, RunEvent, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
+import type { Defaults, FolderListing, Preset, ProviderStatus, RunEvent, RunStatus, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
 
 export class FakeEvents implements EventStream {
   state: ConnectionState = { status: 'idle' }
@@ -273,7 +273,7 @@ export function workspaceSessionDetail(): SessionDetail {
   return d
 }
 
-export function finished(runId: string, seq: number, status: string, error = '', errorKind?: string): RunEvent {
+export function finished(runId: string, seq: number, status: RunStatus, error = '', errorKind?: string): RunEvent {
   return env('run_finished', runId, seq, {
     status,
     iterations: 1,

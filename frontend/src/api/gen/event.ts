@@ -118,8 +118,20 @@ export interface IterationDonePayload {
   status: string; // success | error
   summary: string;
 }
+/**
+ * RunStatus is a run's status: as the loop ends it, as the history stores
+ * it, as run_finished announces it and as the API sends it. The JSON and
+ * the database hold these strings.
+ */
+export const RunStatusRunning = "running"; // started, not finished
+export const RunStatusSuccess = "success"; // the code (or the workspace's validation) ran cleanly
+export const RunStatusLimitReached = "limit_reached"; // the iterations ran out first
+export const RunStatusError = "error"; // a provider, recording or setup failure
+export const RunStatusCancelled = "cancelled"; // stopped on request
+export const RunStatusInterrupted = "interrupted"; // its process went away before it finished
+export type RunStatus = typeof RunStatusRunning | typeof RunStatusSuccess | typeof RunStatusLimitReached | typeof RunStatusError | typeof RunStatusCancelled | typeof RunStatusInterrupted;
 export interface RunFinishedPayload {
-  status: string; // success | limit_reached | error | cancelled | interrupted
+  status: RunStatus; // never RunStatusRunning
   iterations: number /* int */;
   final_code: string;
   error?: string;

@@ -224,10 +224,11 @@ export interface CompareInfo {
 // source: sessions.go
 
 /**
- * RunStatus is a run's status as stored and as announced by run_finished:
- * running, success, limit_reached, error, cancelled or interrupted.
+ * RunStatus is a run's status as stored and as announced by run_finished
+ * (event.RunStatus: running, success, limit_reached, error, cancelled or
+ * interrupted).
  */
-export type RunStatus = string;
+export type RunStatus = string /* event.RunStatus */;
 /**
  * SessionSummary is one line of the history list.
  */

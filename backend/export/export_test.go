@@ -712,3 +712,22 @@ func TestJSONFileFormat(t *testing.T) {
 	_, data := render(t, fixture(), FormatJSON, "")
 	golden(t, "session.loopforge.json", data)
 }
+
+// A file exported before sessions had a kind gets one by the rule of
+// migration 0004: a workspace session, or a comparison of patches.
+func TestJSONFileWithoutKind(t *testing.T) {
+	for _, tc := range []struct {
+		mode, language string
+		want           store.SessionKind
+	}{
+		{"script", "python", store.SessionScript},
+		{"workspace", LanguageDiff, store.SessionWorkspace},
+		{"compare", LanguageDiff, store.SessionWorkspace},
+		{"compare", "python", store.SessionScript},
+	} {
+		f := bundleFile{Session: sessionFile{ID: "s", Mode: tc.mode}, Runs: []runFile{{ID: "r", Language: tc.language}}}
+		if got := f.bundle().Session.Kind; got != tc.want {
+			t.Errorf("mode %s, runs in %s: kind %q, want %q", tc.mode, tc.language, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
@@ -26,13 +27,16 @@ type bundleFile struct {
 }
 
 type sessionFile struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Prompt    string    `json:"prompt"`
-	Mode      string    `json:"mode"`
-	Workdir   string    `json:"workdir"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Prompt string `json:"prompt"`
+	Mode   string `json:"mode"`
+	// Kind is absent from files written before sessions had one; reading
+	// such a file takes it from the runs (see bundle).
+	Kind      store.SessionKind `json:"kind,omitempty"`
+	Workdir   string            `json:"workdir"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
 }
 
 type runFile struct {
@@ -94,7 +98,7 @@ type eventFile struct {
 func toFile(b *Bundle) bundleFile {
 	s := b.Session
 	return bundleFile{Format: FormatName, Version: Version, Exported: b.Exported,
-		Session: sessionFile{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Workdir: s.Workdir,
+		Session: sessionFile{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Kind: s.Kind, Workdir: s.Workdir,
 			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt},
 		Runs:       each(b.runs(), runToFile),
 		Iterations: eachByRun(b.Iterations, iterationToFile),
@@ -105,13 +109,26 @@ func toFile(b *Bundle) bundleFile {
 // bundle converts a file read back; every collection is non-nil.
 func (f bundleFile) bundle() *Bundle {
 	s := f.Session
+	if s.Kind == "" {
+		s.Kind = oldKind(s.Mode, f.Runs)
+	}
 	return &Bundle{Format: f.Format, Version: f.Version, Exported: f.Exported,
-		Session: store.Session{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Workdir: s.Workdir,
+		Session: store.Session{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Kind: s.Kind, Workdir: s.Workdir,
 			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt},
 		Runs:       each(f.Runs, runFromFile),
 		Iterations: eachByRun(f.Iterations, iterationFromFile),
 		Messages:   eachByRun(f.Messages, messageFromFile),
 		Events:     eachByRun(f.Events, eventFromFile)}
+}
+
+// oldKind is the kind of a session exported before sessions had one, by
+// the rule migration 0004 applies to the history: a workspace session, or
+// a comparison whose runs recorded a patch.
+func oldKind(mode string, runs []runFile) store.SessionKind {
+	if mode == string(store.SessionWorkspace) || slices.ContainsFunc(runs, func(r runFile) bool { return r.Language == LanguageDiff }) {
+		return store.SessionWorkspace
+	}
+	return store.SessionScript
 }
 
 func each[A, B any](xs []A, f func(A) B) []B {

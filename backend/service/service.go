@@ -306,9 +306,9 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 			}
 		}
 	} else {
-		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script", Workdir: s.Workdir()}
+		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script", Kind: store.SessionScript, Workdir: s.Workdir()}
 		if p.set.Mode == provider.ModeWorkspace {
-			sess.Mode, sess.Workdir = modeWorkspace, p.set.Workdir
+			sess.Mode, sess.Kind, sess.Workdir = modeWorkspace, store.SessionWorkspace, p.set.Workdir
 		}
 		if err := s.store.CreateSession(ctx, sess); err != nil {
 			return RunInfo{}, err
@@ -351,9 +351,9 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 		}
 		preps = append(preps, p)
 	}
-	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "compare", Workdir: s.Workdir()}
+	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "compare", Kind: store.SessionScript, Workdir: s.Workdir()}
 	if preps[0].set.Workspace != nil {
-		sess.Workdir = preps[0].set.Workdir
+		sess.Kind, sess.Workdir = store.SessionWorkspace, preps[0].set.Workdir
 	}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return CompareInfo{}, err

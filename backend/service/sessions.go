@@ -25,6 +25,7 @@ type SessionDetail struct {
 	Title      string                       `json:"title"`
 	Prompt     string                       `json:"prompt"`
 	Mode       string                       `json:"mode"`
+	Kind       store.SessionKind            `json:"kind"`
 	Workdir    string                       `json:"workdir"`
 	CreatedAt  time.Time                    `json:"created_at"`
 	UpdatedAt  time.Time                    `json:"updated_at"`
@@ -39,7 +40,7 @@ func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error
 	if err != nil {
 		return nil, err
 	}
-	d := &SessionDetail{ID: sess.ID, Title: sess.Title, Prompt: sess.Prompt, Mode: sess.Mode, Workdir: sess.Workdir,
+	d := &SessionDetail{ID: sess.ID, Title: sess.Title, Prompt: sess.Prompt, Mode: sess.Mode, Kind: sess.Kind, Workdir: sess.Workdir,
 		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Runs: sess.Runs, Iterations: map[string][]store.Iteration{}}
 	if d.Runs == nil {
 		d.Runs = []store.Run{}

@@ -15,6 +15,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/store"
 )
 
 func testRepo(t *testing.T) string {
@@ -57,8 +58,11 @@ func TestWorkspaceRunRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := svc.Wait(ctx, info.RunID)
-	if err != nil || run.Status != "success" {
+	if err != nil || run.Status != event.RunStatusSuccess {
 		t.Fatalf("run = %+v, %v", run, err)
+	}
+	if d, err := svc.Session(ctx, info.SessionID); err != nil || d.Mode != "workspace" || d.Kind != store.SessionWorkspace {
+		t.Errorf("session: mode %q kind %q, %v; want a workspace session", d.Mode, d.Kind, err)
 	}
 	out, _ := exec.Command("git", "-C", dir, "branch", "--show-current").Output()
 	if !strings.HasPrefix(string(out), "loopforge/tidy-up-") {
@@ -131,6 +135,9 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 		Validate: []string{"grep -qv wrong answer.txt"}}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d, err := svc.Session(ctx, info.SessionID); err != nil || d.Mode != "compare" || d.Kind != store.SessionWorkspace {
+		t.Errorf("session: mode %q kind %q, %v; want a workspace comparison", d.Mode, d.Kind, err)
 	}
 	worktrees := map[string]string{}
 	branches := map[string]string{}

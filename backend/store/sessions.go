@@ -11,15 +11,26 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 )
 
+// SessionKind is what a session's runs work on, whatever its mode (one
+// run after another, or a comparison).
+type SessionKind string
+
+const (
+	SessionScript    SessionKind = "script"    // code run in the sandbox
+	SessionWorkspace SessionKind = "workspace" // a project edited in place (a git repository)
+)
+
 // Session is one prompt and the runs made from it.
 type Session struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Prompt    string    `json:"prompt"`
-	Mode      string    `json:"mode"`
-	Workdir   string    `json:"workdir"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Prompt string `json:"prompt"`
+	// Mode is how it was started: "script", "workspace" or "compare".
+	Mode      string      `json:"mode"`
+	Kind      SessionKind `json:"kind"`
+	Workdir   string      `json:"workdir"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
 	// Runs is filled by GetSession, ordered by start time; other methods
 	// ignore it.
 	Runs []Run `json:"runs,omitempty"`
@@ -27,14 +38,15 @@ type Session struct {
 
 // SessionSummary is one line of the history list.
 type SessionSummary struct {
-	ID        string     `json:"id"`
-	Title     string     `json:"title"`
-	Prompt    string     `json:"prompt"`
-	Mode      string     `json:"mode"`
-	Workdir   string     `json:"workdir"`
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
-	Runs      []RunBrief `json:"runs"` // by start time
+	ID        string      `json:"id"`
+	Title     string      `json:"title"`
+	Prompt    string      `json:"prompt"`
+	Mode      string      `json:"mode"`
+	Kind      SessionKind `json:"kind"`
+	Workdir   string      `json:"workdir"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	Runs      []RunBrief  `json:"runs"` // by start time
 }
 
 // RunBrief is what the history list shows of a run.
@@ -58,8 +70,9 @@ type ListOptions struct {
 }
 
 // CreateSession inserts s. An empty ID is filled with a new time-ordered id,
-// zero CreatedAt with the current time and zero UpdatedAt with CreatedAt;
-// the filled values are written back into s.
+// zero CreatedAt with the current time, zero UpdatedAt with CreatedAt and
+// an empty Kind with SessionScript; the filled values are written back into
+// s.
 func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
 	if sess.ID == "" {
 		sess.ID = newID()
@@ -70,11 +83,14 @@ func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
 	if sess.UpdatedAt.IsZero() {
 		sess.UpdatedAt = sess.CreatedAt
 	}
+	if sess.Kind == "" {
+		sess.Kind = SessionScript
+	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions
-			(id, title, prompt, mode, workdir, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			sess.ID, sess.Title, sess.Prompt, sess.Mode, sess.Workdir,
+			(id, title, prompt, mode, kind, workdir, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			sess.ID, sess.Title, sess.Prompt, sess.Mode, sess.Kind, sess.Workdir,
 			fmtTime(sess.CreatedAt), fmtTime(sess.UpdatedAt)); err != nil {
 			return constraintErr(err)
 		}
@@ -127,7 +143,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (*Session, error) {
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		sess, err = scanSession(tx.QueryRowContext(ctx, `SELECT
-			id, title, prompt, mode, workdir, created_at, updated_at
+			id, title, prompt, mode, kind, workdir, created_at, updated_at
 			FROM sessions WHERE id = ?`, id))
 		if err != nil {
 			return err
@@ -148,7 +164,7 @@ func scanSession(row rowScanner) (*Session, error) {
 		sess             Session
 		created, updated string
 	)
-	err := row.Scan(&sess.ID, &sess.Title, &sess.Prompt, &sess.Mode, &sess.Workdir, &created, &updated)
+	err := row.Scan(&sess.ID, &sess.Title, &sess.Prompt, &sess.Mode, &sess.Kind, &sess.Workdir, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -187,12 +203,12 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 	// One query: the page of sessions, then their runs joined in. A session
 	// without runs still appears once (LEFT JOIN, NULL run columns).
 	rows, err := s.r.QueryContext(ctx, `WITH page AS (
-			SELECT id, title, prompt, mode, workdir, created_at, updated_at
+			SELECT id, title, prompt, mode, kind, workdir, created_at, updated_at
 			FROM sessions `+filter+`
 			ORDER BY updated_at DESC, id DESC
 			LIMIT :limit OFFSET :offset
 		)
-		SELECT p.id, p.title, p.prompt, p.mode, p.workdir, p.created_at, p.updated_at,
+		SELECT p.id, p.title, p.prompt, p.mode, p.kind, p.workdir, p.created_at, p.updated_at,
 			r.id, r.provider, r.status, r.iterations
 		FROM page p LEFT JOIN runs r ON r.session_id = p.id
 		ORDER BY p.updated_at DESC, p.id DESC, r.started_at, r.id`, args...)
@@ -209,7 +225,7 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 			runID, provider, status sql.NullString
 			iterations              sql.NullInt64
 		)
-		if err := rows.Scan(&sum.ID, &sum.Title, &sum.Prompt, &sum.Mode, &sum.Workdir, &created, &updated,
+		if err := rows.Scan(&sum.ID, &sum.Title, &sum.Prompt, &sum.Mode, &sum.Kind, &sum.Workdir, &created, &updated,
 			&runID, &provider, &status, &iterations); err != nil {
 			return nil, fmt.Errorf("store: list sessions: %w", err)
 		}

@@ -102,7 +102,7 @@ func FromDefaults(d service.Defaults) Defaults {
 // FromSessions converts a page of the history.
 func FromSessions(ss []store.SessionSummary) []SessionSummary {
 	return each(ss, func(s store.SessionSummary) SessionSummary {
-		return SessionSummary{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Workdir: s.Workdir,
+		return SessionSummary{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Kind: string(s.Kind), Workdir: s.Workdir,
 			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Runs: each(s.Runs, fromRunBrief)}
 	})
 }
@@ -117,7 +117,7 @@ func FromSessionDetail(d *service.SessionDetail) SessionDetail {
 	for id, list := range d.Iterations {
 		its[id] = each(list, FromIteration)
 	}
-	return SessionDetail{ID: d.ID, Title: d.Title, Prompt: d.Prompt, Mode: d.Mode, Workdir: d.Workdir,
+	return SessionDetail{ID: d.ID, Title: d.Title, Prompt: d.Prompt, Mode: d.Mode, Kind: string(d.Kind), Workdir: d.Workdir,
 		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Runs: each(d.Runs, FromRun), Iterations: its}
 }
 

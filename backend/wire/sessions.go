@@ -13,10 +13,13 @@ type RunStatus = event.RunStatus
 
 // SessionSummary is one line of the history list.
 type SessionSummary struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Prompt    string    `json:"prompt"`
-	Mode      string    `json:"mode"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Prompt string `json:"prompt"`
+	Mode   string `json:"mode"`
+	// Kind is what its runs work on: "script" or "workspace" (a
+	// comparison has either; Mode says "compare").
+	Kind      string    `json:"kind"`
 	Workdir   string    `json:"workdir"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -34,10 +37,13 @@ type RunBrief struct {
 
 // SessionDetail is a session with every run and every run's iterations.
 type SessionDetail struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Prompt    string    `json:"prompt"`
-	Mode      string    `json:"mode"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Prompt string `json:"prompt"`
+	Mode   string `json:"mode"`
+	// Kind is what its runs work on: "script" or "workspace" (a
+	// comparison has either; Mode says "compare").
+	Kind      string    `json:"kind"`
 	Workdir   string    `json:"workdir"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`

@@ -2,7 +2,6 @@ import { useEffect, useState } from 'react'
 import type { RunRequest, SessionDetail } from '../api'
 import { when } from '../format'
 import { useHistory, useStores, type Stores } from '../stores'
-import { PATCH_LANGUAGE } from '../stores/runModel'
 import { strings } from '../strings'
 import { ExportMenu } from './ExportMenu'
 import { RunView } from './RunView'
@@ -37,11 +36,10 @@ export function followUpRequest(stores: Stores, detail: SessionDetail, lastRunId
 
 /**
  * isWorkspaceSession: the session's runs worked in a project — a workspace
- * session, or a comparison in workspace mode (its runs record their result
- * as a patch: language "diff").
+ * session, or a comparison in workspace mode.
  */
 export function isWorkspaceSession(detail: SessionDetail): boolean {
-  return detail.mode === 'workspace' || (detail.runs ?? []).some((r) => r.language === PATCH_LANGUAGE)
+  return detail.kind === 'workspace'
 }
 
 /** HistoryView: search and open past sessions, replay a run, continue or delete. */

@@ -337,7 +337,7 @@ describe('a workspace session in the history', () => {
   async function openWorkspaceSession(api: FakeApi) {
     const d = workspaceSessionDetail()
     api.sessions.mockResolvedValue([
-      { id: d.id, title: d.title, prompt: d.prompt, mode: 'workspace', workdir: d.workdir, created_at: d.created_at, updated_at: d.updated_at, runs: [{ id: 'run-ws', provider: 'fake', status: 'success', iterations: 2 }] },
+      { id: d.id, title: d.title, prompt: d.prompt, mode: 'workspace', kind: 'workspace', workdir: d.workdir, created_at: d.created_at, updated_at: d.updated_at, runs: [{ id: 'run-ws', provider: 'fake', status: 'success', iterations: 2 }] },
     ])
     api.session.mockResolvedValue(d)
     renderApp(api)

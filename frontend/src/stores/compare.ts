@@ -102,7 +102,7 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
         sessionId: detail.id,
         prompt: detail.prompt,
         // A comparison session's mode is "compare": its runs say whether they were workspace runs.
-        mode: (detail.runs ?? []).some((r) => storedMode(r, detail.mode) === 'workspace') ? 'workspace' : 'script',
+        mode: storedMode(detail),
         columns: [...latest.values()],
         request: first
           ? { prompt: first.prompt || detail.prompt, max_iterations: first.max_iterations, reflect: first.reflect, language: first.language }

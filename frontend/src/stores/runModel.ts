@@ -3,17 +3,11 @@
 // run from the history. Both produce the same shape, so one view renders a
 // live run and a replay alike.
 
-import type { RunEvent, RunMode, RunStatus, StoredIteration, StoredRun, StreamMessage } from '../api'
+import type { RunEvent, RunMode, RunStatus, SessionDetail, StoredIteration, StoredRun, StreamMessage } from '../api'
 
-/**
- * The language the history records for a workspace-mode run: its result
- * (final code) is the git patch it made to the project.
- */
-export const PATCH_LANGUAGE = 'diff'
-
-/** storedMode: a stored run's mode — workspace when its session is one or its result is a patch (a workspace comparison). */
-export function storedMode(r: Pick<StoredRun, 'language'>, sessionMode: string): RunMode {
-  return sessionMode === 'workspace' || r.language === PATCH_LANGUAGE ? 'workspace' : 'script'
+/** storedMode: the mode of a stored session's runs — its kind (a comparison has either). */
+export function storedMode(detail: Pick<SessionDetail, 'kind'>): RunMode {
+  return detail.kind === 'workspace' ? 'workspace' : 'script'
 }
 
 /**

@@ -82,10 +82,10 @@ describe('runs store', () => {
     expect(api.events.subscribed).toEqual([])
   })
 
-  it('lays out a stored run whose result is a patch as a workspace run, even in a comparison session', () => {
+  it('lays out a stored run of a workspace session as a workspace run, even in a comparison session', () => {
     const d = sessionDetail()
     d.mode = 'compare'
-    d.runs![0].language = 'diff'
+    d.kind = 'workspace'
     store.getState().loadStored(d, 'run-old')
     expect(store.getState().runs['run-old'].mode).toBe('workspace')
     const s = sessionDetail()

@@ -180,7 +180,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         }
         const live = get().runs[runId]
         if (live && (!live.fromHistory || live.replayed) && isFinished(live)) return // the streamed copy has more detail
-        const mode = storedMode(r, detail.mode)
+        const mode = storedMode(detail)
         set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt, mode) } })
         // The stored iterations hold no tool calls, validations or git
         // events: a workspace run (or a comparison's run, which may be one)

@@ -178,10 +178,10 @@ describe('compare store', () => {
 
     const d = sessionDetail()
     d.mode = 'compare'
-    d.runs = [{ ...d.runs![0], language: 'diff' }]
+    d.kind = 'workspace'
     cmp.getState().open(d)
     expect(cmp.getState().mode).toBe('workspace')
-    d.runs = [{ ...d.runs[0], language: 'python' }]
+    d.kind = 'script'
     cmp.getState().open(d)
     expect(cmp.getState().mode).toBe('script')
     cmp.getState().close()

@@ -261,6 +261,7 @@ export function workspaceSessionDetail(): SessionDetail {
   d.title = 'Fix add in calc.py'
   d.prompt = 'Fix add in calc.py'
   d.mode = 'workspace'
+  d.kind = 'workspace'
   d.workdir = '/home/ana/calc'
   const run = { ...d.runs![0], id: 'run-ws', session_id: 'sess-ws', final_code: WS_DIFF, max_iterations: 3 }
   d.runs = [run]
@@ -292,6 +293,7 @@ export function sessionDetail(): SessionDetail {
     title: 'Print a greeting',
     prompt: 'Print a greeting',
     mode: 'script',
+    kind: 'script',
     workdir: '',
     created_at: '2026-11-21T10:00:00Z',
     updated_at: '2026-11-21T10:01:00Z',

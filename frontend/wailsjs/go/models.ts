@@ -169,6 +169,7 @@ export namespace wire {
 	    title: string;
 	    prompt: string;
 	    mode: string;
+	    kind: string;
 	    workdir: string;
 	    // Go type: time
 	    created_at: any;
@@ -185,6 +186,7 @@ export namespace wire {
 	    title: string;
 	    prompt: string;
 	    mode: string;
+	    kind: string;
 	    workdir: string;
 	    // Go type: time
 	    created_at: any;

@@ -237,6 +237,11 @@ export interface SessionSummary {
   title: string;
   prompt: string;
   mode: string;
+  /**
+   * Kind is what its runs work on: "script" or "workspace" (a
+   * comparison has either; Mode says "compare").
+   */
+  kind: string;
   workdir: string;
   created_at: string /* RFC 3339 */;
   updated_at: string /* RFC 3339 */;
@@ -262,6 +267,11 @@ export interface SessionDetail {
   title: string;
   prompt: string;
   mode: string;
+  /**
+   * Kind is what its runs work on: "script" or "workspace" (a
+   * comparison has either; Mode says "compare").
+   */
+  kind: string;
   workdir: string;
   created_at: string /* RFC 3339 */;
   updated_at: string /* RFC 3339 */;

@@ -292,8 +292,11 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-func TestServePrintsTokenURLAndGuardsAPI(t *testing.T) {
-	home := t.TempDir()
+// startServe starts `loopforge serve` on a free loopback port with home as
+// LOOPFORGE_HOME and returns the base URL and token from its first line;
+// the process is killed when the test ends.
+func startServe(t *testing.T, home string) (base, token string) {
+	t.Helper()
 	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
@@ -304,20 +307,25 @@ func TestServePrintsTokenURLAndGuardsAPI(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
 	line = strings.TrimSpace(line)
 	const prefix = "loopforge is serving at "
-	if !strings.HasPrefix(line, prefix) || !strings.Contains(line, "/?token=") {
+	u, found := strings.CutPrefix(line, prefix)
+	base, token, ok := strings.Cut(u, "/?token=")
+	if !found || !ok {
 		t.Fatalf("first line %q", line)
 	}
-	u := strings.TrimPrefix(line, prefix)
-	base, token, _ := strings.Cut(u, "/?token=")
+	return base, token
+}
+
+func TestServePrintsTokenURLAndGuardsAPI(t *testing.T) {
+	base, token := startServe(t, t.TempDir())
 	if !strings.HasPrefix(base, "http://127.0.0.1:") || len(token) < 32 {
-		t.Fatalf("URL %q", u)
+		t.Fatalf("URL %s token %q", base, token)
 	}
 	resp, err := http.Get(base + "/api/health")
 	if err != nil {

@@ -5,7 +5,6 @@ package main
 // and once per boot and binary.
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -137,25 +136,7 @@ func TestOnlyCommandsThatRunCodeProbeTheSandbox(t *testing.T) {
 // question (the defaults, with the isolation level) probes.
 func TestServeProbesOnFirstNeed(t *testing.T) {
 	home := t.TempDir()
-	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0")
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, token, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "loopforge is serving at ")), "/?token=")
-	if !ok {
-		t.Fatalf("first line %q", line)
-	}
+	base, token := startServe(t, home)
 	get := func(path string) string {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		req.Header.Set("Authorization", "Bearer "+token)

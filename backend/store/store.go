@@ -99,7 +99,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 
-	if err := migrate(ctx, w); err != nil {
+	// The first connection (made by PingContext) and the migrations retry
+	// while the file is busy in the ways busy_timeout does not cover. Once
+	// this process holds a connection, no other process can be the file's
+	// last closer, so later statements need no such loop.
+	if err := retryBusy(ctx, openWait, func() error {
+		if err := w.PingContext(ctx); err != nil {
+			return err
+		}
+		return migrate(ctx, w)
+	}); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
@@ -117,7 +126,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	if err := r.PingContext(ctx); err != nil {
+	if err := retryBusy(ctx, openWait, func() error { return r.PingContext(ctx) }); err != nil {
 		r.Close()
 		w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)

@@ -51,10 +51,11 @@ func (a *App) Version() string { return service.Version }
 func (a *App) EventsEndpoint() wire.Endpoint { return a.events }
 
 // ExportSession renders a session (format: py, zip, md, html, ipynb, json)
-// and asks where to save it with the native dialog. It returns the saved
-// path, or "" when the user cancelled.
-func (a *App) ExportSession(sessionID, format, runID string) (string, error) {
-	name, data, err := a.svc.Export(a.ctx, sessionID, format, runID)
+// with its own words in lang (en or pt, the UI's language) and asks where to
+// save it with the native dialog. It returns the saved path, or "" when the
+// user cancelled.
+func (a *App) ExportSession(sessionID, format, runID, lang string) (string, error) {
+	name, data, err := a.svc.Export(a.ctx, sessionID, format, runID, lang)
 	if err != nil {
 		return "", err
 	}

@@ -20,11 +20,21 @@ var (
 	opCancelRun     = api.Lookup[wire.RunRef, wire.OK]("CancelRun")
 	opSessions      = api.Lookup[wire.SessionsQuery, []wire.SessionSummary]("Sessions")
 	opSession       = api.Lookup[wire.SessionRef, wire.SessionDetail]("Session")
+	opImage         = api.Lookup[wire.ImageRef, wire.ImageData]("Image")
 	opDeleteSession = api.Lookup[wire.SessionRef, wire.OK]("DeleteSession")
 	opWorkdir       = api.Lookup[wire.None, wire.Workdir]("Workdir")
 	opSetWorkdir    = api.Lookup[wire.Workdir, wire.Workdir]("SetWorkdir")
 	opFolders       = api.Lookup[wire.FolderQuery, wire.FolderListing]("Folders")
 	opStats         = api.Lookup[wire.None, wire.Stats]("Stats")
+	opMe            = api.Lookup[wire.None, wire.Me]("Me")
+	opClassSettings = api.Lookup[wire.ClassLimits, wire.ClassView]("ClassSettings")
+	opAssign        = api.Lookup[wire.Assignment, wire.ClassView]("Assign")
+	opPauseClass    = api.Lookup[wire.Pause, wire.ClassView]("PauseClass")
+	opSetSpotlight  = api.Lookup[wire.Spotlight, wire.ClassView]("SetSpotlight")
+	opWall          = api.Lookup[wire.None, []wire.WallEntry]("Wall")
+	opRemoveStudent = api.Lookup[wire.StudentRef, wire.OK]("RemoveStudent")
+	opClasses       = api.Lookup[wire.None, []wire.ClassSummary]("Classes")
+	opClassDetail   = api.Lookup[wire.ClassRef, wire.ClassDetail]("ClassDetail")
 )
 
 // Providers is GET /api/providers on the web.
@@ -72,6 +82,11 @@ func (a *App) Session(in wire.SessionRef) (wire.SessionDetail, error) {
 	return opSession.Call(a.ctx, a.svc, in)
 }
 
+// Image is GET /api/runs/{run_id}/image on the web.
+func (a *App) Image(in wire.ImageRef) (wire.ImageData, error) {
+	return opImage.Call(a.ctx, a.svc, in)
+}
+
 // DeleteSession is DELETE /api/sessions/{id} on the web.
 func (a *App) DeleteSession(in wire.SessionRef) (wire.OK, error) {
 	return opDeleteSession.Call(a.ctx, a.svc, in)
@@ -95,4 +110,49 @@ func (a *App) Folders(in wire.FolderQuery) (wire.FolderListing, error) {
 // Stats is GET /api/stats on the web.
 func (a *App) Stats() (wire.Stats, error) {
 	return opStats.Call(a.ctx, a.svc, wire.None{})
+}
+
+// Me is GET /api/me on the web.
+func (a *App) Me() (wire.Me, error) {
+	return opMe.Call(a.ctx, a.svc, wire.None{})
+}
+
+// ClassSettings is PUT /api/class/limits on the web.
+func (a *App) ClassSettings(in wire.ClassLimits) (wire.ClassView, error) {
+	return opClassSettings.Call(a.ctx, a.svc, in)
+}
+
+// Assign is PUT /api/class/assignment on the web.
+func (a *App) Assign(in wire.Assignment) (wire.ClassView, error) {
+	return opAssign.Call(a.ctx, a.svc, in)
+}
+
+// PauseClass is PUT /api/class/pause on the web.
+func (a *App) PauseClass(in wire.Pause) (wire.ClassView, error) {
+	return opPauseClass.Call(a.ctx, a.svc, in)
+}
+
+// SetSpotlight is PUT /api/class/spotlight on the web.
+func (a *App) SetSpotlight(in wire.Spotlight) (wire.ClassView, error) {
+	return opSetSpotlight.Call(a.ctx, a.svc, in)
+}
+
+// Wall is GET /api/class/wall on the web.
+func (a *App) Wall() ([]wire.WallEntry, error) {
+	return opWall.Call(a.ctx, a.svc, wire.None{})
+}
+
+// RemoveStudent is DELETE /api/class/students/{id} on the web.
+func (a *App) RemoveStudent(in wire.StudentRef) (wire.OK, error) {
+	return opRemoveStudent.Call(a.ctx, a.svc, in)
+}
+
+// Classes is GET /api/classes on the web.
+func (a *App) Classes() ([]wire.ClassSummary, error) {
+	return opClasses.Call(a.ctx, a.svc, wire.None{})
+}
+
+// ClassDetail is GET /api/classes/{id} on the web.
+func (a *App) ClassDetail(in wire.ClassRef) (wire.ClassDetail, error) {
+	return opClassDetail.Call(a.ctx, a.svc, in)
 }

@@ -63,5 +63,9 @@ func runDesktop(svc *service.Service, dist fs.FS) error {
 		OnStartup:        app.startup,
 		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
 		Bind:             []any{app},
+		// A binding rejects with the same body as a failed web request
+		// (wire.ErrorBody: text, code, parameters), so the frontend words it the
+		// same way on both faces.
+		ErrorFormatter: func(err error) any { return wire.ErrorOf(err) },
 	})
 }

@@ -192,6 +192,14 @@ func TestRunFixesCodeAndKeepsHistory(t *testing.T) {
 	if r = loopforge(t, home, nil, "export", sessions[0].ID, "-f", "docx"); r.code != 2 {
 		t.Fatalf("unknown format: exit %d", r.code)
 	}
+	r = loopforge(t, home, nil, "export", sessions[0].ID, "-f", "md", "--lang", "pt", "-o", out)
+	handout, err := os.ReadFile(strings.TrimSpace(r.stdout))
+	if r.code != 0 || err != nil || !strings.Contains(string(handout), "## Comparação") || !strings.Contains(string(handout), "### Iteração 1") {
+		t.Fatalf("export md --lang pt: exit %d %v\n%s\n%s", r.code, err, r.stderr, handout)
+	}
+	if r = loopforge(t, home, nil, "export", sessions[0].ID, "-f", "md", "--lang", "fr"); r.code != 2 {
+		t.Fatalf("unknown language: exit %d", r.code)
+	}
 	r = loopforge(t, home, nil, "import", jsonPath)
 	if r.code != 0 || strings.TrimSpace(r.stdout) == sessions[0].ID {
 		t.Fatalf("import: exit %d %s", r.code, r.stderr)

@@ -14,6 +14,7 @@ command -v git >/dev/null        || need+=" git"
 command -v curl >/dev/null       || need+=" curl ca-certificates"
 [ -x /usr/bin/python3 ]          || need+=" python3"           # generated code runs under /usr/bin/python3
 command -v bwrap >/dev/null      || need+=" bubblewrap"        # sandbox namespaces for generated code (loopforge doctor)
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=" python3-matplotlib"  # programs' figures (loopforge doctor: Pictures)
 command -v node >/dev/null       || need+=" nodejs npm"
 pkg-config --exists gtk+-3.0 2>/dev/null || need+=" libgtk-3-dev"
 pkg-config --exists webkit2gtk-4.0 2>/dev/null || pkg-config --exists webkit2gtk-4.1 2>/dev/null || need+=" WEBKIT"

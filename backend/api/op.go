@@ -14,8 +14,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 )
 
 // Operation is an entry of Ops with its types erased, for the code that
@@ -27,6 +29,9 @@ type Operation interface {
 	Route() string
 	// Status is the HTTP status of a success.
 	Status() int
+	// Roles are the callers allowed: the instructor always, students only
+	// where the entry says so (forStudents).
+	Roles() []wire.Role
 	In() reflect.Type
 	Out() reflect.Type
 	// Invoke lets decode fill a new input, then serves it.
@@ -37,6 +42,7 @@ type Operation interface {
 type Op[In, Out any] struct {
 	name, route string
 	status      int
+	students    bool
 	call        func(context.Context, *service.Service, In) (Out, error)
 }
 
@@ -44,11 +50,30 @@ func op[In, Out any](name, route string, status int, call func(context.Context, 
 	return &Op[In, Out]{name: name, route: route, status: status, call: call}
 }
 
-func (o *Op[In, Out]) Name() string      { return o.name }
-func (o *Op[In, Out]) Route() string     { return o.route }
-func (o *Op[In, Out]) Status() int       { return o.status }
+func (o *Op[In, Out]) Name() string  { return o.name }
+func (o *Op[In, Out]) Route() string { return o.route }
+func (o *Op[In, Out]) Status() int   { return o.status }
+
 func (o *Op[In, Out]) In() reflect.Type  { return reflect.TypeFor[In]() }
 func (o *Op[In, Out]) Out() reflect.Type { return reflect.TypeFor[Out]() }
+
+// Roles implements Operation.
+func (o *Op[In, Out]) Roles() []wire.Role {
+	if o.students {
+		return []wire.Role{wire.RoleInstructor, wire.RoleStudent}
+	}
+	return []wire.Role{wire.RoleInstructor}
+}
+
+// forStudents lets students call o too (the service then scopes what they
+// see to their own).
+func (o *Op[In, Out]) forStudents() *Op[In, Out] {
+	o.students = true
+	return o
+}
+
+// Allows reports whether op may be called by role.
+func Allows(op Operation, role wire.Role) bool { return slices.Contains(op.Roles(), role) }
 
 // Call serves one request.
 func (o *Op[In, Out]) Call(ctx context.Context, s *service.Service, in In) (Out, error) {

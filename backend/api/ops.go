@@ -15,16 +15,16 @@ import (
 var Ops = []Operation{
 	// Every configured provider profile, ready or not (reason says why not).
 	op("Providers", "GET /api/providers", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.ProviderStatus, error) {
-		return wire.FromProviders(s.ProvidersContext(ctx)), nil
-	}),
+		return wire.FromProviders(s.ProvidersFor(ctx)), nil
+	}).forStudents(),
 	// The configured run settings (loopforge.yml).
-	op("Defaults", "GET /api/defaults", http.StatusOK, func(_ context.Context, s *service.Service, _ wire.None) (wire.Defaults, error) {
-		return wire.FromDefaults(s.Defaults()), nil
-	}),
+	op("Defaults", "GET /api/defaults", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) (wire.Defaults, error) {
+		return wire.FromDefaults(s.DefaultsFor(ctx)), nil
+	}).forStudents(),
 	// Built-in and configured prompts.
-	op("Presets", "GET /api/presets", http.StatusOK, func(_ context.Context, s *service.Service, _ wire.None) ([]wire.Preset, error) {
-		return wire.FromPresets(s.Presets()), nil
-	}),
+	op("Presets", "GET /api/presets", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.Preset, error) {
+		return wire.FromPresets(s.PresetsFor(ctx)), nil
+	}).forStudents(),
 	// Starts a loop; its events arrive on the websocket.
 	op("StartRun", "POST /api/runs", http.StatusCreated, func(ctx context.Context, s *service.Service, req wire.RunRequest) (wire.RunInfo, error) {
 		r, err := req.ToService()
@@ -33,7 +33,7 @@ var Ops = []Operation{
 		}
 		info, err := s.StartRun(ctx, r)
 		return wire.FromRunInfo(info), err
-	}),
+	}).forStudents(),
 	// Starts one loop per provider in a new comparison session (all validated first).
 	op("StartCompare", "POST /api/compare", http.StatusCreated, func(ctx context.Context, s *service.Service, req wire.CompareRequest) (wire.CompareInfo, error) {
 		r, err := req.ToService()
@@ -42,16 +42,16 @@ var Ops = []Operation{
 		}
 		info, err := s.StartCompare(ctx, r)
 		return wire.FromCompareInfo(info), err
-	}),
+	}).forStudents(),
 	// One row per run of a comparison session, in start order.
 	op("Comparison", "GET /api/sessions/{id}/comparison", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.SessionRef) ([]wire.ComparisonRow, error) {
 		rows, err := s.Comparison(ctx, in.ID)
 		return wire.FromComparison(rows), err
-	}),
+	}).forStudents(),
 	// Stops a run; its run_finished event (status cancelled) follows.
-	op("CancelRun", "POST /api/runs/{id}/cancel", http.StatusOK, func(_ context.Context, s *service.Service, in wire.RunRef) (wire.OK, error) {
-		return wire.OK{OK: true}, s.Cancel(in.ID)
-	}),
+	op("CancelRun", "POST /api/runs/{id}/cancel", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.RunRef) (wire.OK, error) {
+		return wire.OK{OK: true}, s.CancelRun(ctx, in.ID)
+	}).forStudents(),
 	// Stored sessions, most recent first.
 	op("Sessions", "GET /api/sessions", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.SessionsQuery) ([]wire.SessionSummary, error) {
 		if in.Limit <= 0 || in.Limit > 500 {
@@ -59,7 +59,7 @@ var Ops = []Operation{
 		}
 		list, err := s.Sessions(ctx, in.Q, in.Limit)
 		return wire.FromSessions(list), err
-	}),
+	}).forStudents(),
 	// One session with its runs and their iterations.
 	op("Session", "GET /api/sessions/{id}", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.SessionRef) (wire.SessionDetail, error) {
 		d, err := s.Session(ctx, in.ID)
@@ -67,11 +67,20 @@ var Ops = []Operation{
 			return wire.SessionDetail{}, err
 		}
 		return wire.FromSessionDetail(d), nil
-	}),
+	}).forStudents(),
+	// One picture a run's program left (exec_finished and the stored
+	// iteration name it), as a data: URL for an <img>.
+	op("Image", "GET /api/runs/{run_id}/image", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.ImageRef) (wire.ImageData, error) {
+		im, err := s.Image(ctx, in.RunID, in.Iteration, in.Name)
+		if err != nil {
+			return wire.ImageData{}, err
+		}
+		return wire.FromImage(im), nil
+	}).forStudents(),
 	// Removes a session and everything in it.
 	op("DeleteSession", "DELETE /api/sessions/{id}", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.SessionRef) (wire.OK, error) {
 		return wire.OK{OK: true}, s.DeleteSession(ctx, in.ID)
-	}),
+	}).forStudents(),
 	// The working directory ("" = none chosen).
 	op("Workdir", "GET /api/workdir", http.StatusOK, func(_ context.Context, s *service.Service, _ wire.None) (wire.Workdir, error) {
 		return wire.Workdir{Path: s.Workdir()}, nil
@@ -91,6 +100,52 @@ var Ops = []Operation{
 		st, err := s.Stats(ctx)
 		return wire.FromStats(st), err
 	}),
+
+	// The classroom (`loopforge class`; see README "Teaching a class").
+	// Who is calling: every face asks first (class is absent outside class mode).
+	op("Me", "GET /api/me", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) (wire.Me, error) {
+		me, err := s.Me(ctx)
+		return wire.FromMe(me), err
+	}).forStudents(),
+	// Replaces the students' limits.
+	op("ClassSettings", "PUT /api/class/limits", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.ClassLimits) (wire.ClassView, error) {
+		v, err := s.SetClassLimits(ctx, in.ToService())
+		return wire.FromClassView(v), err
+	}),
+	// Pushes an assignment to every student's form (an empty prompt clears it).
+	op("Assign", "PUT /api/class/assignment", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.Assignment) (wire.ClassView, error) {
+		v, err := s.Assign(ctx, in.ToService())
+		return wire.FromClassView(v), err
+	}),
+	// Stops students from starting runs, or lets them again.
+	op("PauseClass", "PUT /api/class/pause", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.Pause) (wire.ClassView, error) {
+		v, err := s.PauseClass(ctx, in.Paused)
+		return wire.FromClassView(v), err
+	}),
+	// Puts a run on the stage ("" = none).
+	op("SetSpotlight", "PUT /api/class/spotlight", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.Spotlight) (wire.ClassView, error) {
+		v, err := s.SetSpotlight(ctx, in.RunID)
+		return wire.FromClassView(v), err
+	}),
+	// Every student's line, in join order (then live on the websocket).
+	op("Wall", "GET /api/class/wall", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.WallEntry, error) {
+		w, err := s.Wall(ctx)
+		return wire.FromWall(w), err
+	}),
+	// Removes a student: its cookie stops working, its sockets close, its runs are cancelled.
+	op("RemoveStudent", "DELETE /api/class/students/{id}", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.StudentRef) (wire.OK, error) {
+		return wire.OK{OK: true}, s.RemoveStudent(ctx, in.ID)
+	}),
+	// The stored classes, most recent first.
+	op("Classes", "GET /api/classes", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.ClassSummary, error) {
+		cs, err := s.Classes(ctx)
+		return wire.FromClasses(cs), err
+	}),
+	// A stored class as it was.
+	op("ClassDetail", "GET /api/classes/{id}", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.ClassRef) (wire.ClassDetail, error) {
+		d, err := s.ClassDetail(ctx, in.ID)
+		return wire.FromClassDetail(d), err
+	}),
 }
 
 // Specials are the things that are not a plain call, each wired by hand in
@@ -105,6 +160,10 @@ var Specials = []Special{
 		Why: "the event websocket (wire.StreamRequest in, backend/event envelopes out), used by both faces; backend/server/ws.go"},
 	{Name: "EventsEndpoint", Face: Desktop,
 		Why: "where the desktop finds the event websocket and its token (wire.Endpoint); app.go"},
+	{Name: "Join", Face: Web, Route: "POST /api/class/join",
+		Why: "a student joins with the class's code (wire.JoinRequest → wire.Me): the one request without a token, rate-limited, and it sets the student's cookie; backend/server/class.go"},
+	{Name: "ClassExport", Face: Web, Route: "GET /api/class/export",
+		Why: "the class's scripts and summary as a download (?format=zip|csv|md, &class=ID for a stored one); backend/server/class.go"},
 	{Name: "Export", Face: Web, Route: "GET /api/sessions/{id}/export",
 		Why: "a file download (an attachment, never JSON or a page: an HTML handout holds model output); backend/server/api.go"},
 	{Name: "ExportSession", Face: Desktop,

@@ -67,6 +67,12 @@ func paramKinds(t *testing.T, in reflect.Type) {
 		if k := f.Type.Kind(); k != reflect.String && k != reflect.Int {
 			t.Errorf("%s.%s: a parameter is a string or an int, not %s", in, f.Name, k)
 		}
+		// The frontend (api/http.ts) fills a parameter from the input's
+		// field of the same JSON name.
+		json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if p := f.Tag.Get("path") + f.Tag.Get("query"); p != json {
+			t.Errorf("%s.%s: parameter %q but JSON name %q", in, f.Name, p, json)
+		}
 	}
 }
 

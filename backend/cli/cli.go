@@ -210,7 +210,7 @@ func (e *env) rootCmd() *cobra.Command {
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
-	root.AddCommand(e.runCmd(), e.compareCmd(), e.statsCmd(), e.exportCmd(), e.importCmd(), e.sessionsCmd(), e.providersCmd(), e.serveCmd(), e.doctorCmd())
+	root.AddCommand(e.runCmd(), e.compareCmd(), e.statsCmd(), e.exportCmd(), e.importCmd(), e.sessionsCmd(), e.providersCmd(), e.serveCmd(), e.classCmd(), e.doctorCmd())
 	return root
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"iter"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
@@ -38,10 +40,16 @@ func (okModel) Stream(context.Context, provider.Request) iter.Seq2[provider.Delt
 // in the environment and a "fake" profile answering with okModel.
 func cliRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliRunIn(t, "", args...)
+}
+
+// cliRunIn is cliRun with stdin as the command's standard input.
+func cliRunIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	home := t.TempDir()
 	vars := map[string]string{"LOOPFORGE_HOME": home, "OPENAI_API_KEY": "sk-test"}
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
 	e.newService = func(ctx context.Context, workdir string) (*service.Service, error) {
 		cfg, err := config.Load(config.Options{Workdir: workdir, LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
 		if err != nil {
@@ -62,6 +70,10 @@ func TestConfigurationMistakesExit2OnOneLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, config.FileName), []byte("provider: fake\nmax_iteration: 3\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	big := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("x"), config.MaxStdinBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -73,6 +85,10 @@ func TestConfigurationMistakesExit2OnOneLine(t *testing.T) {
 		{"iterations over the cap", []string{"run", "-p", "fake", "-n", "51", "x"}, []string{"--max-iterations must be at most 50 (got 51)"}},
 		{"timeout over the cap", []string{"run", "-p", "fake", "--timeout", "48h", "x"}, []string{"--timeout must be at most 24h"}},
 		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`}},
+		{"stdin file missing", []string{"run", "-p", "fake", "--stdin", filepath.Join(bad, "nope.txt"), "x"}, []string{"--stdin:", "nope.txt does not exist"}},
+		{"stdin too long", []string{"run", "-p", "fake", "--stdin", big, "x"}, []string{"--stdin is too long: at most 64 KiB"}},
+		{"stdin twice from stdin", []string{"run", "-p", "fake", "--stdin", "-", "--prompt-file", "-"}, []string{"cannot both read this command's stdin"}},
+		{"stdin in workspace mode", []string{"run", "-p", "fake", "--mode", "workspace", "--stdin", "-", "x"}, []string{"--stdin is for script mode"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,5 +213,36 @@ func TestNoCommandWithoutADisplay(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	if code := e.main(context.Background(), nil); code != ExitUsage || !strings.Contains(errb.String(), "no display found") || len(*started) > 0 {
 		t.Fatalf("exit %d, stderr %q, started %q", code, errb, *started)
+	}
+}
+
+// TestRunStdin: --stdin FILE and --stdin - give the generated code its
+// input; the run records it (run_started in --json) and the header says so.
+func TestRunStdin(t *testing.T) {
+	if _, err := sandbox.NewRunner(sandbox.Options{}); err != nil {
+		t.Skipf("no sandbox on this machine: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "answers.txt")
+	if err := os.WriteFile(file, []byte("from a file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ arg, stdin, want string }{
+		{file, "", "from a file\n"},
+		{"-", "piped in\n", "piped in\n"},
+	} {
+		code, stdout, stderr := cliRunIn(t, tc.stdin, "run", "-p", "fake", "-n", "1", "--json", "--stdin", tc.arg, "x")
+		if code != ExitOK {
+			t.Fatalf("--stdin %s: exit %d:\n%s", tc.arg, code, stderr)
+		}
+		first, _, _ := strings.Cut(stdout, "\n")
+		var e event.Event
+		var p event.RunStartedPayload
+		if err := json.Unmarshal([]byte(first), &e); err != nil || e.Decode(&p) != nil || p.Stdin != tc.want {
+			t.Errorf("--stdin %s: run_started %s (%v)", tc.arg, first, err)
+		}
+	}
+	code, _, stderr := cliRunIn(t, "Ada\n", "run", "-p", "fake", "-n", "1", "--stdin", "-", "x")
+	if code != ExitOK || !strings.Contains(stderr, "\nthe code gets 4 bytes on its standard input\n") {
+		t.Errorf("exit %d, header:\n%s", code, stderr)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func (e *env) exportCmd() *cobra.Command {
-	var format, runID, out string
+	var format, runID, out, lang string
 	var formats []string
 	for _, f := range export.Formats() {
 		formats = append(formats, string(f))
@@ -32,12 +32,15 @@ func (e *env) exportCmd() *cobra.Command {
 			if _, err := export.ParseFormat(format); err != nil {
 				return usagef("%v", err)
 			}
+			if _, err := export.ParseLang(lang); err != nil {
+				return usagef("%v", err)
+			}
 			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
-			name, data, err := svc.Export(cmd.Context(), args[0], format, runID)
+			name, data, err := svc.Export(cmd.Context(), args[0], format, runID, lang)
 			if err != nil {
 				return err
 			}
@@ -59,6 +62,7 @@ func (e *env) exportCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&format, "format", "f", "", "output format: "+strings.Join(formats, ", "))
 	cmd.Flags().StringVar(&runID, "run", "", "the run to export (py, ipynb, md, html); default: the first success, else the latest")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "destination directory or file (default: the current directory)")
+	cmd.Flags().StringVar(&lang, "lang", "en", "language of the export's own headings, labels and dates: en or pt")
 	return cmd
 }
 

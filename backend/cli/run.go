@@ -23,6 +23,7 @@ import (
 
 type runFlags struct {
 	provider, model, baseURL, promptFile, session, language, workdir, timeout string
+	stdin                                                                     string
 	maxIter                                                                   int
 	noReflect, json, allowNetwork                                             bool
 	mode, task, auditor                                                       string
@@ -106,6 +107,7 @@ func (f *runFlags) bind(fl *pflag.FlagSet, modelUsage, jsonUsage string) {
 	fl.BoolVar(&f.noReflect, "no-reflect", false, "send errors straight back instead of a reflection step")
 	fl.BoolVar(&f.json, "json", false, jsonUsage)
 	fl.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from FILE ('-' = stdin)")
+	fl.StringVar(&f.stdin, "stdin", "", "give the generated code FILE ('-' = this command's stdin) on its standard input, for input(); at most 64 KiB")
 	fl.StringVar(&f.language, "language", "", "language of the generated code: python (default), sh or node")
 	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let the generated code (and workspace commands) reach the network for this run; off by default")
 	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply, and that workspace mode edits (default: the current one)")
@@ -118,6 +120,9 @@ func (f *runFlags) bind(fl *pflag.FlagSet, modelUsage, jsonUsage string) {
 // request turns the flags run and compare share, and the prompt argument,
 // into a request; it also returns the resolved workdir.
 func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.RunRequest, string, error) {
+	if f.stdin == "-" && f.promptFile == "-" {
+		return service.RunRequest{}, "", usagef("--stdin - and --prompt-file - cannot both read this command's stdin")
+	}
 	var task *loop.Task
 	if f.task != "" {
 		t, err := loadTask(f.task)
@@ -163,6 +168,13 @@ func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.Ru
 		no := false
 		req.Reflect = &no
 	}
+	if f.stdin != "" {
+		in, err := e.codeInput(f)
+		if err != nil {
+			return req, "", err
+		}
+		req.Stdin = in
+	}
 	workdir, err := resolveWorkdir(f.workdir)
 	if err != nil {
 		return req, "", err
@@ -171,6 +183,43 @@ func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.Ru
 		req.Workdir = workdir
 	}
 	return req, workdir, nil
+}
+
+// codeInput reads --stdin: the text for the generated code's input.
+func (e *env) codeInput(f runFlags) (string, error) {
+	if f.mode == "workspace" {
+		return "", usagef("--stdin is for script mode: workspace commands read no input")
+	}
+	var (
+		b   []byte
+		err error
+	)
+	if f.stdin == "-" {
+		// One byte more than allowed tells "too long" without reading it all.
+		b, err = io.ReadAll(io.LimitReader(e.stdin, config.MaxStdinBytes+1))
+	} else {
+		b, err = readLimited(f.stdin, config.MaxStdinBytes+1)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return "", usagef("--stdin: %s does not exist", f.stdin)
+	}
+	if err != nil {
+		return "", usagef("--stdin: cannot read %s: %v", f.stdin, err)
+	}
+	if err := config.CheckStdin("--stdin", string(b)); err != nil {
+		return "", usagef("%v", err)
+	}
+	return string(b), nil
+}
+
+// readLimited reads at most n bytes of the file at path.
+func readLimited(path string, n int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, n))
 }
 
 // cancelOnInterrupt makes Ctrl-C (or SIGTERM) cancel the runs — killing the
@@ -302,6 +351,9 @@ func (p *humanPrinter) event(e event.Event) error {
 		}
 		if r.AllowNetwork {
 			p.line("network access allowed for this run")
+		}
+		if r.Stdin != "" {
+			p.line("the code gets %d bytes on its standard input", len(r.Stdin))
 		}
 	case event.IterationStarted:
 		var it event.IterationPayload

@@ -65,7 +65,12 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 	}
 	fmt.Fprintf(e.stdout, "loopforge is serving at http://%s/?token=%s\n", ln.Addr(), token)
 	fmt.Fprintln(e.stderr, "open that URL in a browser; press Ctrl-C to stop")
+	return serveUntilSignal(ctx, srv, ln)
+}
 
+// serveUntilSignal serves until the server fails or Ctrl-C (or SIGTERM)
+// asks it to stop.
+func serveUntilSignal(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)

@@ -14,7 +14,20 @@ const (
 	MaxIterationsLimit = 50
 	// MaxTimeout caps the time limit of one execution of generated code.
 	MaxTimeout = 24 * time.Hour
+	// MaxStdinBytes caps the text given to the generated code's standard
+	// input: typed answers and small data, kept with every run in the
+	// history.
+	MaxStdinBytes = 64 << 10
 )
+
+// CheckStdin says what is wrong with the text for the code's standard
+// input, naming it as the caller's face spells it (stdin, --stdin).
+func CheckStdin(name, text string) error {
+	if len(text) > MaxStdinBytes {
+		return fmt.Errorf("%s is too long: at most 64 KiB (%d bytes) can be given to the program", name, MaxStdinBytes)
+	}
+	return nil
+}
 
 // CheckMaxIterations says what is wrong with an iteration limit, naming it
 // as the caller's face spells it (max_iterations, --max-iterations).

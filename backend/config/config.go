@@ -181,6 +181,9 @@ type fileProfile struct {
 	// the next chunk of one that has (provider.Limits).
 	FirstByteTimeout string `yaml:"first_byte_timeout"`
 	IdleTimeout      string `yaml:"idle_timeout"`
+	// MaxRetries (HTTP kinds): how often a transient failure (429, 5xx,
+	// a connection dropped before the answer began) is retried.
+	MaxRetries *int `yaml:"max_retries"`
 }
 
 // Load reads and validates the configuration.
@@ -513,6 +516,28 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 		}
 		*l.dst = d
 	}
+	return applyRetries(p, fp.MaxRetries)
+}
+
+// MaxRetriesLimit bounds max_retries: past it a failing API would hold a
+// run for many minutes of backoff.
+const MaxRetriesLimit = 10
+
+// applyRetries sets p's retry policy from max_retries (nil = the default).
+func applyRetries(p *provider.Profile, n *int) error {
+	if n == nil {
+		return nil
+	}
+	if !HTTPKind(p.Kind) {
+		return fmt.Errorf("max_retries applies to the HTTP kinds (%s, %s, %s) only; a %s CLI retries on its own",
+			KindOpenAI, KindAnthropic, KindGeminiAPI, p.Kind)
+	}
+	if *n < 0 || *n > MaxRetriesLimit {
+		return fmt.Errorf("max_retries is %d; it must be between 0 and %d", *n, MaxRetriesLimit)
+	}
+	r := provider.DefaultRetry()
+	r.MaxRetries = *n
+	p.Retry = &r
 	return nil
 }
 

@@ -162,6 +162,9 @@ func TestBadFiles(t *testing.T) {
 		{"bad first_byte_timeout", "providers:\n  openai:\n    first_byte_timeout: soon\n", "first_byte_timeout"},
 		{"negative idle_timeout", "providers:\n  openai:\n    idle_timeout: -1s\n", "must be positive"},
 		{"idle_timeout on a CLI", "providers:\n  claude:\n    idle_timeout: 1m\n", "HTTP kinds"},
+		{"max_retries on a CLI", "providers:\n  codex:\n    max_retries: 2\n", "HTTP kinds"},
+		{"negative max_retries", "providers:\n  openai:\n    max_retries: -1\n", "between 0 and 10"},
+		{"too many retries", "providers:\n  openai:\n    max_retries: 99\n", "between 0 and 10"},
 		{"not yaml", "provider: [\n", "invalid YAML"},
 	}
 	for _, tt := range tests {
@@ -386,6 +389,7 @@ func TestProviderTimeouts(t *testing.T) {
     kind: openai
     base_url: http://localhost:8080/v1
     api_key_env: ""
+    max_retries: 0
   claude:
     timeout: 15m
 `)
@@ -395,6 +399,12 @@ func TestProviderTimeouts(t *testing.T) {
 	}
 	if g := c.Profiles["gemini-api"]; g.FirstByteTimeout != 3*time.Minute || g.IdleTimeout != 90*time.Second || g.Timeout != 20*time.Minute {
 		t.Errorf("gemini-api: %+v", g)
+	}
+	if r := c.Profiles["local"].Retry; r == nil || r.MaxRetries != 0 || r.BaseDelay != provider.DefaultRetry().BaseDelay {
+		t.Errorf("local: max_retries 0 must keep the default backoff and retry never: %+v", r)
+	}
+	if c.Profiles["gemini-api"].Retry != nil {
+		t.Errorf("gemini-api: no max_retries must leave the default policy (nil)")
 	}
 	if l := c.Profiles["local"]; l.FirstByteTimeout != 0 || l.IdleTimeout != 0 || l.Timeout != 0 {
 		t.Errorf("local: unset limits must stay 0 (the defaults): %+v", l)

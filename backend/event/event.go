@@ -3,9 +3,9 @@
 //
 // Producers (the loop) build events with New; the service stamps RunID, Seq
 // and TS, persists the event and fans it out to subscribers, so a client that
-// reconnects can ask for everything after a seq. Token events reach
-// subscribers before the store (they are written in batches, a few
-// milliseconds later); every other event is stored first.
+// reconnects can ask for everything after a seq. Token and exec_output
+// events reach subscribers before the store (they are written in batches, a
+// few milliseconds later); every other event is stored first.
 package event
 
 import (
@@ -23,11 +23,13 @@ const (
 	Token            Kind = "token"             // TokenPayload (generation or reflection text delta)
 	Generated        Kind = "generated"         // GeneratedPayload (the model's full answer and the code taken from it)
 	ExecStarted      Kind = "exec_started"      // IterationPayload
+	ExecOutput       Kind = "exec_output"       // ExecOutputPayload: output of the running code, as it prints
 	ExecFinished     Kind = "exec_finished"     // ExecPayload
 	Reflection       Kind = "reflection"        // ReflectionPayload
 	IterationDone    Kind = "iteration_done"    // IterationDonePayload
 	RunFinished      Kind = "run_finished"      // RunFinishedPayload
 	Log              Kind = "log"               // LogPayload: a notice for the user (retry, warning)
+	Queued           Kind = "queued"            // QueuedPayload: an execution waits for a sandbox slot (class mode)
 
 	// Workspace mode (design.md §4).
 	ToolCalled Kind = "tool_called" // ToolCallPayload: a workspace tool an API model called, with its result
@@ -89,10 +91,20 @@ type RunStartedPayload struct {
 	Mode          string `json:"mode"`
 	// AllowNetwork: the user let this run's code reach the network.
 	AllowNetwork bool `json:"allow_network,omitempty"`
+	// Stdin is the text the user gave the code's standard input ("" = none).
+	Stdin string `json:"stdin,omitempty"`
 	// Workdir and Validate describe a workspace-mode run.
 	Workdir  string   `json:"workdir,omitempty"`
 	Validate []string `json:"validate,omitempty"`
 	Auditor  string   `json:"auditor,omitempty"`
+}
+
+// QueuedPayload: the execution of Iteration waits behind Ahead others in
+// the class's execution queue (counting the one it waits for, so 1 = next);
+// Ahead 0 when it gets its slot.
+type QueuedPayload struct {
+	Iteration int `json:"iteration"`
+	Ahead     int `json:"ahead"`
 }
 
 type IterationPayload struct {
@@ -106,15 +118,39 @@ type TokenPayload struct {
 }
 
 type GeneratedPayload struct {
-	Iteration    int    `json:"iteration"`
-	Content      string `json:"content"`
-	Code         string `json:"code"`
-	Language     string `json:"language"`
-	FormatError  string `json:"format_error,omitempty"` // set when no usable code was found
-	InputTokens  int    `json:"input_tokens,omitempty"`
-	OutputTokens int    `json:"output_tokens,omitempty"`
-	DurationMS   int64  `json:"duration_ms"`
+	Iteration   int    `json:"iteration"`
+	Content     string `json:"content"`
+	Code        string `json:"code"`
+	Language    string `json:"language"`
+	FormatError string `json:"format_error,omitempty"` // set when no usable code was found
+	// FormatCode and FormatParams name FormatError for a frontend that words
+	// it itself (loop.Format* codes).
+	FormatCode   string            `json:"format_code,omitempty"`
+	FormatParams map[string]string `json:"format_params,omitempty"`
+	InputTokens  int               `json:"input_tokens,omitempty"`
+	OutputTokens int               `json:"output_tokens,omitempty"`
+	DurationMS   int64             `json:"duration_ms"`
 }
+
+// ExecOutputPayload is a piece of one stream of the running code, between
+// exec_started and exec_finished. Pieces of one stream arrive in order and
+// join into what it printed, up to a limit per execution (the head that
+// exec_finished keeps); the piece that reaches the limit is Capped, and no
+// more of that stream follows live. The two streams are separate pipes:
+// their pieces are not ordered relative to each other. exec_finished carries
+// the whole capped head and tail and supersedes the pieces.
+type ExecOutputPayload struct {
+	Iteration int    `json:"iteration"`
+	Stream    string `json:"stream"` // stdout | stderr
+	Text      string `json:"text"`
+	Capped    bool   `json:"capped,omitempty"`
+}
+
+// Streams of ExecOutputPayload.
+const (
+	StreamStdout = "stdout"
+	StreamStderr = "stderr"
+)
 
 type ExecPayload struct {
 	Iteration   int    `json:"iteration"`
@@ -131,6 +167,21 @@ type ExecPayload struct {
 	// processes, memory, signals) and warnings about the missing ones.
 	Protections map[string]bool `json:"protections,omitempty"`
 	Warnings    []string        `json:"warnings,omitempty"`
+	// Images are the pictures the program left (matplotlib figures, image
+	// files it wrote), stored with the run: the bytes are fetched by run,
+	// iteration and name. ImagesSkipped says which were left out and why
+	// (not a picture, too large, too many).
+	Images        []ImageRef `json:"images,omitempty"`
+	ImagesSkipped []string   `json:"images_skipped,omitempty"`
+}
+
+// ImageRef names one stored picture of an execution.
+type ImageRef struct {
+	Name   string `json:"name"` // its path in the run dir: "figure-1.png", "out/chart.svg"
+	MIME   string `json:"mime"` // image/png, image/jpeg, image/gif or image/svg+xml
+	Size   int64  `json:"size"` // bytes
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
 }
 
 type ReflectionPayload struct {
@@ -165,16 +216,24 @@ type RunFinishedPayload struct {
 	Error      string    `json:"error,omitempty"`
 	// ErrorKind classifies Error for a UI that would otherwise attribute it
 	// to the provider: ErrorWorkspaceGuard, or "" for any other error.
-	ErrorKind    string `json:"error_kind,omitempty"`
-	InputTokens  int    `json:"input_tokens"`
-	OutputTokens int    `json:"output_tokens"`
-	DurationMS   int64  `json:"duration_ms"`
+	ErrorKind string `json:"error_kind,omitempty"`
+	// ErrorCode and ErrorParams name Error for a UI that shows it in its
+	// own words (service.Code; "" for runs recorded before codes).
+	ErrorCode    string            `json:"error_code,omitempty"`
+	ErrorParams  map[string]string `json:"error_params,omitempty"`
+	InputTokens  int               `json:"input_tokens"`
+	OutputTokens int               `json:"output_tokens"`
+	DurationMS   int64             `json:"duration_ms"`
 }
 
 // ErrorWorkspaceGuard (RunFinishedPayload.ErrorKind): loopforge stopped a
 // workspace run to protect the repository — its git control files changed,
 // or HEAD left the run's branch — before running git on it again.
 const ErrorWorkspaceGuard = "workspace_guard"
+
+// ErrorQuota (RunFinishedPayload.ErrorKind): a class limit (a token budget)
+// stopped the run.
+const ErrorQuota = "quota"
 
 type LogPayload struct {
 	Level   string `json:"level"` // info | warn

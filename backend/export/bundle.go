@@ -30,8 +30,9 @@ func encodeBundle(b *Bundle) ([]byte, error) {
 
 // ReadBundle reads a JSON export (Render with FormatJSON) back and checks
 // it: the format marker and version, a session id, unique run ids, and that
-// every iteration, message and event belongs to a run of the bundle, under
-// its own run id, without repeated numbers. Errors say what the input looks
+// every iteration, message, event and picture belongs to a run of the
+// bundle, under its own run id, without repeated numbers (or names), and
+// pictures are of the types loopforge keeps. Errors say what the input looks
 // like when it is not an export (a notebook, a zip, HTML, other JSON).
 //
 // The result has non-nil maps, and event payloads compacted (the indented
@@ -208,6 +209,26 @@ func (b *Bundle) check() error {
 				return fmt.Errorf("run %q: event %d has no valid payload", id, e.Seq)
 			}
 			seen[e.Seq] = true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.Images)) {
+		if err := known("pictures", id); err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, im := range b.Images[id] {
+			key := fmt.Sprintf("%d/%s", im.Iteration, im.Name)
+			switch {
+			case im.RunID != id:
+				return fmt.Errorf("picture %q is listed under run %q but names run %q", im.Name, id, im.RunID)
+			case im.Name == "" || im.Iteration < 1:
+				return fmt.Errorf("run %q: a picture without a name or iteration", id)
+			case seen[key]:
+				return fmt.Errorf("run %q: picture %q of iteration %d appears twice", id, im.Name, im.Iteration)
+			case !pictureTypes[im.MIME]:
+				return fmt.Errorf("run %q: picture %q is of type %q, not one loopforge keeps", id, im.Name, im.MIME)
+			}
+			seen[key] = true
 		}
 	}
 	return nil

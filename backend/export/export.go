@@ -50,6 +50,9 @@ type Bundle struct {
 	Iterations map[string][]store.Iteration
 	Messages   map[string][]store.Message
 	Events     map[string][]event.Event
+	// Images are the pictures of the runs' executions, with their bytes
+	// (store.ListImages), by run id; nil when there are none.
+	Images map[string][]store.Image
 }
 
 // Format is an export format.
@@ -124,7 +127,15 @@ var ErrRunNotFound = errors.New("no such run in this session")
 //
 // <provider> is the run's provider made safe, with -2, -3… when several runs
 // share it (a re-run).
+//
+// Render writes its own words in English; RenderLang in any Lang.
 func Render(b *Bundle, f Format, runID string) (name string, data []byte, err error) {
+	return RenderLang(b, f, runID, English)
+}
+
+// RenderLang is Render with the export's own words (headings, labels,
+// numbers, dates) in lang. File names do not change with the language.
+func RenderLang(b *Bundle, f Format, runID string, lang Lang) (name string, data []byte, err error) {
 	if b == nil {
 		return "", nil, errors.New("export: nil bundle")
 	}
@@ -153,7 +164,7 @@ func Render(b *Bundle, f Format, runID string) (name string, data []byte, err er
 		if err != nil {
 			return "", nil, err
 		}
-		data, err := script(b, r)
+		data, err := script(b, r, lang)
 		if err != nil {
 			return "", nil, err
 		}
@@ -163,13 +174,13 @@ func Render(b *Bundle, f Format, runID string) (name string, data []byte, err er
 		if err != nil {
 			return "", nil, err
 		}
-		data, err := notebook(b, r)
+		data, err := notebook(b, r, lang)
 		if err != nil {
 			return "", nil, err
 		}
 		return SafeName(base + "-" + runLabel(runs, r) + ".ipynb"), data, nil
 	case FormatZip:
-		data, err := zipAll(b, runs)
+		data, err := zipAll(b, runs, lang)
 		return named(base+".zip", data, err)
 	case FormatMarkdown, FormatHTML:
 		sel := runs
@@ -177,7 +188,7 @@ func Render(b *Bundle, f Format, runID string) (name string, data []byte, err er
 			sel = []store.Run{*chosen}
 			base += "-" + runLabel(runs, chosen)
 		}
-		h := newHandout(b, sel)
+		h := newHandout(b, sel, lang)
 		if f == FormatMarkdown {
 			return named(base+".md", h.markdown(), nil)
 		}
@@ -297,7 +308,7 @@ func fileStem(s, fallback string) string {
 }
 
 // title is the session's title, else the prompt's first line, shortened.
-func title(b *Bundle) string {
+func title(b *Bundle, l Lang) string {
 	if t := oneLine(b.Session.Title); t != "" {
 		return truncateRunes(t, 100)
 	}
@@ -306,7 +317,7 @@ func title(b *Bundle) string {
 			return truncateWords(t, 60)
 		}
 	}
-	return "loopforge session"
+	return l.t("untitled")
 }
 
 // baseName is the stem of every exported file of the session: a slug of its
@@ -314,7 +325,7 @@ func title(b *Bundle) string {
 func baseName(b *Bundle) string {
 	var sb strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(title(b)) {
+	for _, r := range strings.ToLower(title(b, English)) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if dash && sb.Len() > 0 {
 				sb.WriteByte('-')
@@ -462,15 +473,15 @@ func LinesOfCode(code string) int {
 	return n
 }
 
-// formatDuration renders milliseconds for people: 850 ms, 7.2 s, 2 min 05 s.
-func formatDuration(ms int64) string {
+// duration renders milliseconds for people: 850 ms, 7.2 s (7,2 s), 2 min 05 s.
+func (l Lang) duration(ms int64) string {
 	switch {
 	case ms <= 0:
 		return "—"
 	case ms < 1000:
 		return fmt.Sprintf("%d ms", ms)
 	case ms < 60_000:
-		return fmt.Sprintf("%.1f s", float64(ms)/1000)
+		return l.decimal("%.1f s", float64(ms)/1000)
 	case ms < 3_600_000:
 		s := (ms + 500) / 1000
 		return fmt.Sprintf("%d min %02d s", s/60, s%60)
@@ -479,8 +490,8 @@ func formatDuration(ms int64) string {
 	return fmt.Sprintf("%d h %02d min", m/60, m%60)
 }
 
-// formatCount renders a count with thousands separators; 0 is unknown.
-func formatCount(n int) string {
+// count renders a count with thousands separators; 0 is unknown.
+func (l Lang) count(n int) string {
 	if n <= 0 {
 		return "—"
 	}
@@ -488,31 +499,23 @@ func formatCount(n int) string {
 	var sb strings.Builder
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
-			sb.WriteByte(',')
+			sb.WriteByte(l.thousands())
 		}
 		sb.WriteRune(c)
 	}
 	return sb.String()
 }
 
-// formatCost renders a cost in dollars; 0 means unknown (the store cannot
+// cost renders a cost in dollars; 0 means unknown (the store cannot
 // tell a free local model from a provider that reports no price).
-func formatCost(usd float64) string {
+func (l Lang) cost(usd float64) string {
 	switch {
 	case usd <= 0:
 		return "—"
 	case usd < 1:
-		return fmt.Sprintf("$%.4f", usd)
+		return "$" + l.decimal("%.4f", usd)
 	}
-	return fmt.Sprintf("$%.2f", usd)
-}
-
-// formatTime renders a moment in UTC, to the minute; "" for the zero time.
-func formatTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
+	return "$" + l.decimal("%.2f", usd)
 }
 
 // runTime is when the run's code was produced: its end, else its start.
@@ -533,40 +536,40 @@ func wallMS(r *store.Run) int64 {
 }
 
 // statusText explains a run status in a few words.
-func statusText(r *store.Run) string {
+func statusText(r *store.Run, l Lang) string {
 	n := r.Iterations
-	its := fmt.Sprintf("%d iterations", n)
+	its := l.t("iterationsN", n)
 	if n == 1 {
-		its = "1 iteration"
+		its = l.t("iterations1")
 	}
 	if n <= 0 {
 		switch r.Status {
 		case event.RunStatusError:
-			return "stopped by an error before any code was generated"
+			return l.t("errorNoCode")
 		case event.RunStatusCancelled, event.RunStatusInterrupted:
-			return string(r.Status) + " before any code was generated"
+			return l.t("stopNoCode", l.status(string(r.Status)))
 		case event.RunStatusRunning, "":
-			return "still running when exported"
+			return l.t("stillRunning")
 		}
 	}
 	switch r.Status {
 	case event.RunStatusSuccess:
 		if n == 1 {
-			return "success at the first attempt"
+			return l.t("successFirst")
 		}
-		return "success after " + its
+		return l.t("successAfter", its)
 	case event.RunStatusLimitReached:
-		return "iteration limit reached (" + its + "), the last attempt still failed"
+		return l.t("limitReached", its)
 	case event.RunStatusError:
-		return "stopped by an error after " + its
+		return l.t("errorAfter", its)
 	case event.RunStatusCancelled:
-		return "cancelled after " + its
+		return l.t("cancelledAfter", its)
 	case event.RunStatusInterrupted:
-		return "interrupted after " + its
+		return l.t("interruptedAfter", its)
 	case event.RunStatusRunning, "":
-		return "still running when exported (" + its + " so far)"
+		return l.t("runningSoFar", its)
 	}
-	return string(r.Status) + " (" + its + ")"
+	return l.t("statusOther", l.status(string(r.Status)), its)
 }
 
 // lastExecuted is the last iteration whose code ran: the one that ran the
@@ -589,10 +592,22 @@ func exitText(it store.Iteration) string {
 	return strings.ReplaceAll(it.ExecStatus, "_", " ")
 }
 
+// execWords are the keys of the words for exitText's non-numeric ends.
+var execWords = map[string]string{"timeout": "execTimeout", "memory": "execMemory", "output limit": "execOutput",
+	"killed": "execKilled", "sandbox error": "execSandbox"}
+
+// exitWord is exitText in l: "1", "tempo esgotado".
+func (l Lang) exitWord(exit string) string {
+	if k, ok := execWords[exit]; ok {
+		return l.t(k)
+	}
+	return exit
+}
+
 // clip keeps at most maxLines lines and maxBytes bytes of s, from its start
-// (head) or its end (tail), saying what was left out. Lines longer than
-// lineMax are cut too. The text is cleaned for display first.
-func clip(s string, maxLines, maxBytes int, tail bool) string {
+// (head) or its end (tail), saying what was left out (in l). Lines longer
+// than lineMax are cut too. The text is cleaned for display first.
+func clip(s string, maxLines, maxBytes int, tail bool, l Lang) string {
 	s = strings.TrimRight(cleanText(s), "\n ")
 	s = strings.TrimLeft(s, "\n")
 	if s == "" {
@@ -639,9 +654,9 @@ func clip(s string, maxLines, maxBytes int, tail bool) string {
 	if omitted == 0 {
 		return body
 	}
-	note := fmt.Sprintf("… %d more lines not shown", omitted)
+	note := l.t("moreLines", omitted)
 	if omitted == 1 {
-		note = "… 1 more line not shown"
+		note = l.t("moreLine")
 	}
 	if tail {
 		return note + "\n" + body

@@ -316,7 +316,7 @@ func TestZip(t *testing.T) {
 	for _, want := range []string{
 		"| gemini-api | gemini-2.5-flash | success | 1 | 7.4 s | 812 | 356 | $0.0004 | 13 | 0 | `gemini-api.py` |",
 		"| claude | claude-sonnet-4-5 | success | 2 | 15.2 s | 2,140 | 988 | $0.0213 | 8 | 0 | `claude.py` |",
-		"| ollama | qwen2.5-coder:7b | limit\\_reached | 3 | 2 min 05 s | — | — | — | 6 | timeout | `ollama.py` |",
+		"| ollama | qwen2.5-coder:7b | limit reached | 3 | 2 min 05 s | — | — | — | 6 | timed out | `ollama.py` |",
 	} {
 		if !strings.Contains(entries["comparison.md"], want) {
 			t.Errorf("comparison.md lacks the row\n%s\nin\n%s", want, entries["comparison.md"])

@@ -102,7 +102,7 @@ func fixture() *Bundle {
 		{ID: "run-claude", SessionID: "ses-1", Provider: "claude", Model: "claude-sonnet-4-5", Status: "success",
 			MaxIterations: 5, Reflect: true, Language: "python", Iterations: 2, FinalCode: codeClaude2,
 			InputTokens: 2140, OutputTokens: 988, CostUSD: 0.0213, StartedAt: at(1010), FinishedAt: atp(16210), DurationMS: 15200},
-		{ID: "run-ollama", SessionID: "ses-1", Provider: "ollama", Model: "qwen2.5-coder:7b", Status: "limit_reached",
+		{ID: "run-ollama", SessionID: "ses-1", Provider: "ollama", Model: "qwen2.5-coder:7b", Stdin: "lista\n3\n", Status: "limit_reached",
 			MaxIterations: 3, Reflect: true, Language: "python", Iterations: 3, FinalCode: codeOllama3,
 			StartedAt: at(1020), FinishedAt: atp(126020), DurationMS: 125000},
 	}

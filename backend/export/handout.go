@@ -21,6 +21,8 @@ const (
 // handout is what the Markdown and HTML handouts show, computed once.
 type handout struct {
 	b      *Bundle
+	lang   Lang
+	Lang   string // the html lang attribute
 	Title  string
 	Meta   string // "Session of …, 3 runs"
 	Prompt string // cleaned
@@ -39,11 +41,14 @@ type runView struct {
 	Sum        summary
 	Iterations []iterView
 	Fence      string // language of the code
-	FinalCode  string
-	FinalNote  string // why there is no final code, or that it did not run cleanly
-	Final      outputView
-	HasFinal   bool // Final holds the output of the final code
-	Error      string
+	// FinalHead heads the run's code: "Final code" when it succeeded, else
+	// "Last attempt" (failing or cancelled code is no final code).
+	FinalHead string
+	FinalCode string
+	FinalNote string // why there is no final code, or that it did not run cleanly
+	Final     outputView
+	HasFinal  bool // Final holds the output of the final code
+	Error     string
 }
 
 type iterView struct {
@@ -52,6 +57,7 @@ type iterView struct {
 	Label      string // "ran cleanly", "exit 1: ValueError: boom"
 	Code       string // "" when it is the final code (shown once, below) or there was none
 	IsFinal    bool
+	FinalNote  string // IsFinal: "This is the final code (the last attempt), shown below."
 	NoCode     bool   // the answer had no usable code
 	NoAnswer   bool   // no answer was recorded (the run stopped during the call)
 	Answer     string // clipped answer when there was no code
@@ -60,20 +66,22 @@ type iterView struct {
 }
 
 type outputView struct {
+	lang      Lang
 	Ran       bool
 	Exit      string // "0", "1", "timeout"
 	Stdout    string
 	Stderr    string
 	Truncated bool // the sandbox cut the output when it was recorded
+	Images    []pictureView
 }
 
-func newHandout(b *Bundle, runs []store.Run) *handout {
-	h := &handout{b: b, Title: title(b), Prompt: strings.TrimSpace(cleanText(b.Session.Prompt)), all: runs}
+func newHandout(b *Bundle, runs []store.Run, l Lang) *handout {
+	h := &handout{b: b, lang: l, Lang: string(l), Title: title(b, l), Prompt: strings.TrimSpace(cleanText(b.Session.Prompt)), all: runs}
 	var meta []string
-	if t := formatTime(b.Session.CreatedAt); t != "" {
-		meta = append(meta, "Session of "+t)
+	if t := l.time(b.Session.CreatedAt); t != "" {
+		meta = append(meta, l.t("sessionOf", t))
 	}
-	meta = append(meta, plural(len(runs), "run", "runs"))
+	meta = append(meta, plural(len(runs), l.t("run"), l.t("runs")))
 	h.Meta = strings.Join(meta, " · ")
 	for i := range runs {
 		h.Runs = append(h.Runs, h.run(i+1, &runs[i]))
@@ -81,68 +89,110 @@ func newHandout(b *Bundle, runs []store.Run) *handout {
 	return h
 }
 
+// T is the text of key in the handout's language (for the template).
+func (h *handout) T(key string, a ...any) string { return h.lang.t(key, a...) }
+
 func (h *handout) run(idx int, r *store.Run) runView {
+	l := h.lang
 	v := runView{
 		Anchor:     fmt.Sprintf("run-%d", idx),
 		Provider:   orDash(oneLine(r.Provider)),
 		Model:      oneLine(r.Model),
 		Status:     r.Status,
-		Label:      strings.ReplaceAll(orDash(string(r.Status)), "_", " "),
-		StatusText: statusText(r),
+		Label:      orDash(l.status(string(r.Status))),
+		StatusText: statusText(r, l),
 		Tone:       tone(r.Status),
-		Sum:        summarize(h.b, r),
+		Sum:        summarize(h.b, r, l),
 		Fence:      langOf(r).fence,
+		FinalHead:  l.t("finalCode"),
 		FinalCode:  r.FinalCode,
 		Error:      strings.TrimSpace(cleanText(r.Error)),
+	}
+	finalNote := l.t("isFinal")
+	if r.Status != event.RunStatusSuccess {
+		v.FinalHead, finalNote = l.t("lastAttempt"), l.t("isLast")
 	}
 	its := h.b.iterations(r.ID)
 	last, ran := lastExecuted(its)
 	finalShown := false
 	for _, it := range its {
 		iv := iterView{N: it.N, OK: it.Status == "success" || it.ExecStatus == "ok", Reflection: strings.TrimSpace(cleanText(it.Reflection))}
-		iv.Label = oneLine(it.Summary)
+		iv.Label = iterLabel(it, l)
 		switch {
 		case it.Code == "" && it.ExecStatus == "" && strings.TrimSpace(it.Content) == "":
 			iv.NoAnswer = true
-			if iv.Label == "" {
-				iv.Label = "no answer"
-			}
 		case it.Code == "" && it.ExecStatus == "":
 			iv.NoCode = true
-			iv.Answer = clip(it.Content, answerLines, answerBytes, false)
-			if iv.Label == "" {
-				iv.Label = "no code"
-			}
+			iv.Answer = clip(it.Content, answerLines, answerBytes, false, l)
 		case ran && it.N == last.N && it.Code == r.FinalCode && r.FinalCode != "":
-			iv.IsFinal, finalShown = true, true
+			iv.IsFinal, iv.FinalNote, finalShown = true, finalNote, true
 		default:
 			iv.Code = it.Code
-			iv.Out = output(it, iterStdoutLines, iterStdoutBytes, iterStderrLines, iterStderrBytes)
-		}
-		if iv.Label == "" {
-			switch {
-			case it.ExecStatus == "ok":
-				iv.Label = "ran cleanly"
-			case it.ExecStatus != "":
-				iv.Label = "exit " + exitText(it)
-			default:
-				iv.Label = orDash(it.Status)
-			}
+			iv.Out = output(it, iterStdoutLines, iterStdoutBytes, iterStderrLines, iterStderrBytes, l)
+			iv.Out.Images = pictureViews(h.b.pictures(r.ID, it.N))
 		}
 		v.Iterations = append(v.Iterations, iv)
 	}
 	switch {
 	case r.FinalCode == "" && v.Error != "":
-		v.FinalNote = "This run produced no code (see the error above)."
+		v.FinalNote = l.t("noCodeErr")
 	case r.FinalCode == "":
-		v.FinalNote = "This run produced no code (" + noCodeReason(r) + ")."
+		v.FinalNote = l.t("noCodeWhy", noCodeReason(r, l))
 	case r.Status != event.RunStatusSuccess:
-		v.FinalNote = "The last code generated; it did not run cleanly."
+		v.FinalNote = l.t("lastNote")
 	}
 	if finalShown {
-		v.Final, v.HasFinal = output(last, finalStdoutLines, finalStdoutBytes, finalStderrLines, finalStderrBytes), true
+		v.Final, v.HasFinal = output(last, finalStdoutLines, finalStdoutBytes, finalStderrLines, finalStderrBytes, l), true
+		v.Final.Images = pictureViews(h.b.pictures(r.ID, last.N))
 	}
 	return v
+}
+
+// iterLabel says in a few words how an iteration ended. In English it is
+// the summary the loop recorded ("exit 1: ValueError: boom"); in another
+// language it is built from the iteration's fields, since the summary is
+// English (what the program printed is kept as it is).
+func iterLabel(it store.Iteration, l Lang) string {
+	if s := oneLine(it.Summary); s != "" && l == English {
+		return s
+	}
+	detail := func(s string) string {
+		if last := lastLine(it.Stderr); last != "" {
+			return s + ": " + last
+		}
+		return s
+	}
+	switch it.ExecStatus {
+	case "":
+		switch {
+		case it.Code == "" && strings.TrimSpace(it.Content) == "":
+			return l.t("noAnswerLabel")
+		case it.Code == "":
+			return l.t("noCodeLabel")
+		}
+		return orDash(l.status(it.Status))
+	case "ok":
+		return l.t("ranCleanly")
+	case "error":
+		return detail(l.t("exit", fmt.Sprint(it.ExitCode)))
+	case "timeout":
+		return l.t("execTimeout")
+	case "memory":
+		return detail(l.t("execMemory"))
+	case "output_limit":
+		return l.t("execOutput")
+	case "killed":
+		return l.t("execKilled")
+	case "sandbox_error":
+		return l.t("execSandbox")
+	}
+	return l.exitWord(exitText(it))
+}
+
+// lastLine is the last non-blank line of s, cleaned and shortened.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(cleanText(s), "\n "), "\n")
+	return truncateRunes(strings.TrimSpace(lines[len(lines)-1]), 200)
 }
 
 // tone classifies a status for colour: ok (success), fail (limit, error) or
@@ -160,26 +210,30 @@ func tone(status event.RunStatus) string {
 // End says how the execution ended: "exit 1", "timeout".
 func (o outputView) End() string {
 	if o.Exit == "" || strings.Trim(o.Exit, "-0123456789") == "" {
-		return "exit " + o.Exit
+		return o.lang.t("exit", o.Exit)
 	}
-	return o.Exit
+	return o.lang.exitWord(o.Exit)
 }
 
 // ErrLabel names the standard error block: an error only when the run
 // failed.
 func (o outputView) ErrLabel() string {
 	if o.Exit == "0" {
-		return "Standard error"
+		return o.lang.t("stderr")
 	}
-	return "Error output (" + o.End() + ")"
+	return o.lang.t("errOutput", o.End())
 }
 
-func output(it store.Iteration, outLines, outBytes, errLines, errBytes int) outputView {
+// T is the text of key in the output's language (for the template).
+func (o outputView) T(key string, a ...any) string { return o.lang.t(key, a...) }
+
+func output(it store.Iteration, outLines, outBytes, errLines, errBytes int, l Lang) outputView {
 	return outputView{
+		lang:      l,
 		Ran:       it.ExecStatus != "",
 		Exit:      exitText(it),
-		Stdout:    clip(it.Stdout, outLines, outBytes, false),
-		Stderr:    clip(it.Stderr, errLines, errBytes, true),
+		Stdout:    clip(it.Stdout, outLines, outBytes, false, l),
+		Stderr:    clip(it.Stderr, errLines, errBytes, true, l),
 		Truncated: it.Truncated,
 	}
 }
@@ -188,57 +242,58 @@ func output(it store.Iteration, outLines, outBytes, errLines, errBytes int) outp
 
 func (h *handout) markdown() []byte {
 	var sb strings.Builder
+	l := h.lang
 	p := func(format string, a ...any) { fmt.Fprintf(&sb, format, a...) }
 	p("# %s\n\n", mdInline(h.Title))
-	p("%s · exported by loopforge\n\n", mdInline(h.Meta))
-	p("## Prompt\n\n%s\n", quote(h.Prompt))
+	p("%s · %s\n\n", mdInline(h.Meta), l.t("exportedBy"))
+	p("## %s\n\n%s\n", l.t("prompt"), quote(h.Prompt, l))
 	if len(h.Runs) == 0 {
-		p("This session has no runs.\n")
+		p("%s\n", l.t("noRuns"))
 		return []byte(sb.String())
 	}
-	p("## Comparison\n\n%s", comparisonTable(h.b, h.all, nil))
+	p("## %s\n\n%s", l.t("comparison"), comparisonTable(h.b, h.all, nil, l))
 	for i, r := range h.Runs {
 		p("\n## %d. %s — %s\n\n", i+1, mdInline(r.Provider), mdInline(r.StatusText))
 		var facts []string
 		if r.Model != "" {
-			facts = append(facts, "model "+mdCode(r.Model))
+			facts = append(facts, l.t("model", mdCode(r.Model)))
 		}
-		facts = append(facts, "wall time "+r.Sum.Wall)
+		facts = append(facts, l.t("wallTime", r.Sum.Wall))
 		if r.Sum.TokensIn != "—" || r.Sum.TokensOut != "—" {
-			facts = append(facts, "tokens "+r.Sum.TokensIn+" in / "+r.Sum.TokensOut+" out")
+			facts = append(facts, l.t("tokensInOut", r.Sum.TokensIn, r.Sum.TokensOut))
 		}
 		if r.Sum.Cost != "—" {
-			facts = append(facts, "cost "+r.Sum.Cost)
+			facts = append(facts, l.t("cost", r.Sum.Cost))
 		}
 		p("%s.\n", strings.Join(facts, " · "))
 		if r.Error != "" {
-			p("\n**Error:** %s\n", mdInline(oneLine(r.Error)))
+			p("\n**%s:** %s\n", l.t("error"), mdInline(oneLine(r.Error)))
 		}
 		for _, it := range r.Iterations {
 			mark := "✗"
 			if it.OK {
 				mark = "✓"
 			}
-			p("\n### Iteration %d — %s %s\n\n", it.N, mark, mdInline(it.Label))
+			p("\n### %s — %s %s\n\n", l.t("iteration", it.N), mark, mdInline(it.Label))
 			switch {
 			case it.NoAnswer:
-				p("No answer was recorded; the run stopped here.\n")
+				p("%s\n", l.t("noAnswer"))
 			case it.NoCode:
-				p("The answer had no usable code.\n")
+				p("%s\n", l.t("noUsableCode"))
 				if it.Answer != "" {
 					p("\n%s", fence(it.Answer, "text"))
 				}
 			case it.IsFinal:
-				p("This is the final code, shown below.\n")
+				p("%s\n", it.FinalNote)
 			default:
 				p("%s", fence(it.Code, r.Fence))
 				mdOutput(&sb, it.Out)
 			}
 			if it.Reflection != "" {
-				p("\n**Reflection**\n\n%s", quote(it.Reflection))
+				p("\n**%s**\n\n%s", l.t("reflection"), quote(it.Reflection, l))
 			}
 		}
-		p("\n### Final code\n\n")
+		p("\n### %s\n\n", r.FinalHead)
 		if r.FinalNote != "" {
 			p("%s\n\n", mdInline(r.FinalNote))
 		}
@@ -247,7 +302,7 @@ func (h *handout) markdown() []byte {
 			if r.HasFinal {
 				mdOutput(&sb, r.Final)
 			} else {
-				p("\nNo recorded output.\n")
+				p("\n%s\n", l.t("noOutputRec"))
 			}
 		}
 	}
@@ -255,24 +310,34 @@ func (h *handout) markdown() []byte {
 }
 
 func mdOutput(sb *strings.Builder, o outputView) {
+	l := o.lang
 	if !o.Ran {
-		sb.WriteString("\nNot executed.\n")
+		fmt.Fprintf(sb, "\n%s\n", l.t("notExecuted"))
 		return
 	}
+	if len(o.Images) > 0 {
+		names := make([]string, len(o.Images))
+		for i, im := range o.Images {
+			names[i] = mdCode(im.Name)
+		}
+		fmt.Fprintf(sb, "\n%s\n", l.t("pictures", strings.Join(names, ", ")))
+	}
 	if o.Stdout == "" && o.Stderr == "" {
-		fmt.Fprintf(sb, "\nNo output (%s).\n", o.End())
+		if len(o.Images) == 0 {
+			fmt.Fprintf(sb, "\n%s\n", l.t("noOutputEnd", o.End()))
+		}
 		return
 	}
 	if o.Stdout != "" {
-		fmt.Fprintf(sb, "\nOutput:\n\n%s", fence(o.Stdout, "text"))
+		fmt.Fprintf(sb, "\n%s:\n\n%s", l.t("output"), fence(o.Stdout, "text"))
 	}
 	if o.Stderr != "" {
 		fmt.Fprintf(sb, "\n%s:\n\n%s", o.ErrLabel(), fence(o.Stderr, "text"))
 	} else if o.Exit != "0" {
-		fmt.Fprintf(sb, "\nEnded with %s.\n", o.End())
+		fmt.Fprintf(sb, "\n%s\n", l.t("endedWith", o.End()))
 	}
 	if o.Truncated {
-		sb.WriteString("\nThe output was cut when it was recorded.\n")
+		fmt.Fprintf(sb, "\n%s\n", l.t("outputCut"))
 	}
 }
 
@@ -301,9 +366,9 @@ func longestRun(s string, c byte) int {
 }
 
 // quote renders text as a Markdown block quote.
-func quote(text string) string {
+func quote(text string, l Lang) string {
 	if text == "" {
-		return "> (empty)\n"
+		return "> " + l.t("empty") + "\n"
 	}
 	var sb strings.Builder
 	for l := range strings.SplitSeq(text, "\n") {

@@ -100,7 +100,7 @@ func (h *handout) html() ([]byte, error) {
 		Summary []summary
 	}{handout: h, CSS: pageCSS()}
 	for i := range h.all {
-		data.Summary = append(data.Summary, summarize(h.b, &h.all[i]))
+		data.Summary = append(data.Summary, summarize(h.b, &h.all[i], h.lang))
 	}
 	if err := pageTemplate().Execute(&buf, data); err != nil {
 		return nil, fmt.Errorf("export: html: %w", err)

@@ -24,6 +24,20 @@ type bundleFile struct {
 	Iterations map[string][]iterationFile `json:"iterations"` // by run id
 	Messages   map[string][]messageFile   `json:"messages"`   // by run id
 	Events     map[string][]eventFile     `json:"events"`     // by run id
+	// Images are absent from files of sessions without pictures (and from
+	// files written before loopforge kept them).
+	Images map[string][]imageFile `json:"images,omitempty"` // by run id
+}
+
+// imageFile is one picture; its bytes are base64 in the file.
+type imageFile struct {
+	RunID     string `json:"run_id"`
+	Iteration int    `json:"iteration"`
+	Name      string `json:"name"`
+	MIME      string `json:"mime"`
+	Width     int    `json:"width"`
+	Height    int    `json:"height"`
+	Data      []byte `json:"data"`
 }
 
 type sessionFile struct {
@@ -40,24 +54,27 @@ type sessionFile struct {
 }
 
 type runFile struct {
-	ID            string          `json:"id"`
-	SessionID     string          `json:"session_id"`
-	Provider      string          `json:"provider"`
-	Model         string          `json:"model"`
-	Prompt        string          `json:"prompt"`
-	Status        event.RunStatus `json:"status"`
-	MaxIterations int             `json:"max_iterations"`
-	Reflect       bool            `json:"reflect"`
-	Language      string          `json:"language"`
-	Iterations    int             `json:"iterations"`
-	FinalCode     string          `json:"final_code"`
-	Error         string          `json:"error"`
-	InputTokens   int             `json:"input_tokens"`
-	OutputTokens  int             `json:"output_tokens"`
-	CostUSD       float64         `json:"cost_usd"`
-	StartedAt     time.Time       `json:"started_at"`
-	FinishedAt    *time.Time      `json:"finished_at"`
-	DurationMS    int64           `json:"duration_ms"`
+	ID            string            `json:"id"`
+	SessionID     string            `json:"session_id"`
+	Provider      string            `json:"provider"`
+	Model         string            `json:"model"`
+	Prompt        string            `json:"prompt"`
+	Stdin         string            `json:"stdin,omitempty"`
+	Status        event.RunStatus   `json:"status"`
+	MaxIterations int               `json:"max_iterations"`
+	Reflect       bool              `json:"reflect"`
+	Language      string            `json:"language"`
+	Iterations    int               `json:"iterations"`
+	FinalCode     string            `json:"final_code"`
+	Error         string            `json:"error"`
+	ErrorCode     string            `json:"error_code,omitempty"`
+	ErrorParams   map[string]string `json:"error_params,omitempty"`
+	InputTokens   int               `json:"input_tokens"`
+	OutputTokens  int               `json:"output_tokens"`
+	CostUSD       float64           `json:"cost_usd"`
+	StartedAt     time.Time         `json:"started_at"`
+	FinishedAt    *time.Time        `json:"finished_at"`
+	DurationMS    int64             `json:"duration_ms"`
 }
 
 type iterationFile struct {
@@ -103,7 +120,8 @@ func toFile(b *Bundle) bundleFile {
 		Runs:       each(b.runs(), runToFile),
 		Iterations: eachByRun(b.Iterations, iterationToFile),
 		Messages:   eachByRun(b.Messages, messageToFile),
-		Events:     eachByRun(b.Events, eventToFile)}
+		Events:     eachByRun(b.Events, eventToFile),
+		Images:     eachByRun(b.Images, imageToFile)}
 }
 
 // bundle converts a file read back; every collection is non-nil.
@@ -118,7 +136,17 @@ func (f bundleFile) bundle() *Bundle {
 		Runs:       each(f.Runs, runFromFile),
 		Iterations: eachByRun(f.Iterations, iterationFromFile),
 		Messages:   eachByRun(f.Messages, messageFromFile),
-		Events:     eachByRun(f.Events, eventFromFile)}
+		Events:     eachByRun(f.Events, eventFromFile),
+		Images:     imagesFromFile(f.Images)}
+}
+
+// imagesFromFile is nil for a file without pictures, like a Bundle of a
+// session without any.
+func imagesFromFile(m map[string][]imageFile) map[string][]store.Image {
+	if len(m) == 0 {
+		return nil
+	}
+	return eachByRun(m, imageFromFile)
 }
 
 // oldKind is the kind of a session exported before sessions had one, by
@@ -148,17 +176,19 @@ func eachByRun[A, B any](m map[string][]A, f func(A) B) map[string][]B {
 }
 
 func runToFile(r store.Run) runFile {
-	return runFile{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt,
+	return runFile{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, Stdin: r.Stdin,
 		Status: r.Status, MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
-		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, InputTokens: r.InputTokens,
+		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
+		InputTokens:  r.InputTokens,
 		OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		DurationMS: r.DurationMS}
 }
 
 func runFromFile(r runFile) store.Run {
-	return store.Run{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt,
+	return store.Run{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, Stdin: r.Stdin,
 		Status: r.Status, MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
-		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, InputTokens: r.InputTokens,
+		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
+		InputTokens:  r.InputTokens,
 		OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 		DurationMS: r.DurationMS}
 }
@@ -181,4 +211,13 @@ func eventToFile(e event.Event) eventFile {
 
 func eventFromFile(e eventFile) event.Event {
 	return event.Event{Type: event.Kind(e.Type), RunID: e.RunID, Seq: e.Seq, TS: e.TS, Payload: e.Payload}
+}
+
+func imageToFile(im store.Image) imageFile {
+	return imageFile{RunID: im.RunID, Iteration: im.Iteration, Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Data: im.Data}
+}
+
+func imageFromFile(im imageFile) store.Image {
+	return store.Image{RunID: im.RunID, Iteration: im.Iteration, Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height,
+		Size: int64(len(im.Data)), Data: im.Data}
 }

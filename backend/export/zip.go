@@ -19,7 +19,7 @@ const (
 // zipAll is every run's final script (as the py export writes it, named after
 // its provider), comparison.md and prompt.txt. Runs without code get a row in
 // the comparison and no script.
-func zipAll(b *Bundle, runs []store.Run) ([]byte, error) {
+func zipAll(b *Bundle, runs []store.Run, l Lang) ([]byte, error) {
 	labels := runLabels(runs)
 	files := make([]string, len(runs))
 	var buf bytes.Buffer
@@ -44,7 +44,7 @@ func zipAll(b *Bundle, runs []store.Run) ([]byte, error) {
 		if r.FinalCode == "" {
 			continue
 		}
-		data, err := script(b, r)
+		data, err := script(b, r, l)
 		if err != nil {
 			return nil, err
 		}
@@ -52,8 +52,16 @@ func zipAll(b *Bundle, runs []store.Run) ([]byte, error) {
 		if err := add(files[i], data); err != nil {
 			return nil, fmt.Errorf("export: zip: %w", err)
 		}
+		// The pictures of the final code's last execution, next to it.
+		if it, ok := lastExecuted(b.iterations(r.ID)); ok && it.Code == r.FinalCode {
+			for _, im := range b.pictures(r.ID, it.N) {
+				if err := add(pictureFile(labels[i], im), im.Data); err != nil {
+					return nil, fmt.Errorf("export: zip: %w", err)
+				}
+			}
+		}
 	}
-	if err := add(zipComparison, comparisonMarkdown(b, runs, files)); err != nil {
+	if err := add(zipComparison, comparisonMarkdown(b, runs, files, l)); err != nil {
 		return nil, fmt.Errorf("export: zip: %w", err)
 	}
 	prompt := b.Session.Prompt
@@ -81,16 +89,16 @@ type summary struct {
 	Exit                    string
 }
 
-func summarize(b *Bundle, r *store.Run) summary {
+func summarize(b *Bundle, r *store.Run, l Lang) summary {
 	s := summary{
 		Provider:   orDash(oneLine(r.Provider)),
 		Model:      orDash(oneLine(r.Model)),
-		Status:     orDash(string(r.Status)),
+		Status:     orDash(l.status(string(r.Status))),
 		Iterations: fmt.Sprint(r.Iterations),
-		Wall:       formatDuration(wallMS(r)),
-		TokensIn:   formatCount(r.InputTokens),
-		TokensOut:  formatCount(r.OutputTokens),
-		Cost:       formatCost(r.CostUSD),
+		Wall:       l.duration(wallMS(r)),
+		TokensIn:   l.count(r.InputTokens),
+		TokensOut:  l.count(r.OutputTokens),
+		Cost:       l.cost(r.CostUSD),
 		Lines:      "—",
 		Exit:       "—",
 	}
@@ -102,31 +110,29 @@ func summarize(b *Bundle, r *store.Run) summary {
 		s.Lines = fmt.Sprint(LinesOfCode(r.FinalCode))
 	}
 	if it, ok := lastExecuted(b.iterations(r.ID)); ok {
-		s.Exit = exitText(it)
+		s.Exit = l.exitWord(exitText(it))
 	}
 	return s
 }
 
 // comparisonMarkdown is the zip's summary: the session, then one table row
 // per run.
-func comparisonMarkdown(b *Bundle, runs []store.Run, files []string) []byte {
+func comparisonMarkdown(b *Bundle, runs []store.Run, files []string, l Lang) []byte {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# %s — comparison\n\n", mdInline(title(b)))
-	if t := formatTime(b.Session.CreatedAt); t != "" {
-		fmt.Fprintf(&sb, "Session of %s, %s. ", t, plural(len(runs), "run", "runs"))
+	fmt.Fprintf(&sb, "# %s\n\n", l.t("cmpTitle", mdInline(title(b, l))))
+	if t := l.time(b.Session.CreatedAt); t != "" {
+		sb.WriteString(l.t("cmpSession", t, plural(len(runs), l.t("run"), l.t("runs"))))
 	}
-	sb.WriteString("Exported by loopforge. The prompt is in `prompt.txt`.\n\n")
+	sb.WriteString(l.t("cmpExported") + "\n\n")
 	if len(runs) == 0 {
-		sb.WriteString("This session has no runs.\n")
+		sb.WriteString(l.t("noRuns") + "\n")
 		return []byte(sb.String())
 	}
-	sb.WriteString(comparisonTable(b, runs, files))
-	sb.WriteString("\nWall time is the whole run (generation, execution and reflection). " +
-		"Lines of code count non-blank lines of the final script. " +
-		"Exit code is that of the final script's last execution. — means unknown or none.\n")
+	sb.WriteString(comparisonTable(b, runs, files, l))
+	sb.WriteString("\n" + l.t("cmpLegend") + "\n")
 	for i := range runs {
 		if runs[i].FinalCode == "" {
-			fmt.Fprintf(&sb, "\n%s produced no code (%s).\n", mdInline(orDash(runs[i].Provider)), mdInline(noCodeReason(&runs[i])))
+			fmt.Fprintf(&sb, "\n%s\n", l.t("cmpNoCode", mdInline(orDash(runs[i].Provider)), mdInline(noCodeReason(&runs[i], l))))
 		}
 	}
 	return []byte(sb.String())
@@ -134,12 +140,15 @@ func comparisonMarkdown(b *Bundle, runs []store.Run, files []string) []byte {
 
 // comparisonTable is a Markdown table with a row per run; files, when not
 // nil, adds a column naming each run's script.
-func comparisonTable(b *Bundle, runs []store.Run, files []string) string {
+func comparisonTable(b *Bundle, runs []store.Run, files []string, l Lang) string {
 	var sb strings.Builder
-	head := []string{"Provider", "Model", "Status", "Iterations", "Wall time", "Tokens in", "Tokens out", "Cost", "Lines of code", "Exit code"}
+	var head []string
+	for _, k := range []string{"colProvider", "colModel", "colStatus", "colIterations", "colWall", "colTokensIn", "colTokensOut", "colCost", "colLinesOfCode", "colExitCode"} {
+		head = append(head, l.t(k))
+	}
 	align := []string{"---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"}
 	if files != nil {
-		head, align = append(head, "File"), append(align, "---")
+		head, align = append(head, l.t("colFile")), append(align, "---")
 	}
 	row := func(cells []string) {
 		sb.WriteString("|")
@@ -151,7 +160,7 @@ func comparisonTable(b *Bundle, runs []store.Run, files []string) string {
 	row(head)
 	row(align)
 	for i := range runs {
-		s := summarize(b, &runs[i])
+		s := summarize(b, &runs[i], l)
 		cells := []string{mdCell(s.Provider), mdCell(s.Model), mdCell(s.Status), s.Iterations, s.Wall,
 			s.TokensIn, s.TokensOut, s.Cost, s.Lines, mdCell(s.Exit)}
 		if files != nil {

@@ -25,9 +25,41 @@ var answerSchema = map[string]any{
 	"additionalProperties": false,
 }
 
-// errNoCode is returned when an answer holds nothing runnable; the message is
-// shown to the model in the next prompt, so it says exactly what was wrong.
+// errNoCode is wrapped by every *FormatError: an answer that holds nothing
+// runnable.
 var errNoCode = errors.New("no code found")
+
+// The codes of a FormatError (event.GeneratedPayload.FormatCode), which a
+// frontend words in its own language (like service.Code); the parameters of
+// each follow it.
+const (
+	FormatEmpty       = "format.empty"        //
+	FormatInvalidJSON = "format.invalid_json" // detail
+	FormatEmptyField  = "format.empty_field"  //
+	FormatUnclosed    = "format.unclosed"     //
+	FormatOtherBlock  = "format.other_block"  // found, fence
+	FormatNoBlock     = "format.no_block"     // fence
+	FormatEmptyBlock  = "format.empty_block"  // fence
+)
+
+// FormatError says why an answer held no usable code. Its text goes to the
+// model in the next prompt and to the user, so it says exactly what was
+// wrong, in prose (no Markdown: a fence in it would show as backticks).
+type FormatError struct {
+	Code   string            // one of the Format* codes
+	Params map[string]string // the code's parameters
+	msg    string
+}
+
+func (e *FormatError) Error() string { return errNoCode.Error() + ": " + e.msg }
+func (e *FormatError) Unwrap() error { return errNoCode }
+
+// Problem is the text without the "no code found" prefix.
+func (e *FormatError) Problem() string { return e.msg }
+
+func formatErr(code string, params map[string]string, format string, a ...any) error {
+	return &FormatError{Code: code, Params: params, msg: fmt.Sprintf(format, a...)}
+}
 
 var fenceRe = regexp.MustCompile("(?m)^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n")
 
@@ -37,7 +69,7 @@ var fenceRe = regexp.MustCompile("(?m)^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]
 func extractCode(content string, lang Language, structured bool) (string, error) {
 	trimmed := strings.TrimSpace(content)
 	if trimmed == "" {
-		return "", fmt.Errorf("%w: the answer was empty", errNoCode)
+		return "", formatErr(FormatEmpty, nil, "the answer was empty")
 	}
 	var jsonErr error
 	if structured || strings.HasPrefix(trimmed, "{") {
@@ -66,10 +98,10 @@ func fromJSON(s string) (string, error) {
 	}
 	var a structuredAnswer
 	if err := json.Unmarshal([]byte(s), &a); err != nil {
-		return "", fmt.Errorf("%w: the answer was not valid JSON (%v)", errNoCode, err)
+		return "", formatErr(FormatInvalidJSON, map[string]string{"detail": err.Error()}, "the answer was not valid JSON (%v)", err)
 	}
 	if strings.TrimSpace(a.Code) == "" {
-		return "", fmt.Errorf("%w: the JSON answer had an empty \"code\" field", errNoCode)
+		return "", formatErr(FormatEmptyField, nil, "the JSON answer had an empty \"code\" field")
 	}
 	return strings.TrimRight(a.Code, "\n") + "\n", nil
 }
@@ -93,7 +125,7 @@ func fromFence(s string, lang Language) (string, error) {
 		end := closingFence(body, marker)
 		if end < 0 {
 			if len(blocks) == 0 {
-				return "", fmt.Errorf("%w: the code block was opened with %s but never closed (was the answer cut off?)", errNoCode, marker)
+				return "", formatErr(FormatUnclosed, nil, "the code block was opened but never closed (was the answer cut off?)")
 			}
 			break
 		}
@@ -118,9 +150,10 @@ func fromFence(s string, lang Language) (string, error) {
 		}
 	}
 	if len(blocks) > 0 {
-		return "", fmt.Errorf("%w: the answer had a ```%s block but no ```%s block", errNoCode, blocks[0].info, lang.Fence)
+		return "", formatErr(FormatOtherBlock, map[string]string{"found": blocks[0].info, "fence": lang.Fence},
+			"the answer had a code block marked %s but none marked %s", blocks[0].info, lang.Fence)
 	}
-	return "", fmt.Errorf("%w: the answer had no ```%s fenced code block", errNoCode, lang.Fence)
+	return "", formatErr(FormatNoBlock, map[string]string{"fence": lang.Fence}, "the answer had no fenced code block marked %s", lang.Fence)
 }
 
 // closingFence finds the line that closes a block opened with marker and
@@ -147,7 +180,7 @@ func closingFence(body, marker string) int {
 
 func nonEmpty(body string, lang Language) (string, error) {
 	if strings.TrimSpace(body) == "" {
-		return "", fmt.Errorf("%w: the ```%s block was empty", errNoCode, lang.Fence)
+		return "", formatErr(FormatEmptyBlock, map[string]string{"fence": lang.Fence}, "the %s code block was empty", lang.Fence)
 	}
 	return strings.TrimRight(body, "\n") + "\n", nil
 }

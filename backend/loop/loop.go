@@ -45,6 +45,9 @@ type Settings struct {
 	// AllowNetwork lets the generated code open internet sockets (the
 	// user's opt-in for one run).
 	AllowNetwork bool
+	// Stdin is given to the generated code's standard input (script mode);
+	// "" = none (it reads EOF).
+	Stdin string
 	// Workdir and Mode are passed to coding CLIs: "" and script mode give
 	// each call a private empty directory and no write access.
 	Workdir string
@@ -52,6 +55,16 @@ type Settings struct {
 	// Workspace configures ModeWorkspace (see WorkspaceSettings); the
 	// Executor and Language are then unused.
 	Workspace *WorkspaceSettings
+	// Images keeps the pictures each execution leaves (script mode); nil
+	// runs the code without collecting any.
+	Images ImageStore
+}
+
+// ImageStore keeps the pictures of one execution of the run; the loop
+// saves them before it announces the execution, so a client can fetch
+// them as soon as it hears of them.
+type ImageStore interface {
+	SaveImages(ctx context.Context, iteration int, imgs []sandbox.Image) error
 }
 
 // Input is the task: a prompt, and for a follow-up the earlier thread.
@@ -141,7 +154,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		}
 
 		// generate
-		req := provider.Request{System: render("generate_system.tmpl", r.promptData()), Messages: msgs,
+		req := provider.Request{System: generateSystemPrompt.render(r.promptData()), Messages: msgs,
 			Workdir: r.set.Workdir, Mode: r.set.Mode}
 		if sessions {
 			req.SessionID = session
@@ -165,8 +178,8 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		newCode, formatErr := extractCode(resp.Content, r.lang, r.structured)
 		gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, Code: newCode, Language: r.lang.Fence,
 			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, DurationMS: time.Since(start).Milliseconds()}
-		if formatErr != nil {
-			gen.FormatError = formatErr.Error()
+		if fe, ok := errors.AsType[*FormatError](formatErr); ok {
+			gen.FormatError, gen.FormatCode, gen.FormatParams = fe.Error(), fe.Code, fe.Params
 		}
 		if err := r.send(event.Generated, gen); err != nil {
 			return fail(out, err)
@@ -175,11 +188,11 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		if formatErr != nil {
 			// Unusable output: say exactly what was wrong and ask again. There
 			// is nothing to reflect on, so reflection is skipped.
-			summary := "unusable answer: " + strings.TrimPrefix(formatErr.Error(), errNoCode.Error()+": ")
+			summary := "unusable answer: " + problemOf(formatErr)
 			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: summary}); err != nil {
 				return fail(out, err)
 			}
-			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: render("format_error.tmpl", r.formatData(formatErr))})
+			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: formatErrorPrompt.render(r.formatData(formatErr))})
 			out.Messages = msgs
 			if it >= r.set.MaxIterations {
 				out.Status = event.RunStatusLimitReached
@@ -195,15 +208,21 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		if err := r.send(event.ExecStarted, event.IterationPayload{Iteration: it}); err != nil {
 			return fail(out, err)
 		}
-		res, err := r.exec.Run(ctx, sandbox.Request{Language: r.lang.Sandbox, Code: code, Limits: r.set.Limits, AllowNetwork: r.set.AllowNetwork})
+		res, err := r.execute(ctx, it, code)
 		if err != nil {
-			return fail(out, fmt.Errorf("running the generated code: %w", err))
+			return fail(out, err)
 		}
-		if ctx.Err() != nil {
-			return fail(out, ctx.Err())
+		if len(res.Images) > 0 && r.set.Images != nil {
+			if err := r.set.Images.SaveImages(ctx, it, res.Images); err != nil {
+				return fail(out, fmt.Errorf("recording the program's pictures: %w", err))
+			}
 		}
 		if err := r.send(event.ExecFinished, execPayload(it, res)); err != nil {
 			return fail(out, err)
+		}
+		if ctx.Err() != nil {
+			// Stopped: what the code printed until then stays with the iteration.
+			return fail(out, ctx.Err())
 		}
 
 		// decide
@@ -219,7 +238,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		}
 		// The report joins the thread even at the limit, so a follow-up
 		// prompt on this session knows how the last attempt failed.
-		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: render("exec_failed.tmpl", feedbackData(res))})
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: execFailedPrompt.render(feedbackData(res))})
 		out.Messages = msgs
 		if it >= r.set.MaxIterations {
 			out.Status = event.RunStatusLimitReached
@@ -237,11 +256,38 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 	}
 }
 
-// call streams one provider request, emitting every text delta as a token
-// and every notice (a retry) as a warning when it arrives.
+// execute runs the code, streaming what it prints as exec_output events
+// while it runs. A failure to record them stops the execution and is the
+// error.
+func (r *runner) execute(ctx context.Context, it int, code string) (sandbox.Result, error) {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	live := newLiveOutput(it, r.set.Limits.Effective().OutputHead, outputWindow,
+		func(p event.ExecOutputPayload) error { return r.send(event.ExecOutput, p) }, stop)
+	req := sandbox.Request{Language: r.lang.Sandbox, Code: code, Limits: r.set.Limits, AllowNetwork: r.set.AllowNetwork,
+		LiveStdout: live.stdout(), LiveStderr: live.stderr(), Images: r.set.Images != nil}
+	if r.set.Stdin != "" {
+		req.Stdin = []byte(r.set.Stdin)
+	}
+	res, err := r.exec.Run(ctx, req)
+	liveErr := live.close()
+	if err != nil {
+		return res, fmt.Errorf("running the generated code: %w", err)
+	}
+	return res, liveErr
+}
+
+// call streams one request to the run's model (see callModel).
 func (r *runner) call(ctx context.Context, it int, phase event.Phase, req provider.Request) (*provider.Response, error) {
+	return r.callModel(ctx, r.model, it, phase, req)
+}
+
+// callModel streams one request to m, emitting every text delta as a token
+// and every notice (a retry) as a warning when it arrives. Its tokens count
+// toward the run's usage whichever model answers (the auditor's too).
+func (r *runner) callModel(ctx context.Context, m Model, it int, phase event.Phase, req provider.Request) (*provider.Response, error) {
 	var final *provider.Response
-	for d, err := range r.model.Stream(ctx, req) {
+	for d, err := range m.Stream(ctx, req) {
 		if err != nil {
 			return nil, err
 		}
@@ -282,10 +328,10 @@ func (r *runner) reflect(ctx context.Context, it int, code string, res sandbox.R
 	d := feedbackData(res)
 	req := provider.Request{
 		Workdir: r.set.Workdir, Mode: provider.ModeScript, // reflecting never needs to edit anything
-		System: render("reflect_system.tmpl", r.promptData()),
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: render("reflect_user.tmpl", map[string]any{
-			"Prompt": r.prompt, "Fence": r.lang.Fence, "Code": strings.TrimRight(code, "\n"),
-			"Description": d["Description"], "Stderr": d["Stderr"],
+		System: reflectSystemPrompt.render(r.promptData()),
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: reflectUserPrompt.render(reflectData{
+			Prompt: r.prompt, Fence: r.lang.Fence, Code: strings.TrimRight(code, "\n"),
+			Description: d.Description, Stderr: d.Stderr,
 		})}},
 	}
 	resp, err := r.call(ctx, it, event.PhaseReflect, req)
@@ -311,14 +357,21 @@ func (r *runner) send(kind event.Kind, payload any) error {
 	return nil
 }
 
-func (r *runner) promptData() map[string]any {
-	return map[string]any{"Language": r.lang.Name, "Fence": r.lang.Fence, "Structured": r.structured}
+func (r *runner) promptData() languageData {
+	return languageData{Language: r.lang.Name, Fence: r.lang.Fence, Structured: r.structured}
 }
 
-func (r *runner) formatData(err error) map[string]any {
-	d := r.promptData()
-	d["Problem"] = strings.TrimPrefix(err.Error(), errNoCode.Error()+": ")
-	return d
+func (r *runner) formatData(err error) formatErrorData {
+	return formatErrorData{languageData: r.promptData(), Problem: problemOf(err)}
+}
+
+// problemOf is what was wrong with an answer, without the "no code found"
+// prefix.
+func problemOf(err error) string {
+	if fe, ok := errors.AsType[*FormatError](err); ok {
+		return fe.Problem()
+	}
+	return err.Error()
 }
 
 // withReflection returns a copy of msgs whose last (user) message carries the
@@ -326,16 +379,16 @@ func (r *runner) formatData(err error) map[string]any {
 func withReflection(msgs []provider.Message, reflection string) []provider.Message {
 	out := append([]provider.Message(nil), msgs...)
 	last := &out[len(out)-1]
-	last.Content = render("with_reflection.tmpl", map[string]any{"Feedback": last.Content, "Reflection": reflection})
+	last.Content = withReflectionPrompt.render(reflectionData{Feedback: last.Content, Reflection: reflection})
 	return out
 }
 
-func feedbackData(res sandbox.Result) map[string]any {
-	return map[string]any{
-		"Description": res.Description(),
-		"ExitCode":    res.ExitCode,
-		"Stderr":      tail(res.Stderr, feedbackStderr),
-		"Stdout":      tail(res.Stdout, feedbackStdout),
+func feedbackData(res sandbox.Result) execFeedback {
+	return execFeedback{
+		Description: res.Description(),
+		ExitCode:    res.ExitCode,
+		Stderr:      tail(res.Stderr, feedbackStderr),
+		Stdout:      tail(res.Stdout, feedbackStdout),
 	}
 }
 
@@ -344,12 +397,20 @@ func execPayload(it int, res sandbox.Result) event.ExecPayload {
 		Iteration: it, Status: string(res.Status), ExitCode: res.ExitCode, Signal: res.Signal,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated,
 		DurationMS: res.Duration.Milliseconds(), Isolation: res.Isolation, Description: res.Description(),
-		Warnings: res.Warnings,
+		Warnings: res.Warnings, Images: imageRefs(res.Images), ImagesSkipped: res.ImagesSkipped,
 		Protections: map[string]bool{
 			"files": res.Protections.Files, "network": res.Protections.Network, "processes": res.Protections.Processes,
 			"memory": res.Protections.Memory, "signals": res.Protections.Signals,
 		},
 	}
+}
+
+func imageRefs(imgs []sandbox.Image) []event.ImageRef {
+	var refs []event.ImageRef
+	for _, im := range imgs {
+		refs = append(refs, event.ImageRef{Name: im.Name, MIME: im.MIME, Size: int64(len(im.Data)), Width: im.Width, Height: im.Height})
+	}
+	return refs
 }
 
 func fail(out Outcome, err error) Outcome {

@@ -274,7 +274,7 @@ func TestUnusableOutputIsAFailedIterationWithExactFeedback(t *testing.T) {
 		t.Fatalf("%d calls: a format error must not trigger a reflection", len(m.requests))
 	}
 	last := m.requests[1].Messages[len(m.requests[1].Messages)-1].Content
-	if !strings.Contains(last, "no ```python fenced code block") {
+	if !strings.Contains(last, "no fenced code block marked python") || !strings.Contains(last, "```python fenced code block") {
 		t.Fatalf("feedback does not say what was wrong:\n%s", last)
 	}
 	var g event.GeneratedPayload
@@ -284,8 +284,8 @@ func TestUnusableOutputIsAFailedIterationWithExactFeedback(t *testing.T) {
 			break
 		}
 	}
-	if g.FormatError == "" {
-		t.Fatal("the first generated event carries no format error")
+	if g.FormatError == "" || g.FormatCode != FormatNoBlock || g.FormatParams["fence"] != "python" {
+		t.Fatalf("the first generated event carries no format error and code: %+v", g)
 	}
 }
 

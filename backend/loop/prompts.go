@@ -12,10 +12,118 @@ import (
 var promptFS embed.FS
 
 // templates are parsed on first use, not at program start: most commands
-// never build a prompt.
+// never build a prompt. A field missing from a template's data is an error
+// (for typed data it always is; missingkey=error makes a map say so too).
 var templates = sync.OnceValue(func() *template.Template {
-	return template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+	return template.Must(template.New("prompts").Option("missingkey=error").ParseFS(promptFS, "prompts/*.tmpl"))
 })
+
+// A prompt is one template of prompts/ bound to the type of its data: the
+// compiler keeps each template to its type, and TestPromptTemplates checks
+// every field a template names against it, so a template mistake fails a
+// test instead of a run.
+type prompt[T any] string
+
+func (p prompt[T]) render(data T) string { return render(string(p), data) }
+
+// Every template, with its data.
+const (
+	generateSystemPrompt prompt[languageData]    = "generate_system.tmpl"
+	formatErrorPrompt    prompt[formatErrorData] = "format_error.tmpl"
+	execFailedPrompt     prompt[execFeedback]    = "exec_failed.tmpl"
+	reflectSystemPrompt  prompt[languageData]    = "reflect_system.tmpl"
+	reflectUserPrompt    prompt[reflectData]     = "reflect_user.tmpl"
+	withReflectionPrompt prompt[reflectionData]  = "with_reflection.tmpl"
+	wsSystemPrompt       prompt[wsSystemData]    = "ws_system.tmpl"
+	wsImplementPrompt    prompt[implementData]   = "ws_implement.tmpl"
+	wsFixPrompt          prompt[fixData]         = "ws_fix.tmpl"
+	auditSystemPrompt    prompt[struct{}]        = "audit_system.tmpl"
+	auditUserPrompt      prompt[auditData]       = "audit_user.tmpl"
+)
+
+// languageData fills the script loop's system prompts.
+type languageData struct {
+	Language   string // as shown to the model: "Python"
+	Fence      string // the code block's info string
+	Structured bool   // the answer is a JSON object, not a fenced block
+}
+
+// formatErrorData says why an answer held no usable program.
+type formatErrorData struct {
+	languageData
+	Problem string
+}
+
+// execFeedback reports a failed execution (tails of its output).
+type execFeedback struct {
+	Description string
+	ExitCode    int
+	Stderr      string
+	Stdout      string
+}
+
+// reflectData asks why a program failed.
+type reflectData struct {
+	Prompt      string
+	Fence       string
+	Code        string
+	Description string
+	Stderr      string
+}
+
+// reflectionData adds a reflection to the next generation's last message.
+type reflectionData struct {
+	Feedback   string
+	Reflection string
+}
+
+// wsSystemData fills the workspace system prompt.
+type wsSystemData struct {
+	Tools    bool // the model edits files through the workspace tools
+	Validate []string
+}
+
+// inputView is one of a task's inputs as the implement prompt shows it.
+type inputView struct {
+	Path    string
+	Dir     bool
+	Fence   string
+	Content string // a file's text, or a folder's tree
+}
+
+// implementData is the workspace task as first asked.
+type implementData struct {
+	Instructions string
+	Constraints  []string
+	Inputs       []inputView
+	Validate     []string
+}
+
+// fixData asks for another attempt at a workspace task.
+type fixData struct {
+	Attempt  int
+	Failures []validation
+	Audit    []string // the auditor's reasons for rejecting the change
+	Problem  string   // the answer itself was unusable
+}
+
+// validation is a failed validation command, its output cut to the tails
+// the fix prompt quotes.
+type validation struct {
+	Command  string
+	ExitCode int
+	TimedOut bool
+	Stdout   string
+	Stderr   string
+}
+
+// auditData is the change the auditor reviews.
+type auditData struct {
+	Instructions string
+	Constraints  []string
+	Diff         string
+	Summary      string // the author's
+}
 
 // presets are the built-in teaching prompts (seeds/000), by id.
 var presets = map[string]string{

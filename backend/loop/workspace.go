@@ -2,10 +2,8 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,8 +46,8 @@ type WorkspaceSettings struct {
 	ReuseBranch bool
 	// MaxToolRounds bounds the tool calls of one generation (default 30).
 	MaxToolRounds int
-	// Meta is merged into the run metadata written to .loopforge/runs.
-	Meta map[string]any
+	// Labels are written into the run metadata (see RunMeta).
+	Labels RunLabels
 }
 
 // Task is a workspace task (seeds/004): instructions, input artifacts (files
@@ -62,466 +60,296 @@ type Task struct {
 	Validate     []string `yaml:"validate" json:"validate,omitempty"`
 }
 
-// Tail sizes of validation output quoted to the model.
-const (
-	validateStderr = 6000
-	validateStdout = 4000
-	maxInputBytes  = 64 << 10
-	maxDiffBytes   = 200 << 10
-)
+// RunMeta is the record of one workspace run, written as JSON to
+// .loopforge/runs/<start time>.json in the workdir (git-ignored: it is for
+// the user; nothing reads it back). What the run did not reach is left out.
+type RunMeta struct {
+	RunLabels
+	Task          Task            `json:"task"`
+	MaxIterations int             `json:"max_iterations"`
+	Branch        string          `json:"branch,omitempty"`
+	StartedAt     time.Time       `json:"started_at"`
+	FinishedAt    time.Time       `json:"finished_at"`
+	Status        event.RunStatus `json:"status"`
+	Iterations    int             `json:"iterations"`
+	Commit        string          `json:"commit,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	InputTokens   int             `json:"input_tokens"`
+	OutputTokens  int             `json:"output_tokens"`
+}
 
-type validation struct {
-	Command  string
-	ExitCode int
-	TimedOut bool
-	Stdout   string
-	Stderr   string
+// RunLabels are what the caller knows of a workspace run and the loop does
+// not.
+type RunLabels struct {
+	SessionID string `json:"session_id,omitempty"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	Auditor   string `json:"auditor,omitempty"` // the auditor's profile
+	// Commands is CommandsUnsandboxed when the commands ran outside the
+	// sandbox.
+	Commands string `json:"commands,omitempty"`
+	// Worktree is a comparison's own git worktree, made from Repository.
+	Worktree   string `json:"worktree,omitempty"`
+	Repository string `json:"repository,omitempty"`
+}
+
+// CommandsUnsandboxed is RunLabels.Commands for commands run without the
+// sandbox (`workspace: {sandbox: false}`).
+const CommandsUnsandboxed = "unsandboxed"
+
+// maxDiffBytes bounds the diff kept of an attempt (and shown to the auditor).
+const maxDiffBytes = 200 << 10
+
+// wsRun is one workspace-mode run. Each attempt goes through the steps of
+// wsstep.go — generate, validate, audit, commit — until one passes or the
+// iteration limit is reached; the run's state lives here, between them.
+type wsRun struct {
+	r         *runner // events, model calls and the token count, as in the script loop
+	set       *WorkspaceSettings
+	task      Task
+	commands  workspace.CommandRunner
+	ws        *workspace.Workspace
+	tools     *workspace.Registry // nil: the model edits the files itself (a coding CLI)
+	maxRounds int
+	system    string
+	sessions  bool   // the model resumes its own conversation …
+	session   string // … this one
+	msgs      []provider.Message
+	diff      string // the change so far (the last diff git could give)
+
+	// With WorkspaceSettings.Git (repo nil without): the feature branch, and
+	// the guard that refuses git after anything changed its control files.
+	// Its windows span the model's and the validation commands' turns only;
+	// a nil guard guards nothing.
+	repo   *gitops.Repo
+	guard  *gitops.Guard
+	branch string
+
+	meta RunMeta
 }
 
 // runWorkspace is the workspace-mode counterpart of run; msgs ends with the
 // user's prompt, which is replaced by the implement prompt built from it.
 func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out Outcome) {
-	wset := r.set.Workspace
-	if wset == nil {
-		wset = &WorkspaceSettings{}
+	w, err := openWorkspaceRun(r, msgs)
+	if err != nil {
+		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
 	}
-	task := wset.Task
+	defer func() { w.finish(out) }()
+	if err := w.prepare(ctx); err != nil {
+		return Outcome{Status: event.RunStatusError, Err: err}
+	}
+	return w.iterate(ctx)
+}
+
+// openWorkspaceRun opens the workdir and fills in the defaults.
+func openWorkspaceRun(r *runner, msgs []provider.Message) (*wsRun, error) {
+	set := r.set.Workspace
+	if set == nil {
+		set = &WorkspaceSettings{}
+	}
+	task := set.Task
 	if strings.TrimSpace(task.Instructions) == "" {
 		task.Instructions = r.prompt
 	}
-	runner := wset.Runner
-	switch {
-	case runner != nil:
-	case r.exec != nil:
-		runner = NewSandboxCommands(r.exec, wset.CommandLimits, r.set.AllowNetwork,
-			func(w string) { _ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "sandbox: " + w}) })
-	default:
-		runner = workspace.ExecRunner{Timeout: wset.CommandLimits.Timeout}
-	}
-	maxRounds := wset.MaxToolRounds
-	if maxRounds <= 0 {
-		maxRounds = 30
-	}
-	started := time.Now()
-	meta := map[string]any{"started_at": started.UTC(), "task": task, "max_iterations": r.set.MaxIterations}
-	for k, v := range wset.Meta {
-		meta[k] = v
-	}
-
+	started := time.Now().UTC()
 	ws, err := workspace.Open(r.set.Workdir)
 	if err != nil {
-		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
+		return nil, err
 	}
-	defer ws.Close()
-	defer func() {
-		meta["status"], meta["iterations"], meta["finished_at"] = out.Status, out.Iterations, time.Now().UTC()
-		meta["input_tokens"], meta["output_tokens"] = r.usage.InputTokens, r.usage.OutputTokens
-		if out.Err != nil {
-			meta["error"] = out.Err.Error()
-		}
-		if p, err := ws.WriteRunMeta(started, meta); err == nil {
-			_ = r.send(event.Git, event.GitPayload{Action: "metadata", Path: p})
-		} else {
-			_ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "could not write the run metadata: " + err.Error()})
-		}
-	}()
+	w := &wsRun{r: r, set: set, task: task, commands: r.commandRunner(set), ws: ws, maxRounds: set.MaxToolRounds,
+		sessions: r.model.Capabilities().Sessions, msgs: msgs}
+	if w.maxRounds <= 0 {
+		w.maxRounds = 30
+	}
+	w.meta = RunMeta{RunLabels: set.Labels, Task: task, MaxIterations: r.set.MaxIterations, StartedAt: started}
+	return w, nil
+}
 
-	implement, err := implementPrompt(ws, task)
+// commandRunner is what runs the commands (see WorkspaceSettings.Runner).
+func (r *runner) commandRunner(set *WorkspaceSettings) workspace.CommandRunner {
+	switch {
+	case set.Runner != nil:
+		return set.Runner
+	case r.exec != nil:
+		return NewSandboxCommands(r.exec, set.CommandLimits, r.set.AllowNetwork,
+			func(w string) { _ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "sandbox: " + w}) })
+	default:
+		return workspace.ExecRunner{Timeout: set.CommandLimits.Timeout}
+	}
+}
+
+// prepare puts the implement prompt in place of the user's (refusing an
+// input outside the workdir before anything changes), starts the feature
+// branch and offers the tools.
+func (w *wsRun) prepare(ctx context.Context) error {
+	implement, err := implementPrompt(w.ws, w.task)
 	if err != nil {
-		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
+		return fmt.Errorf("%w: %w", ErrInvalidSettings, err)
 	}
-
-	var repo *gitops.Repo
-	// git is never run on a repository whose control files changed; the
-	// guard's windows span the model's and the validation commands' turns
-	// only (nil without git: it guards nothing).
-	var guard *gitops.Guard
-	var branch string // the feature branch
-	if wset.Git {
-		if repo, err = gitops.Open(ctx, ws.Root()); err != nil {
-			return Outcome{Status: event.RunStatusError, Err: err}
-		}
-		if err := repo.RequireClean(ctx); err != nil {
-			return Outcome{Status: event.RunStatusError, Err: err}
-		}
-		if branch, err = repo.StartBranch(ctx, wset.Branch, wset.ReuseBranch); err != nil {
-			return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("creating the feature branch: %w", err)}
-		}
-		meta["branch"] = branch
-		if guard, err = repo.Guard(ctx); err != nil {
-			return Outcome{Status: event.RunStatusError, Err: err}
-		}
-		if err := r.send(event.Git, event.GitPayload{Action: "branch", Branch: branch}); err != nil {
-			return Outcome{Status: event.RunStatusError, Err: err}
+	if w.set.Git {
+		if err := w.startBranch(ctx); err != nil {
+			return err
 		}
 	}
+	if err := w.offerTools(); err != nil {
+		return err
+	}
+	w.system = wsSystemPrompt.render(wsSystemData{Tools: w.tools != nil, Validate: w.task.Validate})
+	w.msgs[len(w.msgs)-1].Content = implement // it embeds the user's prompt
+	return nil
+}
 
-	var tools *workspace.Registry
-	if r.model.Capabilities().Tools {
-		tools = workspace.NewRegistry(ws, runner)
-		for _, t := range wset.Tools {
-			if err := tools.RegisterCommand(t); err != nil {
-				return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
-			}
+// startBranch refuses a dirty workdir, checks out the feature branch and
+// starts guarding git's control files.
+func (w *wsRun) startBranch(ctx context.Context) error {
+	repo, err := gitops.Open(ctx, w.ws.Root())
+	if err != nil {
+		return err
+	}
+	if err := repo.RequireClean(ctx); err != nil {
+		return err
+	}
+	if w.branch, err = repo.StartBranch(ctx, w.set.Branch, w.set.ReuseBranch); err != nil {
+		return fmt.Errorf("creating the feature branch: %w", err)
+	}
+	w.meta.Branch = w.branch
+	if w.guard, err = repo.Guard(ctx); err != nil {
+		return err
+	}
+	w.repo = repo
+	return w.r.send(event.Git, event.GitPayload{Action: "branch", Branch: w.branch})
+}
+
+// offerTools makes the workspace tools for a model that calls tools (a
+// coding CLI has its own).
+func (w *wsRun) offerTools() error {
+	if !w.r.model.Capabilities().Tools {
+		return nil
+	}
+	w.tools = workspace.NewRegistry(w.ws, w.commands)
+	for _, t := range w.set.Tools {
+		if err := w.tools.RegisterCommand(t); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSettings, err)
 		}
 	}
-	system := render("ws_system.tmpl", map[string]any{"Tools": tools != nil, "Validate": task.Validate})
+	return nil
+}
 
-	// The user's prompt is replaced by the implement prompt, which embeds it.
-	msgs[len(msgs)-1].Content = implement
-	var (
-		session  string
-		sessions = r.model.Capabilities().Sessions
-		diff     string
-	)
+// iterate runs attempts until one passes and is committed, or the
+// iteration limit is reached.
+func (w *wsRun) iterate(ctx context.Context) Outcome {
 	for it := 1; ; it++ {
-		out = Outcome{Iterations: it, FinalCode: diff, Messages: msgs}
-		if err := r.send(event.IterationStarted, event.IterationPayload{Iteration: it}); err != nil {
-			return fail(out, err)
+		if err := w.r.send(event.IterationStarted, event.IterationPayload{Iteration: it}); err != nil {
+			return w.failed(it, err)
 		}
-
-		// generate (with tool rounds for API models)
-		req := provider.Request{System: system, Messages: msgs, Workdir: ws.Root(), Mode: provider.ModeWorkspace}
-		if sessions {
-			req.SessionID = session
-		}
-		if err := guard.Begin(modelActor(r.model)); err != nil {
-			return fail(out, err)
-		}
-		start := time.Now()
-		resp, problem, err := r.generateWithTools(ctx, it, req, tools, maxRounds)
-		if gerr := guard.Check(); gerr != nil {
-			return fail(out, gerr) // a refusal matters more than how the call ended
+		a, err := w.generate(ctx, it)
+		if err == nil {
+			err = w.check(ctx, it, &a)
 		}
 		if err != nil {
-			return fail(out, err)
+			return w.failed(it, err)
 		}
-		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content})
-		out.Messages = msgs
-		if sessions && resp.SessionID != "" {
-			session = resp.SessionID
+		if a.passed() {
+			return w.succeed(ctx, it, a.answer)
 		}
-		gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, FormatError: problem,
-			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, DurationMS: time.Since(start).Milliseconds()}
-		if err := r.send(event.Generated, gen); err != nil {
-			return fail(out, err)
+		if err := w.retry(it, a); err != nil {
+			return w.failed(it, err)
 		}
-
-		// validate
-		var failures []validation
-		if problem == "" {
-			for _, c := range task.Validate {
-				if err := guard.Begin(fmt.Sprintf("validation command `%s`", c)); err != nil {
-					return fail(out, err)
-				}
-				res, err := runner.RunCommand(ctx, ws.Root(), c, nil)
-				if gerr := guard.Check(); gerr != nil {
-					return fail(out, gerr)
-				}
-				if ctx.Err() != nil {
-					return fail(out, ctx.Err())
-				}
-				if err != nil {
-					res = workspace.CommandResult{Command: c, ExitCode: -1, Stderr: err.Error()}
-				}
-				if err := r.send(event.Validated, event.ValidatePayload{Iteration: it, Command: c, ExitCode: res.ExitCode,
-					Passed: res.OK(), TimedOut: res.TimedOut, Stdout: res.Stdout, Stderr: res.Stderr,
-					Truncated: res.Truncated, DurationMS: res.Duration.Milliseconds()}); err != nil {
-					return fail(out, err)
-				}
-				if !res.OK() {
-					failures = append(failures, validation{Command: c, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
-						Stdout: tail(res.Stdout, validateStdout), Stderr: tail(res.Stderr, validateStderr)})
-				}
-			}
-		}
-		if repo != nil {
-			if err := guard.Check(); err != nil { // nothing may change between the windows either
-				return fail(out, err)
-			}
-			if d, err := repo.Diff(ctx, maxDiffBytes); err == nil {
-				diff = d
-				out.FinalCode = d
-			}
-		}
-
-		// audit (only a change that passed validation is worth reviewing)
-		var rejected []string
-		if problem == "" && len(failures) == 0 && wset.Auditor != nil {
-			approved, reasons, err := r.audit(ctx, it, wset.Auditor, task, diff, resp.Content)
-			if err != nil {
-				return fail(out, err)
-			}
-			if !approved {
-				rejected = reasons
-				if len(rejected) == 0 {
-					rejected = []string{"the reviewer rejected the change without giving a reason"}
-				}
-			}
-		}
-
-		// decide
-		if problem == "" && len(failures) == 0 && len(rejected) == 0 {
-			summary := "validation passed"
-			if len(task.Validate) == 0 {
-				summary = "done (no validation commands)"
-			}
-			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: summary}); err != nil {
-				return fail(out, err)
-			}
-			if repo != nil {
-				msg := commitMessage(task, resp.Content, it)
-				if err := guard.Check(); err != nil {
-					return fail(out, err)
-				}
-				if err := repo.RequireBranch(ctx, branch); err != nil {
-					return fail(out, err)
-				}
-				hash, err := repo.Commit(ctx, msg)
-				switch {
-				case errors.Is(err, gitops.ErrNothingToCommit):
-					_ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "validation passed but nothing changed: no commit"})
-				case err != nil:
-					return fail(out, fmt.Errorf("committing the result: %w", err))
-				default:
-					meta["commit"] = hash
-					if err := r.send(event.Git, event.GitPayload{Action: "commit", Commit: hash, Message: msg, Branch: branch}); err != nil {
-						return fail(out, err)
-					}
-				}
-			}
-			out.Status = event.RunStatusSuccess
-			return out
-		}
-		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error",
-			Summary: failureSummary(problem, failures, rejected)}); err != nil {
-			return fail(out, err)
-		}
-		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: render("ws_fix.tmpl", map[string]any{
-			"Attempt": it, "Failures": failures, "Audit": rejected, "Problem": problem,
-		})})
-		out.Messages = msgs
-		if it >= r.set.MaxIterations {
-			out.Status = event.RunStatusLimitReached
-			if repo != nil {
-				_ = r.send(event.Git, event.GitPayload{Action: "uncommitted", Branch: branch,
-					Message: "no commit: the last attempt's changes are left in the workdir for inspection"})
-			}
-			return out
+		if it >= w.r.set.MaxIterations {
+			return w.giveUp(it)
 		}
 	}
 }
 
-// generateWithTools calls the model and, while it asks for tools, runs them
-// and calls again. The tool exchange stays in a private copy of the thread:
-// only the final answer joins the stored history. problem is set when the
-// model kept calling tools past maxRounds.
-func (r *runner) generateWithTools(ctx context.Context, it int, req provider.Request, tools *workspace.Registry, maxRounds int) (*provider.Response, string, error) {
-	if tools != nil {
-		for _, t := range tools.Tools() {
-			req.Tools = append(req.Tools, provider.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-		}
-		req.Messages = append([]provider.Message(nil), req.Messages...)
-	}
-	var total provider.Usage
-	var content strings.Builder
-	for round := 0; ; round++ {
-		resp, err := r.call(ctx, it, event.PhaseGenerate, req)
-		if err != nil {
-			return nil, "", err
-		}
-		total.InputTokens += resp.Usage.InputTokens
-		total.OutputTokens += resp.Usage.OutputTokens
-		if resp.Content != "" {
-			if content.Len() > 0 {
-				content.WriteString("\n")
-			}
-			content.WriteString(resp.Content)
-		}
-		if tools == nil || len(resp.ToolCalls) == 0 {
-			final := *resp
-			final.Content, final.Usage = content.String(), total
-			return &final, "", nil
-		}
-		if round >= maxRounds {
-			final := *resp
-			final.Content, final.Usage = content.String(), total
-			return &final, fmt.Sprintf("the model was still calling tools after %d rounds; finish with fewer, larger steps", maxRounds), nil
-		}
-		req.Messages = append(req.Messages, provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
-		for _, tc := range resp.ToolCalls {
-			start := time.Now()
-			output, ok := tools.Call(ctx, tc.Name, tc.Input)
-			if err := r.send(event.ToolCalled, event.ToolCallPayload{Iteration: it, ID: tc.ID, Name: tc.Name, Input: string(tc.Input),
-				Output: output, OK: ok, DurationMS: time.Since(start).Milliseconds()}); err != nil {
-				return nil, "", err
-			}
-			req.Messages = append(req.Messages, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Content: output})
-		}
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+// check runs the validation commands on a usable answer, takes the diff,
+// and has the auditor (if any) review a change that passed.
+func (w *wsRun) check(ctx context.Context, it int, a *attempt) (err error) {
+	if a.problem == "" {
+		if a.failures, err = w.validate(ctx, it); err != nil {
+			return err
 		}
 	}
+	if err := w.takeDiff(ctx); err != nil {
+		return err
+	}
+	if a.passed() && w.set.Auditor != nil {
+		a.rejected, err = w.audit(ctx, it, w.set.Auditor, w.diff, a.answer)
+	}
+	return err
 }
 
-// auditVerdict is the auditor's JSON answer.
-type auditVerdict struct {
-	Approved *bool    `json:"approved"`
-	Reasons  []string `json:"reasons"`
+// takeDiff records the change against the branch's start; when git cannot
+// give it, the last one stands.
+func (w *wsRun) takeDiff(ctx context.Context) error {
+	if w.repo == nil {
+		return nil
+	}
+	if err := w.guard.Check(); err != nil { // nothing may change between the windows either
+		return err
+	}
+	if d, err := w.repo.Diff(ctx, maxDiffBytes); err == nil {
+		w.diff = d
+	}
+	return nil
 }
 
-var auditSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"approved": map[string]any{"type": "boolean"},
-		"reasons":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-	},
-	"required":             []string{"approved", "reasons"},
-	"additionalProperties": false,
+// succeed reports a passing attempt and commits it.
+func (w *wsRun) succeed(ctx context.Context, it int, answer string) Outcome {
+	summary := "validation passed"
+	if len(w.task.Validate) == 0 {
+		summary = "done (no validation commands)"
+	}
+	if err := w.r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: summary}); err != nil {
+		return w.failed(it, err)
+	}
+	if err := w.commit(ctx, it, answer); err != nil {
+		return w.failed(it, err)
+	}
+	return w.outcome(it, event.RunStatusSuccess, nil)
 }
 
-func (r *runner) audit(ctx context.Context, it int, auditor Model, task Task, diff, summary string) (bool, []string, error) {
-	if strings.TrimSpace(diff) == "" {
-		diff = "(no diff available)"
+// retry reports a failed attempt and asks for a fix. The request joins the
+// thread even at the limit, so a follow-up knows how the last attempt failed.
+func (w *wsRun) retry(it int, a attempt) error {
+	if err := w.r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: failureSummary(a)}); err != nil {
+		return err
 	}
-	req := provider.Request{
-		Workdir: r.set.Workdir, Mode: provider.ModeScript, // the auditor only reads
-		System: render("audit_system.tmpl", nil),
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: render("audit_user.tmpl", map[string]any{
-			"Instructions": task.Instructions, "Constraints": task.Constraints, "Diff": diff, "Summary": strings.TrimSpace(summary),
-		})}},
-	}
-	if auditor.Capabilities().StructuredOutput {
-		req.Schema = &provider.Schema{Name: "verdict", Description: "approve or reject the change", JSON: auditSchema}
-	}
-	// The auditor's tokens are the run's cost too, so it goes through call
-	// with its own model.
-	saved := r.model
-	r.model = auditor
-	resp, err := r.call(ctx, it, event.PhaseAudit, req)
-	r.model = saved
-	if err != nil {
-		return false, nil, fmt.Errorf("auditor: %w", err)
-	}
-	v, perr := parseVerdict(resp.Content)
-	if perr != nil {
-		v = auditVerdict{Approved: new(bool), Reasons: []string{"the review could not be read (" + perr.Error() + "); answer again"}}
-	}
-	if err := r.send(event.Audited, event.AuditPayload{Iteration: it, Approved: *v.Approved, Reasons: v.Reasons}); err != nil {
-		return false, nil, err
-	}
-	return *v.Approved, v.Reasons, nil
+	w.msgs = append(w.msgs, provider.Message{Role: provider.RoleUser, Content: fixPrompt(it, a)})
+	return nil
 }
 
-func parseVerdict(s string) (auditVerdict, error) {
-	var v auditVerdict
-	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
-	if i < 0 || j < i {
-		return v, errors.New("no JSON object in the answer")
+// giveUp ends a run at its iteration limit, leaving the last attempt's
+// changes in the workdir.
+func (w *wsRun) giveUp(it int) Outcome {
+	if w.repo != nil {
+		_ = w.r.send(event.Git, event.GitPayload{Action: "uncommitted", Branch: w.branch,
+			Message: "no commit: the last attempt's changes are left in the workdir for inspection"})
 	}
-	if err := json.Unmarshal([]byte(s[i:j+1]), &v); err != nil {
-		return v, err
-	}
-	if v.Approved == nil {
-		return v, errors.New(`the answer has no "approved" field`)
-	}
-	return v, nil
+	return w.outcome(it, event.RunStatusLimitReached, nil)
 }
 
-type inputView struct {
-	Path    string
-	Dir     bool
-	Fence   string
-	Content string
+func (w *wsRun) failed(it int, err error) Outcome { return w.outcome(it, event.RunStatusError, err) }
+
+// outcome is the run as it stands after iteration it.
+func (w *wsRun) outcome(it int, status event.RunStatus, err error) Outcome {
+	return Outcome{Status: status, Iterations: it, FinalCode: w.diff, Messages: w.msgs, Err: err}
 }
 
-// implementPrompt is the first prompt: the task with its inputs read through
-// the workspace (so an input outside the workdir is refused up front).
-func implementPrompt(ws *workspace.Workspace, task Task) (string, error) {
-	var inputs []inputView
-	for _, p := range task.Inputs {
-		entries, truncated, err := ws.List(p, true)
-		if err != nil {
-			return "", fmt.Errorf("input %s: %w", p, err)
-		}
-		if len(entries) == 1 && !entries[0].Dir && filepath.ToSlash(filepath.Clean(p)) == entries[0].Path {
-			b, err := ws.ReadFile(p)
-			if err != nil {
-				return "", fmt.Errorf("input %s: %w", p, err)
-			}
-			content := string(b)
-			if len(content) > maxInputBytes {
-				content = content[:maxInputBytes] + "\n… [cut]"
-			}
-			inputs = append(inputs, inputView{Path: p, Fence: strings.TrimPrefix(filepath.Ext(p), "."), Content: strings.TrimRight(content, "\n")})
-			continue
-		}
-		tree := strings.TrimRight(workspace.Tree(relativeTo(entries, p)), "\n")
-		if truncated {
-			tree += "\n…"
-		}
-		inputs = append(inputs, inputView{Path: p, Dir: true, Content: tree})
+// finish writes the run metadata and closes the workspace.
+func (w *wsRun) finish(out Outcome) {
+	defer w.ws.Close()
+	m := &w.meta
+	m.Status, m.Iterations, m.FinishedAt = out.Status, out.Iterations, time.Now().UTC()
+	m.InputTokens, m.OutputTokens = w.r.usage.InputTokens, w.r.usage.OutputTokens
+	if out.Err != nil {
+		m.Error = out.Err.Error()
 	}
-	return render("ws_implement.tmpl", map[string]any{
-		"Instructions": strings.TrimSpace(task.Instructions), "Constraints": task.Constraints, "Inputs": inputs, "Validate": task.Validate,
-	}), nil
-}
-
-func relativeTo(entries []workspace.Entry, dir string) []workspace.Entry {
-	prefix := filepath.ToSlash(filepath.Clean(dir)) + "/"
-	out := make([]workspace.Entry, len(entries))
-	for i, e := range entries {
-		e.Path = strings.TrimPrefix(e.Path, prefix)
-		out[i] = e
+	if p, err := w.ws.WriteRunMeta(m.StartedAt, m); err == nil {
+		_ = w.r.send(event.Git, event.GitPayload{Action: "metadata", Path: p})
+	} else {
+		_ = w.r.send(event.Log, event.LogPayload{Level: "warn", Message: "could not write the run metadata: " + err.Error()})
 	}
-	return out
-}
-
-func failureSummary(problem string, failures []validation, rejected []string) string {
-	var parts []string
-	if problem != "" {
-		parts = append(parts, problem)
-	}
-	for _, f := range failures {
-		if f.TimedOut {
-			parts = append(parts, fmt.Sprintf("`%s` timed out", f.Command))
-		} else {
-			parts = append(parts, fmt.Sprintf("`%s` exit %d", f.Command, f.ExitCode))
-		}
-	}
-	if len(rejected) > 0 {
-		parts = append(parts, "auditor rejected: "+strings.Join(rejected, "; "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// commitMessage: a subject from the task's first line, then what the model
-// said it did and what validated it.
-func commitMessage(task Task, summary string, iterations int) string {
-	subject := strings.TrimSpace(task.Instructions)
-	if i := strings.IndexByte(subject, '\n'); i >= 0 {
-		subject = subject[:i]
-	}
-	if r := []rune(subject); len(r) > 64 {
-		subject = string(r[:63]) + "…"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "loopforge: %s\n", subject)
-	if s := strings.TrimSpace(summary); s != "" {
-		if len(s) > 2000 {
-			s = s[:2000] + "…"
-		}
-		fmt.Fprintf(&b, "\n%s\n", s)
-	}
-	b.WriteString("\n")
-	if len(task.Validate) > 0 {
-		b.WriteString("Validated by:\n")
-		for _, c := range task.Validate {
-			fmt.Fprintf(&b, "  %s\n", c)
-		}
-	}
-	fmt.Fprintf(&b, "Iterations: %d\n", iterations)
-	return b.String()
 }
 
 // modelActor names the model for a *gitops.TamperError: "the model

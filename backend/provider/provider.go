@@ -236,8 +236,8 @@ type Profile struct {
 	// start of the answer and its silences (Limits); 0 means the default.
 	FirstByteTimeout time.Duration `json:"first_byte_timeout,omitempty" yaml:"-"`
 	IdleTimeout      time.Duration `json:"idle_timeout,omitempty" yaml:"-"`
-	// Retry overrides DefaultRetry() for an HTTP profile (tests shorten the
-	// waits); it is not read from loopforge.yml.
+	// Retry overrides DefaultRetry() for an HTTP profile: loopforge.yml's
+	// max_retries sets its count; tests shorten the waits.
 	Retry *RetryPolicy `json:"-" yaml:"-"`
 	// Structured turns structured output on or off where the kind supports it
 	// (nil = the kind's default). Some OpenAI-compatible servers reject

@@ -125,9 +125,10 @@ func newBwrapPlan(path string, root, size bool, extraRO []string) bwrapPlan {
 }
 
 // args completes the command line for one run. dir is the project dir of a
-// Request.Dir, "" for none; joins are the v1 cgroup.procs files the shim
-// must reach inside.
-func (b bwrapPlan) args(wd, dir string, lim Limits, allowNet bool, joins []string, self string) []string {
+// Request.Dir, "" for none; ro are read-only directories of this run (the
+// figure hook); joins are the v1 cgroup.procs files the shim must reach
+// inside.
+func (b bwrapPlan) args(wd, dir string, ro []string, lim Limits, allowNet bool, joins []string, self string) []string {
 	a := make([]string, 0, len(b.base)+24)
 	a = append(a, b.base...)
 	if allowNet {
@@ -146,7 +147,7 @@ func (b bwrapPlan) args(wd, dir string, lim Limits, allowNet bool, joins []strin
 	// read-only; a project dir inside an interpreter prefix stays writable).
 	type bind struct{ flag, path string }
 	var binds []bind
-	for _, p := range b.extraRO {
+	for _, p := range slices.Concat(b.extraRO, ro) {
 		binds = append(binds, bind{"--ro-bind", p})
 	}
 	for _, j := range joins {
@@ -205,7 +206,7 @@ func probeBwrap(explicit string, root bool) (path, version string, size bool, er
 	}
 	defer os.RemoveAll(wd)
 	plan := newBwrapPlan(path, root, size, nil)
-	args := plan.args(wd, "", DefaultLimits(), false, nil, "/bin/sh")
+	args := plan.args(wd, "", nil, DefaultLimits(), false, nil, "/bin/sh")
 	args = append(args[:len(args)-1], "-c", "exit 0") // "/bin/sh -c 'exit 0'" instead of the shim
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = []string{"PATH=" + systemPath}

@@ -438,7 +438,7 @@ func TestDirContainingShim(t *testing.T) {
 
 func TestBwrapBindOrder(t *testing.T) {
 	plan := bwrapPlan{path: "bwrap", extraRO: []string{"/p/proj/build/shim", "/opt/py"}}
-	a := plan.args("/tmp/run-1", "/p/proj", DefaultLimits(), false, nil, "/p/proj/build/shim")
+	a := plan.args("/tmp/run-1", "/p/proj", nil, DefaultLimits(), false, nil, "/p/proj/build/shim")
 	s := strings.Join(a, " ")
 	for _, want := range []string{
 		"--bind /p/proj /p/proj --bind /tmp/run-1 /tmp/run-1 --ro-bind /p/proj/build/shim /p/proj/build/shim",
@@ -451,7 +451,7 @@ func TestBwrapBindOrder(t *testing.T) {
 	if i, j := strings.Index(s, "--tmpfs /tmp"), strings.Index(s, "--bind /p/proj"); i < 0 || j < i {
 		t.Errorf("the binds must follow the private /tmp: %q", s)
 	}
-	if s := strings.Join(plan.args("/tmp/run-1", "", DefaultLimits(), false, nil, "x"), " "); !strings.Contains(s, "--chdir /tmp/run-1 --") || strings.Contains(s, "/p/proj /p/proj") {
+	if s := strings.Join(plan.args("/tmp/run-1", "", nil, DefaultLimits(), false, nil, "x"), " "); !strings.Contains(s, "--chdir /tmp/run-1 --") || strings.Contains(s, "/p/proj /p/proj") {
 		t.Errorf("script mode: %q", s)
 	}
 }

@@ -33,6 +33,12 @@
 //     exits; Run returns only when it is all dead, reads the output pipes to
 //     the end without waiting on a writer that escaped, and never blocks on
 //     the code.
+//   - [Request.Images] (script mode) keeps the run's pictures: matplotlib
+//     draws without a display through a read-only start-up hook on the
+//     code's PYTHONPATH (python then runs with -s instead of -I), its
+//     figures are saved into the run dir on plt.show() and at exit, and the
+//     run dir's PNG, JPEG, GIF and SVG files come back in [Result.Images],
+//     checked by their bytes and bounded in number and size (pictures.go).
 //   - Run returns an error only when the sandbox itself failed (bad request,
 //     temp dir, shim, bwrap or interpreter could not start); everything the
 //     code did, including being killed, is a [Result] with a [Status].

@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"time"
 )
 
 // Report is what `loopforge doctor` shows: the isolation generated code gets
@@ -15,7 +18,11 @@ type Report struct {
 	Layers      []Layer     `json:"layers"`
 	// Interpreters maps a language to the binary that runs it ("" = none).
 	Interpreters map[string]string `json:"interpreters"`
-	Host         *Host             `json:"host"`
+	// Matplotlib is the version the Python interpreter imports ("" = it
+	// cannot import matplotlib: figures are not drawn, image files the code
+	// writes are still kept).
+	Matplotlib string `json:"matplotlib"`
+	Host       *Host  `json:"host"`
 }
 
 // Layer is one isolation mechanism and whether this machine has it.
@@ -61,10 +68,35 @@ func doctor(h *Host) Report {
 		Isolation:    res.Isolation,
 		Protections:  res.Protections,
 		Interpreters: map[string]string{"python": r.python, "sh": "/bin/sh", "node": r.node},
+		Matplotlib:   matplotlibVersion(r.python),
 		Host:         h,
 	}
 	rep.Layers = append(rep.Layers, seccompLayer(h), landlockLayer(h), namespacesLayer(h), bwrapLayer(h), cgroupLayer(h))
 	return rep
+}
+
+// matplotlibVersion imports matplotlib with python as the sandbox starts
+// it (isolated: no user site-packages, none of our environment) and
+// returns its version, "" when the import fails. Its configuration goes to
+// a temporary directory, never the user's home.
+func matplotlibVersion(python string) string {
+	if python == "" {
+		return ""
+	}
+	tmp, err := os.MkdirTemp("", "loopforge-doctor-")
+	if err != nil {
+		return ""
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-I", "-c", "import matplotlib; print(matplotlib.__version__)")
+	cmd.Env = []string{"PATH=" + systemPath, "HOME=" + tmp, "MPLCONFIGDIR=" + tmp, "MPLBACKEND=Agg", "LANG=C.UTF-8"}
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func seccompLayer(h *Host) Layer {
@@ -183,6 +215,13 @@ func cgroupLayer(h *Host) Layer {
 	return l
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "python (none found)"
+	}
+	return s
+}
+
 // Text renders the report for a terminal.
 func (rep Report) Text() string {
 	var b strings.Builder
@@ -215,6 +254,12 @@ func (rep Report) Text() string {
 		fmt.Fprintf(&b, " %s %s;", lang, path)
 	}
 	s := strings.TrimSuffix(b.String(), ";") + "\n"
+	if rep.Matplotlib != "" {
+		s += fmt.Sprintf("Pictures: matplotlib %s; figures and the image files a program writes are shown with its output.\n", rep.Matplotlib)
+	} else {
+		s += "Pictures: matplotlib is not available to " + orNone(rep.Interpreters["python"]) +
+			"; image files a program writes are still shown. → install it: sudo apt install python3-matplotlib (or pip install matplotlib for that interpreter)\n"
+	}
 	if missing := p.Missing(); len(missing) > 0 {
 		s += "\nMissing: " + strings.Join(missing, ", ") + ". Each run records and shows what applied to it.\n"
 	}

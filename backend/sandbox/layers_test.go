@@ -189,6 +189,13 @@ func TestDoctor(t *testing.T) {
 	if _, err := json.Marshal(rep); err != nil {
 		t.Error(err)
 	}
+	// Pictures: whether the sandbox's python imports matplotlib.
+	if have := matplotlibIn(rep.Interpreters["python"]); have != (rep.Matplotlib != "") || !strings.Contains(text, "\nPictures: ") {
+		t.Errorf("matplotlib importable %v, report says %q:\n%s", have, rep.Matplotlib, text)
+	}
+	if rep.Matplotlib == "" && !strings.Contains(text, "python3-matplotlib") {
+		t.Errorf("no matplotlib and no way to get it:\n%s", text)
+	}
 	t.Logf("\n%s", text)
 }
 

@@ -515,6 +515,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 
+	// Pictures: the figure hook, read-only, for this run alone.
+	var hookDir string
+	if req.Images && dir == "" {
+		if hookDir, err = makeHookDir(r.tempRoot); err != nil {
+			return failed(res, err)
+		}
+		defer removeWorkdir(hookDir)
+		in = in.withHook()
+	}
+
 	var cg *runCgroup
 	if r.cgroups != nil {
 		if cg, err = r.cgroups.create(lim); err != nil {
@@ -526,6 +536,13 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	spec := r.layers(req, in, lim, wd, dir, cg, &res)
+	var ro []string
+	if hookDir != "" {
+		ro = []string{hookDir}
+		if spec.Landlock != nil {
+			spec.Landlock.ReadExec = slices.Concat(spec.Landlock.ReadExec, ro)
+		}
+	}
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return failed(res, fmt.Errorf("sandbox: encode spec: %w", err))
@@ -563,13 +580,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
 	var cmd *exec.Cmd
 	if r.bwrap != nil {
-		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
+		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, ro, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
 		cmd.Dir = wd // bwrap's own cwd on the host; --chdir sets the code's
 	} else {
 		cmd = exec.Command(r.self, childArg)
 		cmd.Dir = cmp.Or(dir, wd)
 	}
 	cmd.Env = append(r.env(wd), specEnv+"="+string(specJSON))
+	if hookDir != "" {
+		cmd.Env = append(cmd.Env, imageEnv(wd, hookDir)...)
+	}
 	if m, ok := ctx.Value(testMarkerKey{}).(string); ok {
 		cmd.Env = append(cmd.Env, m) // lets tests find every process of a run
 	}
@@ -597,8 +617,8 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	proc, err := procgroup.Start(runCtx, cmd, opts)
 	// The child holds its own copies; EOF must come from it alone.
 	statusW.Close()
-	outPipe.start(stdout)
-	errPipe.start(stderr)
+	outPipe.start(tee(stdout, req.LiveStdout))
+	errPipe.start(tee(stderr, req.LiveStderr))
 	if cg != nil {
 		cg.closeFD()
 	}
@@ -678,8 +698,23 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	if cg != nil && cg.pidsLimitHit() {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the process limit (%d) was reached", lim.Processes))
 	}
+	if hookDir != "" {
+		// Every process of the run is dead: nothing changes the files now
+		// (short of a daemon escaped at the basic level, which readImage
+		// does not trust either).
+		res.Images, res.ImagesSkipped = collectImages(wd)
+	}
 	slog.Debug("sandbox: run finished", "status", res.Status, "exit", res.ExitCode, "signal", res.Signal, "duration", res.Duration, "isolation", res.Isolation)
 	return res, nil
+}
+
+// tee adds a caller's live copy of a stream after its capped buffer, which
+// never fails, so the capture is whole whatever the live writer does.
+func tee(buf *procgroup.HeadTail, live io.Writer) io.Writer {
+	if live == nil {
+		return buf
+	}
+	return io.MultiWriter(buf, live)
 }
 
 // testMarkerKey carries an extra environment entry for the code, which the

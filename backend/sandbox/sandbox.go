@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"syscall"
 	"time"
@@ -148,6 +149,19 @@ type Request struct {
 	// Stdin is fed to the program's standard input, which then ends (EOF).
 	// Empty: the program reads EOF at once.
 	Stdin []byte
+	// LiveStdout and LiveStderr, when set, receive each stream as it is
+	// read, while the program runs (Result still holds the capped head and
+	// tail). They see at most what the streams' hard cap lets through. Each
+	// is called from that stream's copying goroutine and must return
+	// quickly: Run cannot end before it does, and a blocked writer stalls
+	// the program once the pipe is full.
+	LiveStdout, LiveStderr io.Writer
+	// Images keeps the run's pictures (script mode; ignored with Dir):
+	// matplotlib draws without a display and its figures are saved when
+	// plt.show() is called and when the program ends, and the image files
+	// left in the run dir come back in Result.Images, within MaxImages,
+	// MaxImageBytes and MaxImagesBytes (see pictures.go).
+	Images bool
 }
 
 // Protections are the per-run ticks shown to the user: true means the
@@ -209,6 +223,11 @@ type Result struct {
 	// Warnings explain missing protections (network, files) and layers
 	// that failed for this run; empty when everything applied.
 	Warnings []string
+
+	// Images are the pictures the run left in its run dir, oldest first
+	// (Request.Images); ImagesSkipped says which were left out and why.
+	Images        []Image
+	ImagesSkipped []string
 
 	// Limits are the effective limits (defaults filled in).
 	Limits Limits

@@ -8,10 +8,11 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
-	"strings"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/api"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/wire"
 )
 
 // routeAPI serves every operation of api.Ops with one handler, then the
@@ -34,11 +35,15 @@ func (s *Server) routeAPI() {
 // error's status (service.Classify) and its first line.
 func (s *Server) operation(op api.Operation) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if !api.Allows(op, roleOf(r)) {
+			writeError(w, http.StatusForbidden, coded(service.CodeStudentOnly, "students cannot use "+op.Name(), "operation", op.Name()))
+			return
+		}
 		out, err := op.Invoke(r.Context(), s.opts.Backend, func(in any) error { return bind(w, r, in) })
 		var bad *inputError
 		switch {
 		case errors.As(err, &bad):
-			writeError(w, http.StatusBadRequest, bad.Error())
+			writeError(w, http.StatusBadRequest, coded(service.CodeBadInput, bad.Error(), "detail", bad.detail))
 		case err != nil:
 			s.fail(w, err)
 		default:
@@ -49,7 +54,7 @@ func (s *Server) operation(op api.Operation) http.HandlerFunc {
 
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	name, data, err := s.opts.Backend.Export(r.Context(), r.PathValue("id"), q.Get("format"), q.Get("run"))
+	name, data, err := s.opts.Backend.Export(r.Context(), r.PathValue("id"), q.Get("format"), q.Get("run"), q.Get("lang"))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -60,8 +65,8 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 }
 
 // inputError is a request the handler could not read into the operation's
-// input: always 400, with its own message.
-type inputError struct{ msg string }
+// input: always 400, with its own message (detail is the decoder's).
+type inputError struct{ msg, detail string }
 
 func (e *inputError) Error() string { return e.msg }
 
@@ -76,7 +81,7 @@ func bind(w http.ResponseWriter, r *http.Request, in any) error {
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(in); err != nil {
-			return &inputError{"invalid JSON body: " + err.Error()}
+			return &inputError{msg: "invalid JSON body: " + err.Error(), detail: err.Error()}
 		}
 	}
 	for i := range v.NumField() {
@@ -112,18 +117,31 @@ var httpStatus = map[service.Class]int{
 	service.ClassUnavailable:   http.StatusConflict,
 	service.ClassProviderSetup: http.StatusBadRequest,
 	service.ClassProvider:      http.StatusBadGateway,
+	service.ClassForbidden:     http.StatusForbidden,
+	service.ClassQuota:         http.StatusTooManyRequests,
+	service.ClassUnauthorized:  http.StatusUnauthorized,
 }
 
-// fail answers a domain error with the status of its class and its first
-// line; only internal errors are logged (the others are the caller's to fix).
+// fail answers a domain error with the status of its class, its first line,
+// its code and parameters (service.Explain); only internal errors are logged
+// (the others are the caller's to fix).
 func (s *Server) fail(w http.ResponseWriter, err error) {
-	class := service.Classify(err)
-	if class == service.ClassInternal {
+	p := service.Explain(err)
+	if p.Class == service.ClassInternal {
 		s.opts.Logger.Error("api call failed", "err", err)
 	}
-	msg := err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
+	if q, ok := errors.AsType[*service.QuotaError](err); ok && !q.RetryAt.IsZero() {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(q.RetryAt).Seconds()+0.999))))
 	}
-	writeError(w, httpStatus[class], msg)
+	writeError(w, httpStatus[p.Class], wire.FromProblem(p))
+}
+
+// coded is the wire error of a refusal the server makes itself; kv are the
+// parameters, name then value.
+func coded(code service.Code, msg string, kv ...string) wire.ErrorBody {
+	e := wire.ErrorBody{Error: msg, Code: string(code), Params: map[string]string{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		e.Params[kv[i]] = kv[i+1]
+	}
+	return e
 }

@@ -124,6 +124,14 @@ func TestExportOfACodelessRunAndProviderMarkedAfter401(t *testing.T) {
 	if status, body := call(t, ts, tok, "GET", export+"md&run="+info.RunID, ""); status != http.StatusOK {
 		t.Errorf("md of the same run: %d %s", status, body)
 	}
+	// The UI passes its language: the handout's own words follow it.
+	if status, body := call(t, ts, tok, "GET", export+"md&lang=pt", ""); status != http.StatusOK ||
+		!strings.Contains(string(body), "## Comparação") || !strings.Contains(string(body), "Esta execução não produziu código") {
+		t.Errorf("md in Portuguese: %d %s", status, body)
+	}
+	if status, body := call(t, ts, tok, "GET", export+"md&lang=klingon", ""); status != http.StatusBadRequest || !strings.Contains(string(body), `"export.lang"`) {
+		t.Errorf("unknown language: %d %s; want 400 export.lang", status, body)
+	}
 	if status, body := call(t, ts, tok, "GET", export+"py&run=no-such-run", ""); status != http.StatusNotFound {
 		t.Errorf("unknown run: %d %s; want 404", status, body)
 	}
@@ -149,5 +157,44 @@ func TestExportOfACodelessRunAndProviderMarkedAfter401(t *testing.T) {
 		if p.KeyRejected == nil || p.KeyRejected.At.IsZero() || !strings.Contains(p.KeyRejected.Message, "HTTP 401") || kr["at"] == nil {
 			t.Fatalf("fake after a 401: %s", body)
 		}
+	}
+}
+
+// TestErrorBodiesCarryCodeAndParams: every failed request answers
+// {error, code, params}, the code and parameters the frontend words the
+// error by.
+func TestErrorBodiesCarryCodeAndParams(t *testing.T) {
+	svc := backendWith(t, wordModel{})
+	ts, tok := apiServer(t, svc)
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		code                     string
+		params                   map[string]string
+	}{
+		{"empty prompt", "POST", "/api/runs", `{"prompt":" ","provider":"fake"}`, 400, "request.prompt_empty", map[string]string{}},
+		{"unknown provider", "POST", "/api/runs", `{"prompt":"p","provider":"skynet"}`, 400, "provider.unknown", map[string]string{"provider": "skynet"}},
+		{"bad JSON", "POST", "/api/runs", `{"prompt":`, 400, "request.bad_input", nil},
+		{"no endpoint", "GET", "/api/nothing", "", 404, "request.no_endpoint", map[string]string{"method": "GET", "path": "/api/nothing"}},
+		{"no session", "GET", "/api/sessions/nope", "", 404, "not_found", map[string]string{}},
+		{"export format", "GET", "/api/sessions/nope/export?format=docx", "", 400, "export.format", map[string]string{"format": "docx"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := call(t, ts, tok, tt.method, tt.path, tt.body)
+			var e struct {
+				Error  string            `json:"error"`
+				Code   string            `json:"code"`
+				Params map[string]string `json:"params"`
+			}
+			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error == "" || e.Code != tt.code || e.Params == nil {
+				t.Fatalf("%d %s; want %d with code %s", status, body, tt.status, tt.code)
+			}
+			for k, v := range tt.params {
+				if e.Params[k] != v {
+					t.Errorf("params[%q] = %q, want %q", k, e.Params[k], v)
+				}
+			}
+		})
 	}
 }

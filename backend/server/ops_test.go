@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/api"
+	"github.com/loopforge/loopforge/backend/service"
 )
 
 var routeParam = regexp.MustCompile(`\{[a-z_]+\}`)
@@ -19,10 +21,20 @@ var routeParam = regexp.MustCompile(`\{[a-z_]+\}`)
 // TestEveryOperationIsServedOverHTTP calls each operation of api.Ops through
 // the real server and service, on a stored session, and checks the status
 // the table promises and that the answer reads into the output type exactly
-// (no field the type lacks). DeleteSession goes last.
+// (no field the type lacks). A class is open (its operations need one) with
+// one student. DeleteSession and RemoveStudent go last.
 func TestEveryOperationIsServedOverHTTP(t *testing.T) {
-	svc := newBackend(t, wordModel{}, "fake2")
+	// The program leaves a picture, for the Image operation.
+	svc := newBackend(t, wordModel{program: "open('dot.svg', 'w').write('<svg xmlns=\"http://www.w3.org/2000/svg\"/>')\n"}, "fake2")
 	ts, tok := apiServer(t, svc)
+	class, err := svc.OpenClass(context.Background(), service.ClassOptions{Name: "A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	student, _, err := svc.Join(context.Background(), class.JoinCode, "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
 	info := startRun(t, ts, tok)
 	if _, err := svc.Wait(context.Background(), info.RunID); err != nil {
 		t.Fatal(err)
@@ -33,22 +45,28 @@ func TestEveryOperationIsServedOverHTTP(t *testing.T) {
 		"StartRun":     `{"prompt":"p","provider":"fake","max_iterations":1}`,
 		"StartCompare": `{"prompt":"p","providers":["fake","fake2"],"max_iterations":1}`,
 		"SetWorkdir":   `{"path":` + quote(t.TempDir()) + `}`,
+		"SetSpotlight": `{"run_id":` + quote(info.RunID) + `}`,
 	}
-	ops := append([]api.Operation(nil), api.Ops...)
-	for i, op := range ops {
-		if op.Name() == "DeleteSession" {
-			ops = append(append(ops[:i:i], ops[i+1:]...), op)
-			break
-		}
+	// Query parameters of operations that need them.
+	queries := map[string]string{"Image": "?iteration=1&name=dot.svg"}
+	ops := slices.Clone(api.Ops)
+	for _, last := range []string{"DeleteSession", "RemoveStudent"} {
+		i := slices.IndexFunc(ops, func(op api.Operation) bool { return op.Name() == last })
+		ops = append(append(ops[:i:i], ops[i+1:]...), ops[i])
 	}
 	for _, op := range ops {
 		t.Run(op.Name(), func(t *testing.T) {
 			method, path, _ := strings.Cut(op.Route(), " ")
 			id := info.SessionID
-			if strings.HasPrefix(path, "/api/runs/") {
+			switch {
+			case strings.HasPrefix(path, "/api/runs/"):
 				id = info.RunID
+			case strings.HasPrefix(path, "/api/class/students/"):
+				id = student.StudentID
+			case strings.HasPrefix(path, "/api/classes/"):
+				id = class.ID
 			}
-			path = routeParam.ReplaceAllString(path, id)
+			path = routeParam.ReplaceAllString(path, id) + queries[op.Name()]
 			status, body := call(t, ts, tok, method, path, inputFor(op, samples))
 			if status != op.Status() {
 				t.Fatalf("%s %s: %d %s, want %d", method, path, status, body, op.Status())

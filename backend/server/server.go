@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/wire"
 )
@@ -53,6 +54,8 @@ type Server struct {
 	// wsSubs counts the websocket subscriptions still streaming, over all
 	// connections.
 	wsSubs atomic.Int64
+	// joins limits the join attempts with a wrong class code.
+	joins joinLimiter
 }
 
 // NewToken returns 32 random hex characters.
@@ -70,8 +73,10 @@ func New(o Options) *Server {
 	s := &Server{opts: o, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /api/health", s.health)
 	s.routeAPI()
+	s.routeClass()
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
+		writeError(w, http.StatusNotFound, coded(service.CodeNoEndpoint, "no such API endpoint: "+r.Method+" "+r.URL.Path,
+			"method", r.Method, "path", r.URL.Path))
 	})
 	if o.Assets != nil {
 		s.mux.Handle("/", http.FileServerFS(o.Assets))
@@ -87,13 +92,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
 
 	if !s.originAllowed(r) {
-		writeError(w, http.StatusForbidden, "cross-origin request refused")
+		writeError(w, http.StatusForbidden, coded(service.CodeOrigin, "cross-origin request refused"))
 		return
 	}
 	tok, fromQuery := s.token(r)
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 || s.opts.Token == "" {
+		if caller, ok := s.student(r); ok {
+			s.mux.ServeHTTP(w, r.WithContext(access.With(r.Context(), caller)))
+			return
+		}
+		if s.public(w, r) {
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/api/") {
-			writeError(w, http.StatusUnauthorized, "missing or wrong token: open the URL printed by `loopforge serve`")
+			writeError(w, http.StatusUnauthorized, coded(service.CodeToken, "missing or wrong token: open the URL printed by `loopforge serve`"))
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -112,7 +124,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	s.mux.ServeHTTP(w, r.WithContext(access.With(r.Context(), access.Caller{Role: access.Instructor})))
 }
 
 func (s *Server) token(r *http.Request) (tok string, fromQuery bool) {
@@ -157,8 +169,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+// writeError answers with the body every failure has (wire.ErrorBody).
+func writeError(w http.ResponseWriter, status int, e wire.ErrorBody) {
+	writeJSON(w, status, e)
 }
 
 // IsLoopback reports whether host (an IP or "localhost") is a loopback address.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/wire"
@@ -21,8 +22,14 @@ import (
 //
 //	client → server  {"op":"subscribe","run_id":"…","after":N}   events with seq > N
 //	                 {"op":"unsubscribe","run_id":"…"}
+//	                 {"op":"subscribe_class"}   the class stream (class mode; see wsclass.go)
 //	server → client  event envelopes {type, run_id, seq, ts, payload}, in seq order per run;
-//	                 {"type":"error","run_id":"…","payload":{"message":"…"}} for a bad subscription.
+//	                 {"type":"error","run_id":"…","payload":{"message":"…"}} for a bad subscription;
+//	                 {"type":"class_state"|"wall","payload":…} on the class stream.
+//
+// A student's subscriptions are checked one by one: another student's run
+// answers "error" exactly as a missing one does. A removed student's
+// sockets are closed.
 //
 // A client that cannot keep up is disconnected (close code 1013); it
 // reconnects and resubscribes from the last seq it saw, losing nothing.
@@ -74,7 +81,10 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader has answered the client
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// The socket outlives the upgrade request; its caller goes with it, and
+	// every subscription is checked against it.
+	caller := access.From(r.Context())
+	ctx, cancel := context.WithCancel(access.With(context.Background(), caller))
 	ping := s.opts.PingInterval
 	if ping <= 0 {
 		ping = wsPingEvery
@@ -85,6 +95,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	c.extendRead()
 	ws.SetPongHandler(func(string) error { c.extendRead(); return nil })
 	go c.writeLoop()
+	if caller.IsStudent() {
+		c.closeWhenGone(s.opts.Backend.StudentGone(caller.StudentID))
+	}
 	c.readLoop(s.opts.Backend)
 	cancel()
 	c.wg.Wait()
@@ -108,6 +121,8 @@ func (c *wsConn) readLoop(b *service.Service) {
 		switch req.Op {
 		case wire.StreamOpSubscribe:
 			c.subscribe(b, req.RunID, req.After)
+		case wire.StreamOpSubscribeClass:
+			c.subscribeClass(b)
 		case wire.StreamOpUnsubscribe:
 			c.mu.Lock()
 			if sub := c.subs[req.RunID]; sub != nil {
@@ -116,7 +131,7 @@ func (c *wsConn) readLoop(b *service.Service) {
 			}
 			c.mu.Unlock()
 		default:
-			c.errorf(req.RunID, "unknown op %q", req.Op)
+			c.fail(req.RunID, coded(service.CodeBadInput, fmt.Sprintf("unknown op %q", req.Op), "detail", fmt.Sprintf("unknown op %q", req.Op)))
 		}
 	}
 }
@@ -156,7 +171,7 @@ func (c *wsConn) subscribe(b *service.Service, runID string, after int64) {
 		for {
 			sub, err := b.Subscribe(ctx, runID, last)
 			if err != nil {
-				c.errorf(runID, "%v", err)
+				c.fail(runID, wire.ErrorOf(err))
 				return
 			}
 			for e := range sub.C {
@@ -183,6 +198,11 @@ func (c *wsConn) push(e event.Event) bool {
 	if err != nil {
 		return false
 	}
+	return c.pushBytes(b)
+}
+
+// pushBytes queues one message (see push).
+func (c *wsConn) pushBytes(b []byte) bool {
 	select {
 	case c.send <- b:
 		return true
@@ -200,8 +220,9 @@ func (c *wsConn) push(e event.Event) bool {
 	}
 }
 
-func (c *wsConn) errorf(runID, format string, a ...any) {
-	payload, _ := json.Marshal(wire.StreamErrorPayload{Message: fmt.Sprintf(format, a...)})
+// fail reports a subscription the server cannot serve.
+func (c *wsConn) fail(runID string, e wire.ErrorBody) {
+	payload, _ := json.Marshal(wire.StreamErrorPayload{Message: e.Error, Code: e.Code, Params: e.Params})
 	c.push(event.Event{Type: wire.StreamErrorType, RunID: runID, Payload: payload})
 }
 

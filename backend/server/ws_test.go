@@ -22,6 +22,7 @@ import (
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/testwait"
 	"github.com/loopforge/loopforge/backend/wire"
 )
 
@@ -36,6 +37,8 @@ type wordModel struct {
 	lines int
 	width int // filler characters per line
 	gate  chan struct{}
+	// program, when set, ends the program (after its print).
+	program string
 }
 
 func (wordModel) Name() string                        { return "fake" }
@@ -63,7 +66,7 @@ func (m wordModel) Stream(ctx context.Context, _ provider.Request) iter.Seq2[pro
 				return
 			}
 		}
-		if !send("print('ok')\n```\n") {
+		if !send("print('ok')\n" + m.program + "```\n") {
 			return
 		}
 		yield(provider.Delta{Done: &provider.Response{Content: all.String()}}, nil)
@@ -350,13 +353,7 @@ func wsServer(t *testing.T, b *service.Service, ping time.Duration) (*Server, *h
 // waitFor polls cond until it holds, failing the test after a minute.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testwait.Until(t, what, time.Minute, cond)
 }
 
 // A client that reads but never answers the server's pings (a peer gone

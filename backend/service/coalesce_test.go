@@ -13,6 +13,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/store"
+	"github.com/loopforge/loopforge/backend/testwait"
 )
 
 // newBareService opens a Service on a fresh history in a temp dir, with the
@@ -70,13 +71,7 @@ func token(it int, phase event.Phase, text string) event.Event {
 // absurdly long (nothing here is timed).
 func waitFor(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(tb, what, 30*time.Second, cond)
 }
 
 // lastSeq is the highest seq stored for the run, 0 if none yet.
@@ -151,8 +146,10 @@ func randomStream(rng *rand.Rand, n int) []event.Event {
 	it, phase := 1, event.PhaseGenerate
 	for range n {
 		switch r := rng.IntN(100); {
-		case r < 85:
+		case r < 70:
 			evs = append(evs, token(it, phase, randomText(rng)))
+		case r < 85: // the running code's output travels the same way
+			evs = append(evs, event.New(event.ExecOutput, event.ExecOutputPayload{Iteration: it, Stream: event.StreamStdout, Text: randomText(rng)}))
 		case r < 90:
 			evs = append(evs, event.New(event.Log, event.LogPayload{Level: "info", Message: randomText(rng)}))
 		case r < 94:

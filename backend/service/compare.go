@@ -28,6 +28,9 @@ type ComparisonRow struct {
 
 // Comparison returns one row per run of the session, in start order.
 func (s *Service) Comparison(ctx context.Context, sessionID string) ([]ComparisonRow, error) {
+	if err := s.checkSession(ctx, sessionID); err != nil {
+		return nil, err
+	}
 	sess, err := s.store.GetSession(ctx, sessionID)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
@@ -24,6 +25,12 @@ type activeRun struct {
 	id     string
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// class is the open class when the run started (its executions queue);
+	// student the student whose run it is ("" = the instructor's).
+	class   *classroom
+	student string
+	// iteration is the one under way (for the queued events).
+	iteration atomic.Int64
 
 	// flushMu serialises the writes of this run's events, so the store
 	// always holds a prefix of the run's stream (no gap: a crash loses a
@@ -109,10 +116,12 @@ const maxUnsaved = 1024
 // emit stamps one event with the run's next seq and hands it to the store
 // and the subscribers, always in seq order.
 //
-// Token events (the model's text deltas, by far the most numerous) are
-// published at once and written later, in one transaction per window of
-// s.tokenWindow (see flush). Every other event first writes the pending
-// tokens and itself in one transaction and is published only then, so a
+// Token events (the model's text deltas, by far the most numerous) and
+// exec_output events (the running code's output, already gathered per window
+// by the loop) are published at once and written later, in one transaction
+// per window of s.tokenWindow (see flush). Every other event first writes
+// the pending tokens and itself in one transaction and is published only
+// then, so a
 // subscriber that sees run_finished (or a generated, an exec_finished…)
 // can count on the store holding everything up to it. What a crash can
 // lose is therefore the tokens of about one window: those published but not
@@ -120,7 +129,7 @@ const maxUnsaved = 1024
 // zero or less every event is written before it is published, one
 // transaction each.
 func (s *Service) emit(a *activeRun, e event.Event) error {
-	if e.Type == event.Token && s.tokenWindow > 0 {
+	if (e.Type == event.Token || e.Type == event.ExecOutput) && s.tokenWindow > 0 {
 		return s.emitToken(a, e)
 	}
 	a.flushMu.Lock()
@@ -145,8 +154,8 @@ func (s *Service) emit(a *activeRun, e event.Event) error {
 	return nil
 }
 
-// emitToken publishes a token at once and leaves it in unsaved for the
-// window's flush.
+// emitToken publishes a token (or exec_output) at once and leaves it in
+// unsaved for the window's flush.
 func (s *Service) emitToken(a *activeRun, e event.Event) error {
 	a.mu.Lock()
 	if err := a.flushErr; err != nil {
@@ -309,6 +318,9 @@ func (s *Subscription) setErr(err error) {
 // ones, then those published but not yet written (tokens of the current
 // window), then live ones, with no gap and no duplicate.
 func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Subscription, error) {
+	if err := s.checkRun(ctx, runID); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	a := s.runs[runID]
 	s.mu.Unlock()

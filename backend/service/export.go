@@ -29,22 +29,40 @@ func (s *Service) Bundle(ctx context.Context, sessionID string) (*export.Bundle,
 		if b.Events[r.ID], err = s.store.EventsAfter(ctx, r.ID, 0, 0); err != nil {
 			return nil, err
 		}
+		imgs, err := s.store.ListImages(ctx, r.ID, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(imgs) > 0 {
+			if b.Images == nil {
+				b.Images = map[string][]store.Image{}
+			}
+			b.Images[r.ID] = imgs
+		}
 	}
 	return b, nil
 }
 
-// Export renders a session in one format (see export.Formats); runID ""
-// picks the best run for single-run formats.
-func (s *Service) Export(ctx context.Context, sessionID, format, runID string) (name string, data []byte, err error) {
+// Export renders a session in one format (see export.Formats) with its own
+// words in lang (export.ParseLang: "" is English); runID "" picks the best
+// run for single-run formats.
+func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang string) (name string, data []byte, err error) {
 	f, err := export.ParseFormat(format)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		return "", nil, &Error{Code: CodeExportFormat, Params: map[string]string{"format": format}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+	}
+	l, err := export.ParseLang(lang)
+	if err != nil {
+		return "", nil, &Error{Code: CodeExportLang, Params: map[string]string{"lang": lang}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+	}
+	if err := s.checkSession(ctx, sessionID); err != nil {
+		return "", nil, err
 	}
 	b, err := s.Bundle(ctx, sessionID)
 	if err != nil {
 		return "", nil, err
 	}
-	return export.Render(b, f, runID)
+	return export.RenderLang(b, f, runID, l)
 }
 
 // Import stores a bundle read by export.ReadBundle as a new session (fresh
@@ -92,6 +110,29 @@ func (s *Service) Import(ctx context.Context, b *export.Bundle) (sessionID strin
 				return "", err
 			}
 		}
+		if err := s.importImages(ctx, r.ID, b.Images[old]); err != nil {
+			return "", err
+		}
 	}
 	return sess.ID, nil
+}
+
+// importImages stores a run's pictures from a bundle, iteration by
+// iteration in their order (the events name them by iteration and name,
+// so they still match under the new run id).
+func (s *Service) importImages(ctx context.Context, runID string, imgs []store.Image) error {
+	byIter := map[int][]store.Image{}
+	var order []int
+	for _, im := range imgs {
+		if _, ok := byIter[im.Iteration]; !ok {
+			order = append(order, im.Iteration)
+		}
+		byIter[im.Iteration] = append(byIter[im.Iteration], im)
+	}
+	for _, n := range order {
+		if err := s.store.PutImages(ctx, runID, n, byIter[n]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

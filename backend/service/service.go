@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -92,7 +93,9 @@ type Service struct {
 	// ownersDir holds every process's owner claim (next to the database).
 	ownersDir string
 	keys      keyHealth // providers whose key was just rejected
-	probes    probes    // the provider list's recent checks
+	// class is the open class of `loopforge class` (nil otherwise).
+	class  *classroom
+	probes probes // the provider list's recent checks
 	// tokenWindow and maxUnsaved: see emit.
 	tokenWindow time.Duration
 	maxUnsaved  int
@@ -233,6 +236,9 @@ type RunRequest struct {
 	// AllowNetwork lets this run's generated code (and, in workspace mode,
 	// its commands) open internet sockets: the user's opt-in for one run.
 	AllowNetwork bool
+	// Stdin is given to the generated code's standard input (what input()
+	// reads), at most config.MaxStdinBytes; script mode only.
+	Stdin string
 
 	// Workspace mode (Mode "workspace"): the provider edits files in Workdir
 	// ("" = the service's workdir), Validate commands (appended to Task's)
@@ -264,7 +270,7 @@ func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error)
 	}
 	p, err := s.cfg.Profile(name)
 	if err != nil {
-		return provider.Profile{}, err
+		return provider.Profile{}, &Error{Code: CodeUnknownProvider, Params: map[string]string{"provider": name}, Err: err}
 	}
 	if model != "" {
 		p.Model = model
@@ -280,10 +286,16 @@ func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error)
 
 // StartRun validates req, records a run and starts its loop.
 func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error) {
+	ticket, err := s.admit(ctx, &req, nil)
+	if err != nil {
+		return RunInfo{}, err
+	}
+	defer ticket.done()
 	p, err := s.prepare(ctx, req, req.Provider)
 	if err != nil {
 		return RunInfo{}, err
 	}
+	p.class = ticket
 	var history []provider.Message
 	var sess *store.Session
 	if req.SessionID != "" {
@@ -294,7 +306,7 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		if sess.Mode == "compare" && p.set.Workspace != nil {
 			// Its providers each had a worktree; a run here would edit the
 			// user's checkout on a branch another provider may share.
-			return RunInfo{}, fmt.Errorf("%w: a provider of a workspace comparison cannot be re-run in that session; start a new comparison", ErrInvalidRequest)
+			return RunInfo{}, invalid(CodeCompareRerun, nil, "a provider of a workspace comparison cannot be re-run in that session; start a new comparison")
 		}
 		if n := len(sess.Runs); n > 0 && !req.Fresh {
 			msgs, err := s.store.ListMessages(ctx, sess.Runs[n-1].ID)
@@ -310,6 +322,7 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		if p.set.Mode == provider.ModeWorkspace {
 			sess.Mode, sess.Kind, sess.Workdir = modeWorkspace, store.SessionWorkspace, p.set.Workdir
 		}
+		ticket.session(sess)
 		if err := s.store.CreateSession(ctx, sess); err != nil {
 			return RunInfo{}, err
 		}
@@ -336,25 +349,32 @@ type CompareInfo struct {
 // a slow or failing provider never holds the others back.
 func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (CompareInfo, error) {
 	if len(req.Providers) < 2 {
-		return CompareInfo{}, fmt.Errorf("%w: a comparison needs at least two providers (got %d)", ErrInvalidRequest, len(req.Providers))
+		return CompareInfo{}, invalid(CodeCompareTooFew, map[string]string{"n": strconv.Itoa(len(req.Providers))}, "a comparison needs at least two providers (got %d)", len(req.Providers))
 	}
+	ticket, err := s.admit(ctx, &req.RunRequest, req.Providers)
+	if err != nil {
+		return CompareInfo{}, err
+	}
+	defer ticket.done()
 	seen := map[string]bool{}
 	var preps []prepared
 	for _, name := range req.Providers {
 		if seen[name] {
-			return CompareInfo{}, fmt.Errorf("%w: provider %q is listed twice", ErrInvalidRequest, name)
+			return CompareInfo{}, invalid(CodeCompareTwice, map[string]string{"provider": name}, "provider %q is listed twice", name)
 		}
 		seen[name] = true
 		p, err := s.prepare(ctx, req.RunRequest, name)
 		if err != nil {
 			return CompareInfo{}, err
 		}
+		p.class = ticket
 		preps = append(preps, p)
 	}
 	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "compare", Kind: store.SessionScript, Workdir: s.Workdir()}
 	if preps[0].set.Workspace != nil {
 		sess.Kind, sess.Workdir = store.SessionWorkspace, preps[0].set.Workdir
 	}
+	ticket.session(sess)
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return CompareInfo{}, err
 	}
@@ -392,7 +412,8 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 
 // prepared is a validated request for one provider, ready to launch.
 type prepared struct {
-	auditor string    // the auditor's profile name (workspace mode)
+	auditor string // the auditor's profile name (workspace mode)
+	class   *classTicket
 	wt      *worktree // a workspace comparison's own worktree
 	prof    provider.Profile
 	model   provider.Provider
@@ -412,7 +433,8 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 		set.MaxIterations = s.cfg.MaxIterations
 	}
 	if err := config.CheckMaxIterations("the iteration limit", set.MaxIterations); err != nil {
-		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		return prepared{}, &Error{Code: CodeMaxIterations, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
+			Params: map[string]string{"n": strconv.Itoa(set.MaxIterations), "max": strconv.Itoa(config.MaxIterationsLimit)}}
 	}
 	if req.Reflect != nil {
 		set.Reflect = *req.Reflect
@@ -422,21 +444,30 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	}
 	lang, err := loop.LookupLanguage(set.Language)
 	if err != nil {
-		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		return prepared{}, &Error{Code: CodeLanguage, Params: map[string]string{"language": set.Language},
+			Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 	}
 	set.Limits.Timeout = s.cfg.Timeout
 	if req.Timeout != 0 {
 		if err := config.CheckTimeout("the time limit", req.Timeout); err != nil {
-			return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+			return prepared{}, &Error{Code: CodeTimeout, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
+				Params: map[string]string{"value": req.Timeout.String(), "max": config.MaxTimeout.String()}}
 		}
 		set.Limits.Timeout = req.Timeout
 	}
 	set.AllowNetwork = req.AllowNetwork
+	if err := config.CheckStdin("the input (stdin)", req.Stdin); err != nil {
+		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	if req.Stdin != "" && req.Mode == modeWorkspace {
+		return prepared{}, fmt.Errorf("%w: an input (stdin) is for script mode, where the generated program runs; workspace commands read none", ErrInvalidRequest)
+	}
+	set.Stdin = req.Stdin
 	if strings.TrimSpace(req.Prompt) == "" {
-		return prepared{}, fmt.Errorf("%w: the prompt is empty", ErrInvalidRequest)
+		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
 	}
 	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
-		return prepared{}, fmt.Errorf("cannot run generated code: %w", err)
+		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
 	}
 	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
 	if err != nil {
@@ -470,7 +501,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 // launch records a run in sess and starts its goroutine.
 func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
 	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: event.RunStatusRunning,
-		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence}
+		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Stdin: p.set.Stdin}
 	if p.set.Workspace != nil {
 		run.Language = export.LanguageDiff // its result is the patch it made
 	}
@@ -479,13 +510,14 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 	}
 	runCtx, cancel := context.WithCancelCause(context.Background())
 	ar := newActiveRun(run.ID, cancel)
+	p.class.register(ar, run)
 	s.mu.Lock()
 	s.runs[run.ID] = ar
 	s.mu.Unlock()
 	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{
 		SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt,
 		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: runMode(p.set),
-		AllowNetwork: p.set.AllowNetwork, Workdir: p.set.Workdir, Validate: validateOf(p.set), Auditor: p.auditor,
+		AllowNetwork: p.set.AllowNetwork, Stdin: p.set.Stdin, Workdir: p.set.Workdir, Validate: validateOf(p.set), Auditor: p.auditor,
 	})); err != nil {
 		cancel(err)
 		s.finish(ar, run, loop.Outcome{Status: event.RunStatusError, Err: err}, time.Now())
@@ -500,6 +532,9 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 	}
 	s.wg.Add(1)
 	set := withBranch(p.set, sess)
+	if set.Workspace == nil {
+		set.Images = runImages{store: s.store, runID: run.ID}
+	}
 	go s.execute(runCtx, ar, run, p.model, set, loop.Input{Prompt: prompt, History: history}, p.wt)
 	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }
@@ -516,8 +551,11 @@ func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m 
 				out = loop.Outcome{Status: event.RunStatusError, Err: fmt.Errorf("internal error: %v", v)}
 			}
 		}()
-		exec, _ := s.executor() // made by prepare; nil only where the run needs none (unsandboxed workspace commands)
-		out = loop.Run(ctx, m, exec, func(e event.Event) error { return s.emit(ar, e) }, set, in)
+		out = loop.Run(ctx, m, s.executorFor(ar), func(e event.Event) error {
+			err := s.emit(ar, e)
+			s.observe(ar, e)
+			return err
+		}, set, in)
 	}()
 	if wt != nil {
 		// A fresh context: a cancelled run's worktree is still tidied.
@@ -548,7 +586,10 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		s.closeRun(ar)
 	}()
 
-	status := out.Status
+	status, errorKind, quota := quotaStatus(out)
+	if !quota {
+		errorKind = loop.ErrorKind(out.Err)
+	}
 	if out.Status == event.RunStatusCancelled && errors.Is(out.Err, errShutdown) {
 		status = event.RunStatusInterrupted
 	}
@@ -557,7 +598,8 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	run.InputTokens, run.OutputTokens, run.CostUSD = out.Usage.InputTokens, out.Usage.OutputTokens, out.Usage.CostUSD
 	run.FinishedAt, run.DurationMS = &now, time.Since(start).Milliseconds()
 	if out.Err != nil {
-		run.Error = out.Err.Error()
+		p := Explain(out.Err)
+		run.Error, run.ErrorCode, run.ErrorParams = out.Err.Error(), string(p.Code), p.Params
 	}
 	for _, m := range out.Messages {
 		if err := s.store.AppendMessage(ctx, store.Message{RunID: run.ID, Role: string(m.Role), Content: m.Content}); err != nil {
@@ -569,8 +611,10 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		s.log.Error("saving the run's end", "run", run.ID, "err", err)
 	}
 	ar.setResult(run, out.Err)
+	s.classFinished(ar, run)
 	if err := s.emit(ar, event.New(event.RunFinished, event.RunFinishedPayload{
-		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error, ErrorKind: loop.ErrorKind(out.Err),
+		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error, ErrorKind: errorKind,
+		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams,
 		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
 	})); err != nil {
 		s.log.Error("recording run_finished", "run", run.ID, "err", err)

@@ -32,6 +32,7 @@ type echoModel struct {
 	answers []string
 	calls   int
 	gate    chan struct{}
+	usage   provider.Usage // reported by every answer
 }
 
 func (m *echoModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
@@ -61,7 +62,7 @@ func (m *echoModel) Stream(ctx context.Context, req provider.Request) iter.Seq2[
 				return
 			}
 		}
-		yield(provider.Delta{Done: &provider.Response{Content: text}}, nil)
+		yield(provider.Delta{Done: &provider.Response{Content: text, Usage: m.usage}}, nil)
 	}
 }
 

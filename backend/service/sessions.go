@@ -14,7 +14,9 @@ import (
 // Sessions lists stored sessions, most recent first.
 func (s *Service) Sessions(ctx context.Context, query string, limit int) ([]store.SessionSummary, error) {
 	s.recoverForView(ctx)
-	return s.store.ListSessions(ctx, store.ListOptions{Query: query, Limit: limit})
+	o := store.ListOptions{Query: query, Limit: limit}
+	listScope(ctx, &o)
+	return s.store.ListSessions(ctx, o)
 }
 
 // SessionDetail is a session with every run's iterations.
@@ -31,17 +33,23 @@ type SessionDetail struct {
 	UpdatedAt  time.Time                    `json:"updated_at"`
 	Runs       []store.Run                  `json:"runs"`
 	Iterations map[string][]store.Iteration `json:"iterations"` // by run id
+	// Images are the runs' pictures without their bytes, by run id.
+	Images map[string][]store.Image `json:"images"`
 }
 
 // Session returns one session with its runs and their iterations.
 func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error) {
 	s.recoverForView(ctx)
+	if err := s.checkSession(ctx, id); err != nil {
+		return nil, err
+	}
 	sess, err := s.store.GetSession(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	d := &SessionDetail{ID: sess.ID, Title: sess.Title, Prompt: sess.Prompt, Mode: sess.Mode, Kind: sess.Kind, Workdir: sess.Workdir,
-		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Runs: sess.Runs, Iterations: map[string][]store.Iteration{}}
+		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Runs: sess.Runs, Iterations: map[string][]store.Iteration{},
+		Images: map[string][]store.Image{}}
 	if d.Runs == nil {
 		d.Runs = []store.Run{}
 	}
@@ -51,6 +59,9 @@ func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error
 			return nil, err
 		}
 		d.Iterations[r.ID] = its
+		if d.Images[r.ID], err = s.store.ListImages(ctx, r.ID, false); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -66,6 +77,9 @@ func (s *Service) recoverForView(ctx context.Context) {
 
 // DeleteSession removes a session and everything in it.
 func (s *Service) DeleteSession(ctx context.Context, id string) error {
+	if err := s.checkSession(ctx, id); err != nil {
+		return err
+	}
 	return s.store.DeleteSession(ctx, id)
 }
 

@@ -28,11 +28,11 @@ func (s *Service) Workdir() string {
 // the working directory. It returns the cleaned absolute path.
 func (s *Service) SetWorkdir(path string) (string, error) {
 	if path == "" {
-		return "", fmt.Errorf("%w: the folder path is empty", ErrInvalidRequest)
+		return "", invalid(CodeWorkdirEmpty, nil, "the folder path is empty")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return "", invalid(CodeWorkdirUnreadable, map[string]string{"path": path, "detail": err.Error()}, "%v", err)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
@@ -40,11 +40,11 @@ func (s *Service) SetWorkdir(path string) (string, error) {
 	st, err := os.Stat(abs)
 	switch {
 	case os.IsNotExist(err):
-		return "", fmt.Errorf("%w: %s does not exist", ErrInvalidRequest, abs)
+		return "", invalid(CodeWorkdirMissing, map[string]string{"path": abs}, "%s does not exist", abs)
 	case err != nil:
-		return "", fmt.Errorf("%w: %s: %v", ErrInvalidRequest, abs, err)
+		return "", invalid(CodeWorkdirUnreadable, map[string]string{"path": abs, "detail": errors.Unwrap(err).Error()}, "%s: %v", abs, err)
 	case !st.IsDir():
-		return "", fmt.Errorf("%w: %s is a file, not a folder", ErrInvalidRequest, abs)
+		return "", invalid(CodeWorkdirNotFolder, map[string]string{"path": abs}, "%s is a file, not a folder", abs)
 	}
 	s.workdir.mu.Lock()
 	s.workdir.path = abs
@@ -83,11 +83,11 @@ func (s *Service) Folders(path string) (FolderListing, error) {
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return FolderListing{}, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return FolderListing{}, invalid(CodeWorkdirUnreadable, map[string]string{"path": path, "detail": err.Error()}, "%v", err)
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return FolderListing{}, fmt.Errorf("%w: cannot list %s: %v", ErrInvalidRequest, abs, errors.Unwrap(err))
+		return FolderListing{}, invalid(CodeWorkdirUnreadable, map[string]string{"path": abs, "detail": fmt.Sprint(errors.Unwrap(err))}, "cannot list %s: %v", abs, errors.Unwrap(err))
 	}
 	l := FolderListing{Path: abs, Folders: []Folder{}}
 	if parent := filepath.Dir(abs); parent != abs {

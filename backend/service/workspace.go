@@ -29,33 +29,34 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 	switch req.Mode {
 	case "", "script":
 		if req.Task != nil || len(req.Validate) > 0 || req.Auditor != "" {
-			return fmt.Errorf("%w: a task, validation commands and an auditor need --mode workspace", ErrInvalidRequest)
+			return invalid(CodeNeedsWorkspace, nil, "a task, validation commands and an auditor need --mode workspace")
 		}
 		return nil
 	case modeWorkspace:
 	default:
-		return fmt.Errorf("%w: unknown mode %q (script or workspace)", ErrInvalidRequest, req.Mode)
+		return invalid(CodeMode, map[string]string{"mode": req.Mode}, "unknown mode %q (script or workspace)", req.Mode)
 	}
 	dir := req.Workdir
 	if dir == "" {
 		dir = s.Workdir()
 	}
 	if dir == "" {
-		return fmt.Errorf("%w: workspace mode needs a workdir", ErrInvalidRequest)
+		return invalid(CodeWorkspaceNoDir, nil, "workspace mode needs a workdir")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("%w: workdir %s: %w", ErrInvalidRequest, dir, err)
 	}
 	if !model.Capabilities().Tools && !cliKinds[prof.Kind] {
-		return fmt.Errorf("%w: provider %q (kind %s) cannot edit files: it has neither its own file tools (a coding CLI) nor tool calling", ErrInvalidRequest, prof.Name, prof.Kind)
+		return invalid(CodeWorkspaceNoEdit, map[string]string{"provider": prof.Name, "kind": prof.Kind},
+			"provider %q (kind %s) cannot edit files: it has neither its own file tools (a coding CLI) nor tool calling", prof.Name, prof.Kind)
 	}
 	repo, err := gitops.Open(ctx, abs)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	if !repo.HasCommits(ctx) {
-		return fmt.Errorf("%w: the repository in %s has no commit yet; commit once so loopforge can branch from it", ErrInvalidRequest, repo.Dir)
+		return invalid(CodeWorkspaceNoCommit, map[string]string{"dir": repo.Dir}, "the repository in %s has no commit yet; commit once so loopforge can branch from it", repo.Dir)
 	}
 	if err := repo.RequireClean(ctx); err != nil {
 		var de *gitops.DirtyError
@@ -65,12 +66,12 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 		return err
 	}
 	ws := &loop.WorkspaceSettings{Git: true, ReuseBranch: true, Tools: s.cfg.Tools,
-		Meta: map[string]any{"provider": prof.Name, "model": prof.Model}}
+		Labels: loop.RunLabels{Provider: prof.Name, Model: prof.Model}}
 	ws.CommandLimits = s.cfg.Limits
 	ws.CommandLimits.Timeout = s.cfg.Workspace.CommandTimeout
 	if s.cfg.Workspace.Unsandboxed {
 		ws.Runner = workspace.ExecRunner{Timeout: s.cfg.Workspace.CommandTimeout}
-		ws.Meta["commands"] = "unsandboxed"
+		ws.Labels.Commands = loop.CommandsUnsandboxed
 	} else if _, err := s.executor(); err != nil {
 		return fmt.Errorf("cannot run the validation commands in the sandbox: %w (or set `workspace: {sandbox: false}` in loopforge.yml to run them unsandboxed)", err)
 	}
@@ -96,7 +97,7 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 			return fmt.Errorf("auditor: %w", err)
 		}
 		ws.Auditor = s.watch(ap, am)
-		ws.Meta["auditor"] = ap.Name
+		ws.Labels.Auditor = ap.Name
 	}
 	set.Mode, set.Workdir, set.Workspace = provider.ModeWorkspace, repo.Dir, ws
 	return nil
@@ -113,10 +114,7 @@ func withBranch(set loop.Settings, sess *store.Session) loop.Settings {
 	if ws.Branch == "" { // a comparison's worktree already has its branch
 		ws.Branch = gitops.Slug(sess.Title) + "-" + gitops.Slug(shortID(sess.ID))
 	}
-	ws.Meta = map[string]any{"session_id": sess.ID}
-	for k, v := range set.Workspace.Meta {
-		ws.Meta[k] = v
-	}
+	ws.Labels.SessionID = sess.ID
 	set.Workspace = &ws
 	return set
 }
@@ -189,10 +187,7 @@ func (s *Service) addWorktree(ctx context.Context, sess *store.Session, provider
 	}
 	ws := *set.Workspace
 	ws.Branch, ws.ReuseBranch = name, true
-	ws.Meta = map[string]any{"worktree": wt.Dir, "repository": main.Dir}
-	for k, v := range set.Workspace.Meta {
-		ws.Meta[k] = v
-	}
+	ws.Labels.Worktree, ws.Labels.Repository = wt.Dir, main.Dir
 	set.Workspace, set.Workdir = &ws, wt.Dir
 	return &worktree{main: main, path: wt.Dir, branch: gitops.BranchPrefix + name}, nil
 }

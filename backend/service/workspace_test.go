@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"os"
@@ -249,5 +250,58 @@ func TestWorkspaceGuardRefusalIsMarkedInRunFinished(t *testing.T) {
 	}
 	if fin == nil || fin.ErrorKind != event.ErrorWorkspaceGuard || !strings.Contains(fin.Error, "the model (provider planter)") {
 		t.Fatalf("run_finished = %+v", fin)
+	}
+}
+
+// approver is an auditor that approves every change.
+type approver struct{}
+
+func (approver) Name() string                        { return "judge" }
+func (approver) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+func (approver) Stream(context.Context, provider.Request) iter.Seq2[provider.Delta, error] {
+	return func(yield func(provider.Delta, error) bool) {
+		yield(provider.Delta{Done: &provider.Response{Content: `{"approved": true, "reasons": []}`}}, nil)
+	}
+}
+
+// The run metadata in .loopforge/runs names the run as the service knows
+// it: session, provider, model, auditor, how commands ran.
+func TestWorkspaceRunMetadataNamesTheRun(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t, &echoModel{answers: []string{"x"}})
+	svc.cfg.Workspace.Unsandboxed = true
+	svc.cfg.Profiles["editor"] = provider.Profile{Name: "editor", Kind: config.KindClaude, Model: "editor-1"}
+	svc.reg[config.KindClaude] = func(provider.Profile) (provider.Provider, error) {
+		return &editorModel{contents: []string{"done\n"}}, nil
+	}
+	svc.cfg.Profiles["judge"] = provider.Profile{Name: "judge", Kind: "judge"}
+	svc.reg["judge"] = func(provider.Profile) (provider.Provider, error) { return approver{}, nil }
+	dir := testRepo(t)
+	info, err := svc.StartRun(ctx, RunRequest{Prompt: "Write done", Provider: "editor", Auditor: "judge", Mode: "workspace",
+		Workdir: dir, Validate: []string{"grep -q done answer.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, err := svc.Wait(ctx, info.RunID); err != nil || run.Status != event.RunStatusSuccess {
+		t.Fatalf("run = %+v, %v", run, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".loopforge/runs/*.json"))
+	if len(files) != 1 {
+		t.Fatalf("metadata files = %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"session_id": info.SessionID, "provider": "editor", "model": "editor-1", "auditor": "judge",
+		"commands": "unsandboxed", "status": "success", "branch": git(t, dir, "branch", "--show-current"), "commit": git(t, dir, "rev-parse", "HEAD")}
+	for k, v := range want {
+		if meta[k] != v {
+			t.Errorf("%s = %v, want %v", k, meta[k], v)
+		}
 	}
 }

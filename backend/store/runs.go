@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loopforge/loopforge/backend/event"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // Run is one provider's loop within a session.
@@ -16,6 +18,7 @@ type Run struct {
 	Provider      string          `json:"provider"`
 	Model         string          `json:"model"`
 	Prompt        string          `json:"prompt"` // what this run was asked (a follow-up differs from the session's prompt)
+	Stdin         string          `json:"stdin"`  // what the generated code read on standard input ("" = nothing)
 	Status        event.RunStatus `json:"status"`
 	MaxIterations int             `json:"max_iterations"`
 	Reflect       bool            `json:"reflect"`
@@ -23,12 +26,16 @@ type Run struct {
 	Iterations    int             `json:"iterations"`
 	FinalCode     string          `json:"final_code"`
 	Error         string          `json:"error"`
-	InputTokens   int             `json:"input_tokens"`
-	OutputTokens  int             `json:"output_tokens"`
-	CostUSD       float64         `json:"cost_usd"`
-	StartedAt     time.Time       `json:"started_at"`
-	FinishedAt    *time.Time      `json:"finished_at"` // nil while running
-	DurationMS    int64           `json:"duration_ms"`
+	// ErrorCode and ErrorParams name Error for the frontend, which shows it
+	// in the user's language (service.Code; "" for older runs).
+	ErrorCode    string            `json:"error_code,omitempty"`
+	ErrorParams  map[string]string `json:"error_params,omitempty"`
+	InputTokens  int               `json:"input_tokens"`
+	OutputTokens int               `json:"output_tokens"`
+	CostUSD      float64           `json:"cost_usd"`
+	StartedAt    time.Time         `json:"started_at"`
+	FinishedAt   *time.Time        `json:"finished_at"` // nil while running
+	DurationMS   int64             `json:"duration_ms"`
 	// Owner is the process executing the run (an id from backend/owner);
 	// only runs whose owner is gone are recovered as interrupted.
 	Owner string `json:"-"`
@@ -58,11 +65,12 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (
 				id, session_id, provider, model, status, max_iterations, reflect, language,
 				iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-				started_at, finished_at, duration_ms, prompt, owner)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				started_at, finished_at, duration_ms, prompt, owner, stdin, error_code, error_params)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
 			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
-			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt, r.Owner); err != nil {
+			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt, r.Owner, r.Stdin,
+			r.ErrorCode, paramsJSON(r.ErrorParams)); err != nil {
 			err = constraintErr(err)
 			if errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("session %q: %w", r.SessionID, err)
@@ -86,12 +94,12 @@ func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var sessionID string
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET
-				status = ?, iterations = ?, final_code = ?, error = ?,
+				status = ?, iterations = ?, final_code = ?, error = ?, error_code = ?, error_params = ?,
 				input_tokens = ?, output_tokens = ?, cost_usd = ?,
 				finished_at = ?, duration_ms = ?
 			WHERE id = ?
 			RETURNING session_id`,
-			r.Status, r.Iterations, r.FinalCode, r.Error,
+			r.Status, r.Iterations, r.FinalCode, r.Error, r.ErrorCode, paramsJSON(r.ErrorParams),
 			r.InputTokens, r.OutputTokens, r.CostUSD,
 			nullTime(r.FinishedAt), r.DurationMS, r.ID).Scan(&sessionID)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -227,7 +235,7 @@ const interruptedMsg = "the loopforge process running this was stopped before th
 
 const runColumns = `id, session_id, provider, model, status, max_iterations, reflect, language,
 	iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-	started_at, finished_at, duration_ms, prompt`
+	started_at, finished_at, duration_ms, prompt, stdin, error_code, error_params`
 
 func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs `+where, args...)
@@ -241,11 +249,18 @@ func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run
 			r        Run
 			started  string
 			finished sql.NullString
+			params   string
 		)
 		if err := rows.Scan(&r.ID, &r.SessionID, &r.Provider, &r.Model, &r.Status, &r.MaxIterations,
 			&r.Reflect, &r.Language, &r.Iterations, &r.FinalCode, &r.Error, &r.InputTokens,
-			&r.OutputTokens, &r.CostUSD, &started, &finished, &r.DurationMS, &r.Prompt); err != nil {
+			&r.OutputTokens, &r.CostUSD, &started, &finished, &r.DurationMS, &r.Prompt, &r.Stdin,
+			&r.ErrorCode, &params); err != nil {
 			return nil, err
+		}
+		if params != "" && params != "{}" {
+			if err := json.Unmarshal([]byte(params), &r.ErrorParams); err != nil {
+				return nil, fmt.Errorf("run %q: error_params: %w", r.ID, err)
+			}
 		}
 		if r.StartedAt, err = parseTime(started); err != nil {
 			return nil, err
@@ -291,4 +306,14 @@ func nullTime(t *time.Time) any {
 		return nil
 	}
 	return fmtTime(*t)
+}
+
+// paramsJSON is an error's parameters as the error_params column holds
+// them: a JSON object of strings, "{}" when there are none.
+func paramsJSON(p map[string]string) string {
+	if len(p) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(p) // a map of strings always encodes
+	return string(b)
 }

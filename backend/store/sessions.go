@@ -31,6 +31,10 @@ type Session struct {
 	Workdir   string      `json:"workdir"`
 	CreatedAt time.Time   `json:"created_at"`
 	UpdatedAt time.Time   `json:"updated_at"`
+	// ClassID and StudentID: the class and the student a session of
+	// `loopforge class` belongs to ("" for every other session).
+	ClassID   string `json:"class_id,omitempty"`
+	StudentID string `json:"student_id,omitempty"`
 	// Runs is filled by GetSession, ordered by start time; other methods
 	// ignore it.
 	Runs []Run `json:"runs,omitempty"`
@@ -47,6 +51,10 @@ type SessionSummary struct {
 	CreatedAt time.Time   `json:"created_at"`
 	UpdatedAt time.Time   `json:"updated_at"`
 	Runs      []RunBrief  `json:"runs"` // by start time
+	// A class session's class, student and the student's name.
+	ClassID     string `json:"class_id,omitempty"`
+	StudentID   string `json:"student_id,omitempty"`
+	StudentName string `json:"student_name,omitempty"`
 }
 
 // RunBrief is what the history list shows of a run.
@@ -67,6 +75,10 @@ type ListOptions struct {
 	Limit int
 	// Offset skips that many sessions of the ordered result.
 	Offset int
+	// StudentID, when set, keeps only that student's sessions; ClassID,
+	// only that class's.
+	StudentID string
+	ClassID   string
 }
 
 // CreateSession inserts s. An empty ID is filled with a new time-ordered id,
@@ -88,10 +100,10 @@ func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions
-			(id, title, prompt, mode, kind, workdir, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			(id, title, prompt, mode, kind, workdir, created_at, updated_at, class_id, student_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sess.ID, sess.Title, sess.Prompt, sess.Mode, sess.Kind, sess.Workdir,
-			fmtTime(sess.CreatedAt), fmtTime(sess.UpdatedAt)); err != nil {
+			fmtTime(sess.CreatedAt), fmtTime(sess.UpdatedAt), nullString(sess.ClassID), nullString(sess.StudentID)); err != nil {
 			return constraintErr(err)
 		}
 		return indexSession(ctx, tx, sess.ID, sess.Title, sess.Prompt)
@@ -143,7 +155,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (*Session, error) {
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		sess, err = scanSession(tx.QueryRowContext(ctx, `SELECT
-			id, title, prompt, mode, kind, workdir, created_at, updated_at
+			id, title, prompt, mode, kind, workdir, created_at, updated_at, class_id, student_id
 			FROM sessions WHERE id = ?`, id))
 		if err != nil {
 			return err
@@ -163,14 +175,16 @@ func scanSession(row rowScanner) (*Session, error) {
 	var (
 		sess             Session
 		created, updated string
+		class, student   sql.NullString
 	)
-	err := row.Scan(&sess.ID, &sess.Title, &sess.Prompt, &sess.Mode, &sess.Kind, &sess.Workdir, &created, &updated)
+	err := row.Scan(&sess.ID, &sess.Title, &sess.Prompt, &sess.Mode, &sess.Kind, &sess.Workdir, &created, &updated, &class, &student)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
+	sess.ClassID, sess.StudentID = class.String, student.String
 	if sess.CreatedAt, err = parseTime(created); err != nil {
 		return nil, err
 	}
@@ -189,28 +203,42 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 	}
 	offset := max(opts.Offset, 0)
 
-	filter := ""
+	var conds []string
 	args := []any{}
 	if q := fold(strings.TrimSpace(opts.Query)); q != "" {
 		// Served by the trigram index when q has 3+ characters; shorter
 		// queries fall back to scanning session_search, still correct.
-		filter = `WHERE id IN (SELECT session_id FROM session_search
-			WHERE title GLOB ?1 OR prompt GLOB ?1)`
-		args = append(args, globLiteral(q))
+		conds = append(conds, `id IN (SELECT session_id FROM session_search
+			WHERE title GLOB :q OR prompt GLOB :q)`)
+		args = append(args, sql.Named("q", globLiteral(q)))
+	}
+	if opts.StudentID != "" {
+		conds = append(conds, `student_id = :student`)
+		args = append(args, sql.Named("student", opts.StudentID))
+	}
+	if opts.ClassID != "" {
+		conds = append(conds, `class_id = :class`)
+		args = append(args, sql.Named("class", opts.ClassID))
+	}
+	filter := ""
+	if len(conds) > 0 {
+		filter = "WHERE " + strings.Join(conds, " AND ")
 	}
 	args = append(args, sql.Named("limit", limit), sql.Named("offset", offset))
 
 	// One query: the page of sessions, then their runs joined in. A session
 	// without runs still appears once (LEFT JOIN, NULL run columns).
 	rows, err := s.r.QueryContext(ctx, `WITH page AS (
-			SELECT id, title, prompt, mode, kind, workdir, created_at, updated_at
+			SELECT id, title, prompt, mode, kind, workdir, created_at, updated_at, class_id, student_id
 			FROM sessions `+filter+`
 			ORDER BY updated_at DESC, id DESC
 			LIMIT :limit OFFSET :offset
 		)
 		SELECT p.id, p.title, p.prompt, p.mode, p.kind, p.workdir, p.created_at, p.updated_at,
+			p.class_id, p.student_id, st.name,
 			r.id, r.provider, r.status, r.iterations
 		FROM page p LEFT JOIN runs r ON r.session_id = p.id
+		LEFT JOIN students st ON st.id = p.student_id
 		ORDER BY p.updated_at DESC, p.id DESC, r.started_at, r.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
@@ -223,13 +251,15 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 			sum                     SessionSummary
 			created, updated        string
 			runID, provider, status sql.NullString
+			class, student, name    sql.NullString
 			iterations              sql.NullInt64
 		)
 		if err := rows.Scan(&sum.ID, &sum.Title, &sum.Prompt, &sum.Mode, &sum.Kind, &sum.Workdir, &created, &updated,
-			&runID, &provider, &status, &iterations); err != nil {
+			&class, &student, &name, &runID, &provider, &status, &iterations); err != nil {
 			return nil, fmt.Errorf("store: list sessions: %w", err)
 		}
 		if len(out) == 0 || out[len(out)-1].ID != sum.ID {
+			sum.ClassID, sum.StudentID, sum.StudentName = class.String, student.String, name.String
 			if sum.CreatedAt, err = parseTime(created); err != nil {
 				return nil, fmt.Errorf("store: list sessions: %w", err)
 			}

@@ -71,7 +71,7 @@ func TestUpdateRun(t *testing.T) {
 	if err := s.CreateSession(ctx, sess); err != nil {
 		t.Fatal(err)
 	}
-	run := &Run{SessionID: sess.ID, Provider: "fake", Model: "m1"}
+	run := &Run{SessionID: sess.ID, Provider: "fake", Model: "m1", Stdin: "Ada\n36\n"}
 	if err := s.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestUpdateRun(t *testing.T) {
 	run.CostUSD = 0.0123
 	run.FinishedAt = &fin
 	run.DurationMS = 1500
-	run.Model = "changed" // not an updatable field
+	run.Model, run.Stdin = "changed", "changed" // not updatable fields
 	if err := s.UpdateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +99,8 @@ func TestUpdateRun(t *testing.T) {
 		got.FinishedAt == nil || !got.FinishedAt.Equal(fin) || got.DurationMS != 1500 {
 		t.Errorf("GetRun = %+v", got)
 	}
-	if got.Model != "m1" {
-		t.Errorf("UpdateRun changed model to %q", got.Model)
+	if got.Model != "m1" || got.Stdin != "Ada\n36\n" {
+		t.Errorf("UpdateRun changed model to %q, stdin to %q", got.Model, got.Stdin)
 	}
 
 	gs, err := s.GetSession(ctx, sess.ID)

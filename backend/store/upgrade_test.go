@@ -74,6 +74,9 @@ func TestUpgradeFrom0003(t *testing.T) {
 			if r.Status != wantStatus[r.ID] {
 				t.Errorf("run %s: status %q, want %q", r.ID, r.Status, wantStatus[r.ID])
 			}
+			if r.Stdin != "" { // runs before the stdin column gave their code none
+				t.Errorf("run %s: stdin %q, want none", r.ID, r.Stdin)
+			}
 		}
 	}
 	if runs != len(wantStatus) {

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/base64"
 	"fmt"
 	"time"
 
@@ -31,14 +32,15 @@ func (r RunRequest) ToService() (service.RunRequest, error) {
 	if r.TimeoutSeconds != 0 {
 		d, err := config.CheckTimeoutSeconds("timeout_seconds", r.TimeoutSeconds)
 		if err != nil {
-			return service.RunRequest{}, fmt.Errorf("%w: %w", service.ErrInvalidRequest, err)
+			return service.RunRequest{}, &service.Error{Code: service.CodeTimeout, Err: fmt.Errorf("%w: %w", service.ErrInvalidRequest, err),
+				Params: map[string]string{"value": fmt.Sprintf("%g s", r.TimeoutSeconds), "max": config.MaxTimeout.String()}}
 		}
 		timeout = d
 	}
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
 		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh,
-		Timeout: timeout, AllowNetwork: r.AllowNetwork,
+		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin,
 		Mode: string(r.Mode), Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task.toLoop(),
 	}, nil
 }
@@ -103,7 +105,8 @@ func FromDefaults(d service.Defaults) Defaults {
 func FromSessions(ss []store.SessionSummary) []SessionSummary {
 	return each(ss, func(s store.SessionSummary) SessionSummary {
 		return SessionSummary{ID: s.ID, Title: s.Title, Prompt: s.Prompt, Mode: s.Mode, Kind: string(s.Kind), Workdir: s.Workdir,
-			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Runs: each(s.Runs, fromRunBrief)}
+			CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Runs: each(s.Runs, fromRunBrief),
+			ClassID: s.ClassID, StudentID: s.StudentID, StudentName: s.StudentName}
 	})
 }
 
@@ -117,17 +120,21 @@ func FromSessionDetail(d *service.SessionDetail) SessionDetail {
 	for id, list := range d.Iterations {
 		its[id] = each(list, FromIteration)
 	}
+	imgs := make(map[string][]StoredImage, len(d.Images))
+	for id, list := range d.Images {
+		imgs[id] = each(list, fromStoredImage)
+	}
 	return SessionDetail{ID: d.ID, Title: d.Title, Prompt: d.Prompt, Mode: d.Mode, Kind: string(d.Kind), Workdir: d.Workdir,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Runs: each(d.Runs, FromRun), Iterations: its}
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Runs: each(d.Runs, FromRun), Iterations: its, Images: imgs}
 }
 
 // FromRun converts a stored run (its owning process stays private).
 func FromRun(r store.Run) StoredRun {
-	return StoredRun{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt,
+	return StoredRun{ID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Prompt: r.Prompt, Stdin: r.Stdin,
 		Status: r.Status, MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
-		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, InputTokens: r.InputTokens,
-		OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		DurationMS: r.DurationMS}
+		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt,
+		FinishedAt: r.FinishedAt, DurationMS: r.DurationMS}
 }
 
 // FromIteration converts a stored iteration.
@@ -135,6 +142,22 @@ func FromIteration(it store.Iteration) StoredIteration {
 	return StoredIteration{RunID: it.RunID, N: it.N, Code: it.Code, Content: it.Content, ExecStatus: it.ExecStatus,
 		ExitCode: it.ExitCode, Stdout: it.Stdout, Stderr: it.Stderr, Truncated: it.Truncated, ExecMS: it.ExecMS,
 		Isolation: it.Isolation, Reflection: it.Reflection, Status: it.Status, Summary: it.Summary}
+}
+
+func fromStoredImage(im store.Image) StoredImage {
+	return StoredImage{RunID: im.RunID, Iteration: im.Iteration, Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Size: im.Size}
+}
+
+// FromImage converts one stored picture with its bytes into a data: URL.
+// Only the types the sandbox lets through are sent; anything else in a
+// history (it cannot be there) goes as an empty picture.
+func FromImage(im *store.Image) ImageData {
+	d := ImageData{Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height}
+	switch im.MIME {
+	case "image/png", "image/jpeg", "image/gif", "image/svg+xml":
+		d.DataURL = "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+	}
+	return d
 }
 
 // FromComparison converts a comparison table.
@@ -163,4 +186,18 @@ func fromStatsGroup(g service.StatsGroup) StatsGroup {
 func FromFolderListing(l service.FolderListing) FolderListing {
 	return FolderListing{Path: l.Path, Parent: l.Parent,
 		Folders: each(l.Folders, func(f service.Folder) Folder { return Folder{Name: f.Name, Path: f.Path} })}
+}
+
+// ErrorOf is the wire form of err, as service.Explain describes it.
+func ErrorOf(err error) ErrorBody {
+	return FromProblem(service.Explain(err))
+}
+
+// FromProblem is the wire form of an explained error.
+func FromProblem(p service.Problem) ErrorBody {
+	params := p.Params
+	if params == nil {
+		params = map[string]string{}
+	}
+	return ErrorBody{Error: p.Message, Code: string(p.Code), Params: params}
 }

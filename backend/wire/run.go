@@ -20,6 +20,9 @@ type RunRequest struct {
 	// AllowNetwork lets this run's code (and workspace commands) reach the
 	// network: a per-run opt-in, never a default.
 	AllowNetwork bool `json:"allow_network,omitempty"`
+	// Stdin is given to the generated code's standard input (what input()
+	// reads); script mode only, at most 64 KiB.
+	Stdin string `json:"stdin,omitempty"`
 
 	// Mode is "script" (the default: one script run in the sandbox) or
 	// "workspace" (the model edits the git repository in Workdir, "" = the

@@ -25,6 +25,11 @@ type SessionSummary struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Runs are in start order.
 	Runs []RunBrief `json:"runs"`
+	// A class session's class, student and the student's display name
+	// (`loopforge class`); absent for every other session.
+	ClassID     string `json:"class_id,omitempty"`
+	StudentID   string `json:"student_id,omitempty"`
+	StudentName string `json:"student_name,omitempty"`
 }
 
 // RunBrief is what the history list shows of a run.
@@ -51,6 +56,8 @@ type SessionDetail struct {
 	Runs []StoredRun `json:"runs"`
 	// Iterations are keyed by run id.
 	Iterations map[string][]StoredIteration `json:"iterations"`
+	// Images are the pictures of the runs' iterations, by run id, in order.
+	Images map[string][]StoredImage `json:"images"`
 }
 
 // StoredRun is one run of a stored session.
@@ -60,7 +67,9 @@ type StoredRun struct {
 	Provider  string `json:"provider"`
 	Model     string `json:"model"`
 	// Prompt is what this run answered (a follow-up's own prompt).
-	Prompt        string    `json:"prompt"`
+	Prompt string `json:"prompt"`
+	// Stdin is what the run gave its code's standard input ("" = none).
+	Stdin         string    `json:"stdin,omitempty"`
 	Status        RunStatus `json:"status"`
 	MaxIterations int       `json:"max_iterations"`
 	Reflect       bool      `json:"reflect"`
@@ -68,10 +77,14 @@ type StoredRun struct {
 	Iterations    int       `json:"iterations"`
 	FinalCode     string    `json:"final_code"`
 	Error         string    `json:"error"`
-	InputTokens   int       `json:"input_tokens"`
-	OutputTokens  int       `json:"output_tokens"`
-	CostUSD       float64   `json:"cost_usd"`
-	StartedAt     time.Time `json:"started_at"`
+	// ErrorCode and ErrorParams name Error (service.Code; absent for runs
+	// recorded before codes): the frontend shows it in its own words.
+	ErrorCode    string            `json:"error_code,omitempty"`
+	ErrorParams  map[string]string `json:"error_params,omitempty"`
+	InputTokens  int               `json:"input_tokens"`
+	OutputTokens int               `json:"output_tokens"`
+	CostUSD      float64           `json:"cost_usd"`
+	StartedAt    time.Time         `json:"started_at"`
 	// FinishedAt is null while the run is running.
 	FinishedAt *time.Time `json:"finished_at" tstype:"string | null"`
 	DurationMS int64      `json:"duration_ms"`
@@ -94,6 +107,36 @@ type StoredIteration struct {
 	Reflection string `json:"reflection"`
 	Status     string `json:"status"`
 	Summary    string `json:"summary"`
+}
+
+// StoredImage names one picture a stored run's program left; the Image
+// operation fetches it.
+type StoredImage struct {
+	RunID     string `json:"run_id"`
+	Iteration int    `json:"iteration"`
+	// Name is its path in the run dir: "figure-1.png", "out/chart.svg".
+	Name   string `json:"name"`
+	MIME   string `json:"mime"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Size   int64  `json:"size"`
+}
+
+// ImageRef names one picture of a stored run: Image's input.
+type ImageRef struct {
+	RunID     string `json:"run_id" path:"run_id"`
+	Iteration int    `json:"iteration" query:"iteration"`
+	Name      string `json:"name" query:"name"`
+}
+
+// ImageData is one picture, ready for an <img src>: a data: URL of its
+// checked type (never put into the page's DOM as markup, SVG included).
+type ImageData struct {
+	Name    string `json:"name"`
+	MIME    string `json:"mime"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	DataURL string `json:"data_url"`
 }
 
 // ComparisonRow is one run of a comparison session; a null number is

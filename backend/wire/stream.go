@@ -8,7 +8,7 @@ package wire
 // cannot serve.
 type StreamRequest struct {
 	Op    StreamOp `json:"op"`
-	RunID string   `json:"run_id"`
+	RunID string   `json:"run_id,omitempty"`
 	After int64    `json:"after,omitempty"` // subscribe only; 0 = from the start
 }
 
@@ -18,13 +18,19 @@ type StreamOp string
 const (
 	StreamOpSubscribe   StreamOp = "subscribe"
 	StreamOpUnsubscribe StreamOp = "unsubscribe"
+	// StreamOpSubscribeClass asks for the class stream (class mode; see
+	// class.go). It names no run.
+	StreamOpSubscribeClass StreamOp = "subscribe_class"
 )
 
 // StreamErrorType is the type of the envelope that reports a failed
 // subscription.
 const StreamErrorType = "error"
 
-// StreamErrorPayload is the payload of an "error" envelope.
+// StreamErrorPayload is the payload of an "error" envelope: the English
+// text, and the code and parameters of Error.
 type StreamErrorPayload struct {
-	Message string `json:"message"`
+	Message string            `json:"message"`
+	Code    string            `json:"code,omitempty"`
+	Params  map[string]string `json:"params,omitempty"`
 }

@@ -81,3 +81,13 @@ type Health struct {
 	Status  string `json:"status"`
 	Version string `json:"version"`
 }
+
+// ErrorBody is the body of every failed web request and what a desktop binding
+// rejects with: the English text, and the stable code and parameters the
+// frontend chooses its own words by (service.Code lists them). Code and
+// Params are always present; Params is {} when the code has none.
+type ErrorBody struct {
+	Error  string            `json:"error"`
+	Code   string            `json:"code"`
+	Params map[string]string `json:"params"`
+}

@@ -7,12 +7,17 @@
 //   - a prompt containing STALL gets a few tokens, then nothing until the
 //     client hangs up (to test Stop); one containing HOLD-SECOND does so only
 //     from its second iteration on (a live run with two iterations);
+//   - a prompt containing SLOW_PRINT gets SLOW_CODE: a program that reads a
+//     name from its input, prints a line with it and then sleeps for an hour
+//     (its output shows while it runs; the test stops it);
 //   - per model, for comparisons: "quick-model" writes working code at once,
 //     "never-model" never stops dividing by zero (other models as above);
 //   - workspace mode, a prompt containing WORKSPACE_MARKER (the request
 //     offers tools): the model calls write_file on calc.py — with a wrong
 //     add() on its first attempt, the right one after a failed validation —
 //     and, given the tool's result, answers with a short summary;
+//   - a prompt containing PLOT_MARKER gets a program that draws a
+//     matplotlib figure and shows it (plt.show());
 //   - the auditor (system prompt "strict code reviewer") approves in JSON.
 // Structured output (response_format) is answered with {"explanation","code"},
 // otherwise with a ```python fenced block. Tool calls are streamed as the
@@ -30,6 +35,14 @@ export const REFLECTION = 'The program divides by zero on its last line. Remove 
 export const HOLD_SECOND = 'HOLD-SECOND'
 /** The explanation that goes with the first, failing answer to HOLD_SECOND: Markdown, with inline code and a list. */
 export const PROSE_ANSWER = 'A program that **divides** by `0`:\n\n- prints a line\n- then fails'
+
+/** A prompt with this marker gets SLOW_CODE. */
+export const SLOW_PRINT = 'SLOW-PRINT'
+/** Prints "counting sheep for NAME" (NAME from its first input line), then waits an hour. */
+export const SLOW_CODE = "import sys, time\nname = sys.stdin.readline().strip() or 'nobody'\nprint('counting sheep for ' + name)\ntime.sleep(3600)"
+/** A prompt with this marker is answered with PLOT_CODE. */
+export const PLOT_MARKER = 'PLOT-FIGURE'
+export const PLOT_CODE = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3, 4], [1, 4, 9, 16], marker='o')\nplt.title('squares')\nplt.show()\nprint('plotted')"
 
 export const WORKSPACE_MARKER = 'WORKSPACE-CALC'
 /** calc.py as the fake model writes it on its first attempt (still wrong) and after the failed validation. */
@@ -138,6 +151,10 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
       stall = true
     } else if (firstUser.includes(HOLD_SECOND)) {
       answer = program(structured, FAILING_CODE, PROSE_ANSWER)
+    } else if (firstUser.includes(SLOW_PRINT)) {
+      answer = program(structured, SLOW_CODE, 'A program that prints, then takes its time.')
+    } else if (firstUser.includes(PLOT_MARKER)) {
+      answer = program(structured, PLOT_CODE, 'Draws the squares with matplotlib.')
     } else if (firstUser.includes('STALL')) {
       answer = program(structured, 'while True:\n    pass', 'Thinking about it for a very long time')
       stall = true

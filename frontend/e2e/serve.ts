@@ -11,6 +11,8 @@ export interface Serve {
   url: string
   home: string
   output(): string
+  /** Waits until the output matches re (a deadline, not a pause) and returns the match. */
+  waitOutput(re: RegExp): Promise<RegExpExecArray>
   stop(): Promise<void>
 }
 
@@ -22,7 +24,13 @@ export function loopforgeBinary(): string {
   return bin
 }
 
-export async function startServe(fakeBaseURL: string, opts: { structured?: boolean } = {}): Promise<Serve> {
+export interface ServeOptions {
+  structured?: boolean
+  /** The command line (default `serve --addr 127.0.0.1:0`), e.g. `class --listen 127.0.0.1:0`. */
+  args?: string[]
+}
+
+export async function startServe(fakeBaseURL: string, opts: ServeOptions = {}): Promise<Serve> {
   const bin = loopforgeBinary()
   const home = mkdtempSync(join(tmpdir(), 'loopforge-e2e-home-'))
   const workdir = mkdtempSync(join(tmpdir(), 'loopforge-e2e-wd-'))
@@ -70,13 +78,16 @@ providers:
     // (dummy) key "offline" counts as ready, so a run shows the network error.
     LOOPFORGE_E2E_KEY: 'e2e-dummy-key',
   }
-  const child: ChildProcess = spawn(bin, ['serve', '--addr', '127.0.0.1:0'], { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const args = opts.args ?? ['serve', '--addr', '127.0.0.1:0']
+  const child: ChildProcess = spawn(bin, args, { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
+  const watchers = new Set<() => void>()
   const url = await new Promise<string>((resolvePromise, reject) => {
     // A deadline, not a pause: it only bounds how long a broken binary takes to fail.
     const timer = setTimeout(() => reject(new Error(`loopforge serve printed no URL within 60s:\n${out}`)), 60_000)
     const onData = (b: Buffer) => {
       out += b.toString()
+      for (const w of [...watchers]) w()
       const m = /https?:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+/.exec(out)
       if (m) {
         clearTimeout(timer)
@@ -87,13 +98,29 @@ providers:
     child.stderr!.on('data', onData)
     child.on('exit', (code) => {
       clearTimeout(timer)
-      reject(new Error(`loopforge serve exited (${code}) before printing its URL:\n${out}`))
+      reject(new Error(`loopforge ${args[0]} exited (${code}) before printing its URL:\n${out}`))
     })
   })
   return {
     url,
     home,
     output: () => out,
+    waitOutput: (re) =>
+      new Promise<RegExpExecArray>((resolveMatch, reject) => {
+        const timer = setTimeout(() => {
+          watchers.delete(check)
+          reject(new Error(`loopforge never printed ${String(re)} within 60s:\n${out}`))
+        }, 60_000)
+        function check() {
+          const m = re.exec(out)
+          if (!m) return
+          clearTimeout(timer)
+          watchers.delete(check)
+          resolveMatch(m)
+        }
+        watchers.add(check)
+        check()
+      }),
     stop: async () => {
       if (child.exitCode == null && child.signalCode == null) {
         const exited = new Promise((r) => child.once('exit', r))

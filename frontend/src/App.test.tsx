@@ -146,9 +146,21 @@ describe('Live run view', () => {
 
   it('shows what the provider said when a run fails', async () => {
     const { api } = await started()
-    act(() => api.events.emit(finished('run-1', 1, 'error', 'openai: 401 Unauthorized: Incorrect API key provided')))
+    const params = { provider: 'openai', status: '401', env: 'OPENAI_API_KEY', message: 'Incorrect API key provided' }
+    act(() => api.events.emit(finished('run-1', 1, 'error', 'openai: the API key was rejected (HTTP 401)', undefined, 'provider.auth', params)))
     expect(screen.getByTestId('run-banner').dataset.status).toBe('error')
-    expect(screen.getByTestId('run-error').textContent).toBe('The provider said: openai: 401 Unauthorized: Incorrect API key provided')
+    expect(screen.getByTestId('run-error').textContent).toBe(
+      'The provider said: openai: the API key was rejected (HTTP 401); check OPENAI_API_KEY. It said: Incorrect API key provided',
+    )
+  })
+
+  it("does not put loopforge's own refusals in the provider's mouth", async () => {
+    const { api } = await started()
+    const msg = 'cannot run generated code: sandbox: no usable isolation'
+    act(() => api.events.emit(finished('run-1', 1, 'error', msg, undefined, 'sandbox.unavailable', { detail: 'sandbox: no usable isolation' })))
+    expect(screen.getByTestId('run-error').textContent).toBe(
+      'Generated code cannot run on this machine (loopforge doctor says why): sandbox: no usable isolation',
+    )
   })
 
   it('does not put a workspace guard refusal in the provider\'s mouth', async () => {

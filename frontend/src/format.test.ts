@@ -24,6 +24,9 @@ describe('format', () => {
     expect(when('garbage', now)).toBe('')
     expect(when('2026-11-21T09:05:00', now)).toMatch(/09:05|9:05/)
     expect(when('2026-11-20T09:05:00', now)).toMatch(/20/)
+    // The UI's language, not the browser's: months and clocks follow it.
+    expect(when('2026-02-20T21:05:00', now, 'pt-BR')).toMatch(/^20 de fev\.? 21:05$/)
+    expect(when('2026-02-20T21:05:00', now, 'en')).toMatch(/^Feb 20,? 0?9:05\s?PM$/)
   })
   it('bytes', () => {
     expect(bytes(512)).toBe('512 B')

@@ -1,3 +1,5 @@
+import { locale } from './strings'
+
 // Small formatting helpers shared by the views.
 
 /** clock formats milliseconds as m:ss (or h:mm:ss). */
@@ -25,15 +27,19 @@ export function count(n: number): string {
   return `${Math.round(n / 1000)}k`
 }
 
-/** when formats an ISO time for the history list. */
-export function when(iso: string | undefined, now = new Date()): string {
+/**
+ * when formats an ISO time for the history list, in the UI's language (not
+ * the browser's): today's times alone, other days with their date.
+ */
+export function when(iso: string | undefined, now = new Date(), lang = locale()): string {
   if (!iso) return ''
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return ''
   const sameDay = d.toDateString() === now.toDateString()
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+  const time = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' }).format(d)
   if (sameDay) return time
-  return `${d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: d.getFullYear() === now.getFullYear() ? undefined : 'numeric' })} ${time}`
+  const date = new Intl.DateTimeFormat(lang, { day: 'numeric', month: 'short', year: d.getFullYear() === now.getFullYear() ? undefined : 'numeric' })
+  return `${date.format(d)} ${time}`
 }
 
 /** bytes formats a size in binary units, as loopforge.yml writes them: 512 B, 64 KiB, 8 MiB, 1 GiB, 1.5 GiB. */

@@ -5,6 +5,7 @@ import { App } from './App'
 import { createStores } from './stores'
 import './fonts.css'
 import './style.css'
+import './class.css'
 
 const stores = createStores(createApi(), { systemDark: globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches })
 

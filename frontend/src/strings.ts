@@ -1,10 +1,20 @@
+import { classEn, classPt } from './strings.class'
 // Every UI string in one place: an English and a Portuguese table with the
 // same keys (the type checker lists anything missing). `strings` is the
 // table in use; setLanguage swaps it and the app re-renders (App.tsx).
 
+/** The parameters of an error, by name (backend: service.Code). */
+type P = Record<string, string>
+
+/** said adds what the provider itself said, when it said something. */
+function said(p: P): string {
+  return p.message ? ` ${current === 'pt' ? 'Ele disse' : 'It said'}: ${p.message}` : ''
+}
+
 const en = {
   appTagline: 'Watch AI models write, run and fix code',
-  nav: { run: 'Run', history: 'History', stats: 'Stats' },
+  nav: { run: 'Run', history: 'History', stats: 'Stats', class: classEn.tab },
+  classroom: classEn,
   language: { label: 'Language', en: 'English', pt: 'Português' },
   theme: {
     label: 'Theme',
@@ -81,6 +91,9 @@ const en = {
     timeout: 'Timeout (s)',
     language: 'Language',
     languages: { python: 'Python', sh: 'Shell', node: 'JavaScript (Node.js)' },
+    stdin: 'Input (stdin, optional)',
+    stdinPlaceholder: 'What the program reads with input(), one answer per line',
+    stdinHint: 'Given to the program on its standard input (up to 64 KiB), then end of file. Kept with the run.',
     start: 'Run',
     compare: (n: number) => `Compare ${n}`,
     starting: 'Starting…',
@@ -162,12 +175,21 @@ const en = {
     notRunYet: 'Not run yet.',
     stdout: 'stdout',
     stderr: 'stderr',
+    stdin: 'Input (stdin)',
+    liveCapped: 'Long output: the rest is shown when the program ends (its beginning and end are kept).',
+    unfinished: 'The program did not finish: this is what it printed.',
     exitCode: 'exit code',
     duration: 'duration',
     isolation: 'isolation',
     protections: 'protections',
     signal: 'signal',
     truncated: 'Output was long: only its beginning and end were kept.',
+    pictures: 'Pictures',
+    pictureLoading: 'Loading the picture…',
+    pictureFailed: 'This picture could not be loaded.',
+    pictureLarger: 'Show at full size',
+    pictureSmaller: 'Show smaller',
+    picturesSkipped: 'Left out:',
     formatError: 'Unusable answer',
     prev: 'Previous',
     next: 'Next',
@@ -357,6 +379,79 @@ const en = {
     interrupted: 'interrupted',
   } as Record<string, string>,
 
+  /**
+   * Errors by their stable code (backend/service/errclass.go, loop.Format*):
+   * the backend sends the code, its parameters and English text; the text
+   * shown is chosen here, and an unknown code shows the backend's text.
+   */
+  errors: {
+    internal: (p: P) => `Something went wrong in loopforge: ${p.detail}`,
+    'request.invalid': (p: P) => `Invalid request: ${p.detail}`,
+    'request.prompt_empty': () => 'The prompt is empty.',
+    'request.max_iterations': (p: P) => `The iteration limit must be between 1 and ${p.max} (got ${p.n}).`,
+    'request.timeout': (p: P) => `The time limit must be positive and at most ${p.max} (got ${p.value}).`,
+    'request.language': (p: P) => `Unsupported language “${p.language}”: use Python, Shell or JavaScript (Node.js).`,
+    'request.mode': (p: P) => `Unknown mode “${p.mode}”: script or workspace.`,
+    'request.needs_workspace': () => 'A task, validation commands and an auditor need workspace mode.',
+    'request.compare_too_few': (p: P) => `A comparison needs at least two providers (got ${p.n}).`,
+    'request.compare_twice': (p: P) => `Provider ${p.provider} is listed twice.`,
+    'request.compare_rerun': () => 'A provider of a workspace comparison cannot be re-run in that session: start a new comparison.',
+    'request.settings': (p: P) => `Unusable run settings: ${p.detail}`,
+    'request.bad_input': (p: P) => `The request could not be read: ${p.detail}`,
+    'request.no_endpoint': (p: P) => `No such API endpoint: ${p.method} ${p.path}`,
+    'request.token': () => 'Missing or wrong access token: open the URL that loopforge serve printed.',
+    'request.origin': () => 'Cross-origin request refused.',
+    'class.refused': (p: P) => p.detail,
+    'class.instructor_only': (p: P) => `Only the instructor can do this (${p.operation}).`,
+    'class.join_rate': (p: P) => `Too many wrong codes: try again in ${p.seconds} seconds.`,
+    'config.invalid': (p: P) => `Configuration problem: ${p.detail}`,
+    'provider.unknown': (p: P) => `Unknown provider “${p.provider}”.`,
+    not_found: () => 'That session or run does not exist (any more).',
+    'not_found.run': () => 'That run does not exist (any more).',
+    'workdir.empty': () => 'The folder path is empty.',
+    'workdir.missing': (p: P) => `${p.path} does not exist.`,
+    'workdir.not_folder': (p: P) => `${p.path} is a file, not a folder.`,
+    'workdir.unreadable': (p: P) => `Cannot open ${p.path}: ${p.detail}`,
+    'workspace.no_workdir': () => 'Workspace mode needs a project folder.',
+    'workspace.cannot_edit': (p: P) => `Provider ${p.provider} (${p.kind}) cannot edit files: it has neither its own file tools nor tool calling.`,
+    'workspace.not_repo': (p: P) => `The project folder is not a usable git repository: ${p.detail}`,
+    'workspace.no_commit': (p: P) => `The repository in ${p.dir} has no commit yet: commit once so loopforge can branch from it.`,
+    'workspace.dirty': (p: P) => `The project folder ${p.dir} has uncommitted changes (${p.changes}): commit or stash them first, so loopforge's edits stay apart from yours.`,
+    'workspace.tampered': (p: P) => `The repository's git control files changed while ${p.actor || 'the run'} was working (${p.files}): loopforge will not run git on ${p.dir}; inspect them first.`,
+    'workspace.branch_moved': (p: P) => `HEAD moved off the run's branch ${p.branch} (it is now on ${p.head || 'a detached HEAD'}): loopforge will not commit there; check out ${p.branch} in ${p.dir} and inspect the changes first.`,
+    'export.format': (p: P) => `Unknown export format “${p.format}”.`,
+    'export.lang': (p: P) => `Unknown export language “${p.lang}”.`,
+    'export.no_code': () => 'This run produced no code to export; the handout and the JSON still show what happened.',
+    'export.not_runnable': () => 'The run’s result is a patch, not a program: export it as a .patch, a handout, a zip or JSON.',
+    'sandbox.unavailable': (p: P) => `Generated code cannot run on this machine (loopforge doctor says why): ${p.detail}`,
+    'provider.missing_key': (p: P) => `${p.provider}: no API key. Set ${p.env} in the environment or in a .env file.`,
+    'provider.missing_env': (p: P) => `${p.provider}: the CLI needs the environment variable ${p.env}.`,
+    'provider.cli_not_found': (p: P) => `${p.provider}: the CLI “${p.binary}” is not installed.${p.hint ? ` ${p.hint}` : ''}`,
+    'provider.cli_failed': (p: P) => `${p.provider}: the CLI failed (exit code ${p.exit})${p.message ? `: ${p.message}` : '.'}`,
+    'provider.cli_output': (p: P) => `${p.provider}: the CLI printed something that is not one of its events (line ${p.line}).`,
+    'provider.timeout': (p: P) =>
+      p.limit ? `${p.provider}: no complete answer within ${p.limit}. To wait longer, raise ${p.key} in the “${p.provider}” profile of loopforge.yml.` : `${p.provider}: the call timed out.`,
+    'provider.auth': (p: P) => `${p.provider}: the API key was rejected${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `; check ${p.env}` : ''}.${said(p)}`,
+    'provider.forbidden': (p: P) =>
+      `${p.provider}: the key is valid but may not use ${p.model ? `model ${p.model}` : 'this model'} (or not from this region): enable the model for it, or pick another.${said(p)}`,
+    'provider.rate_limit': (p: P) =>
+      `${p.provider}: too many requests${p.attempts ? ` (tried ${p.attempts} times)` : ''}${p.retry_after ? `; the server asks to wait ${p.retry_after}` : ''}.${said(p)}`,
+    'provider.server': (p: P) => `${p.provider}: the provider's server failed${p.status ? ` (HTTP ${p.status})` : ''}${p.attempts ? ` ${p.attempts} times` : ''}.${said(p)}`,
+    'provider.bad_request': (p: P) => `${p.provider}: the request was rejected${p.status ? ` (HTTP ${p.status})` : ''}.${said(p)}`,
+    'provider.unreachable': (p: P) => `${p.provider}: cannot reach ${p.url}.${said(p)}`,
+    'provider.protocol': (p: P) => `${p.provider}: the answer did not follow the provider's format.${said(p)}`,
+    'provider.error': (p: P) => `${p.provider}: the call failed.${said(p)}`,
+    'run.cancelled': () => 'Stopped by the user.',
+    'run.shutdown': () => 'loopforge was shutting down.',
+    'format.empty': () => 'The answer was empty.',
+    'format.invalid_json': (p: P) => `The answer was not valid JSON (${p.detail}).`,
+    'format.empty_field': () => 'The JSON answer had an empty “code” field.',
+    'format.unclosed': () => 'The code block was opened but never closed (was the answer cut off?).',
+    'format.other_block': (p: P) => `The answer had a code block marked ${p.found} but none marked ${p.fence}.`,
+    'format.no_block': (p: P) => `The answer had no code block marked ${p.fence}.`,
+    'format.empty_block': (p: P) => `The ${p.fence} code block was empty.`,
+  } as Record<string, (p: P) => string>,
+
   crash: {
     title: 'Something went wrong in the page',
     hint: 'Your runs continue on the server. Reload to get back to them.',
@@ -370,7 +465,8 @@ export type Lang = 'en' | 'pt'
 
 const pt: Strings = {
   appTagline: 'Veja modelos de IA escreverem, executarem e corrigirem código',
-  nav: { run: 'Executar', history: 'Histórico', stats: 'Estatísticas' },
+  nav: { run: 'Executar', history: 'Histórico', stats: 'Estatísticas', class: classPt.tab },
+  classroom: classPt,
   language: { label: 'Idioma', en: 'English', pt: 'Português' },
   theme: {
     label: 'Tema',
@@ -446,6 +542,9 @@ const pt: Strings = {
     timeout: 'Tempo limite (s)',
     language: 'Linguagem',
     languages: { python: 'Python', sh: 'Shell', node: 'JavaScript (Node.js)' },
+    stdin: 'Entrada (stdin, opcional)',
+    stdinPlaceholder: 'O que o programa lê com input(), uma resposta por linha',
+    stdinHint: 'Entregue ao programa na entrada padrão (até 64 KiB), seguida de fim de arquivo. Guardada com a execução.',
     start: 'Executar',
     compare: (n: number) => `Comparar ${n}`,
     starting: 'Iniciando…',
@@ -526,12 +625,21 @@ const pt: Strings = {
     notRunYet: 'Ainda não executado.',
     stdout: 'stdout',
     stderr: 'stderr',
+    stdin: 'Entrada (stdin)',
+    liveCapped: 'Saída longa: o restante aparece quando o programa terminar (o início e o fim são mantidos).',
+    unfinished: 'O programa não terminou: isto é o que ele imprimiu.',
     exitCode: 'código de saída',
     duration: 'duração',
     isolation: 'isolamento',
     protections: 'proteções',
     signal: 'sinal',
     truncated: 'A saída era longa: só o início e o fim foram mantidos.',
+    pictures: 'Imagens',
+    pictureLoading: 'Carregando a imagem…',
+    pictureFailed: 'Não foi possível carregar esta imagem.',
+    pictureLarger: 'Mostrar em tamanho real',
+    pictureSmaller: 'Mostrar menor',
+    picturesSkipped: 'Deixadas de fora:',
     formatError: 'Resposta inutilizável',
     prev: 'Anterior',
     next: 'Próxima',
@@ -719,6 +827,76 @@ const pt: Strings = {
     interrupted: 'interrompida',
   } as Record<string, string>,
 
+  errors: {
+    internal: (p: P) => `Algo deu errado no loopforge: ${p.detail}`,
+    'request.invalid': (p: P) => `Pedido inválido: ${p.detail}`,
+    'request.prompt_empty': () => 'O prompt está vazio.',
+    'request.max_iterations': (p: P) => `O limite de iterações deve estar entre 1 e ${p.max} (recebido: ${p.n}).`,
+    'request.timeout': (p: P) => `O tempo limite deve ser positivo e no máximo ${p.max} (recebido: ${p.value}).`,
+    'request.language': (p: P) => `Linguagem não suportada “${p.language}”: use Python, Shell ou JavaScript (Node.js).`,
+    'request.mode': (p: P) => `Modo desconhecido “${p.mode}”: script ou projeto.`,
+    'request.needs_workspace': () => 'Uma tarefa, comandos de validação e um revisor exigem o modo projeto.',
+    'request.compare_too_few': (p: P) => `Uma comparação precisa de pelo menos dois provedores (recebidos: ${p.n}).`,
+    'request.compare_twice': (p: P) => `O provedor ${p.provider} aparece duas vezes.`,
+    'request.compare_rerun': () => 'Um provedor de uma comparação de projetos não pode ser executado de novo nessa sessão: inicie uma nova comparação.',
+    'request.settings': (p: P) => `Configurações de execução inutilizáveis: ${p.detail}`,
+    'request.bad_input': (p: P) => `Não foi possível ler o pedido: ${p.detail}`,
+    'request.no_endpoint': (p: P) => `Este endereço da API não existe: ${p.method} ${p.path}`,
+    'request.token': () => 'Token de acesso ausente ou errado: abra o endereço que o loopforge serve mostrou.',
+    'request.origin': () => 'Pedido de outra origem recusado.',
+    'class.refused': (p: P) => p.detail,
+    'class.instructor_only': (p: P) => `Só o instrutor pode fazer isso (${p.operation}).`,
+    'class.join_rate': (p: P) => `Códigos errados demais: tente de novo em ${p.seconds} segundos.`,
+    'config.invalid': (p: P) => `Problema na configuração: ${p.detail}`,
+    'provider.unknown': (p: P) => `Provedor desconhecido “${p.provider}”.`,
+    not_found: () => 'Essa sessão ou execução não existe (mais).',
+    'not_found.run': () => 'Essa execução não existe (mais).',
+    'workdir.empty': () => 'O caminho da pasta está vazio.',
+    'workdir.missing': (p: P) => `${p.path} não existe.`,
+    'workdir.not_folder': (p: P) => `${p.path} é um arquivo, não uma pasta.`,
+    'workdir.unreadable': (p: P) => `Não foi possível abrir ${p.path}: ${p.detail}`,
+    'workspace.no_workdir': () => 'O modo projeto precisa de uma pasta de projeto.',
+    'workspace.cannot_edit': (p: P) => `O provedor ${p.provider} (${p.kind}) não consegue editar arquivos: não tem ferramentas de arquivo próprias nem chamada de ferramentas.`,
+    'workspace.not_repo': (p: P) => `A pasta do projeto não é um repositório git utilizável: ${p.detail}`,
+    'workspace.no_commit': (p: P) => `O repositório em ${p.dir} ainda não tem nenhum commit: faça um commit para o loopforge poder criar um branch a partir dele.`,
+    'workspace.dirty': (p: P) => `A pasta do projeto ${p.dir} tem mudanças sem commit (${p.changes}): faça commit ou stash delas antes, para as edições do loopforge ficarem separadas das suas.`,
+    'workspace.tampered': (p: P) => `Os arquivos de controle do git mudaram enquanto ${p.actor || 'a execução'} trabalhava (${p.files}): o loopforge não vai rodar git em ${p.dir}; inspecione-os antes.`,
+    'workspace.branch_moved': (p: P) => `O HEAD saiu do branch da execução ${p.branch} (agora está em ${p.head || 'um HEAD destacado'}): o loopforge não vai fazer commit ali; faça checkout de ${p.branch} em ${p.dir} e inspecione as mudanças antes.`,
+    'export.format': (p: P) => `Formato de exportação desconhecido “${p.format}”.`,
+    'export.lang': (p: P) => `Idioma de exportação desconhecido “${p.lang}”.`,
+    'export.no_code': () => 'Esta execução não produziu código para exportar; a apostila e o JSON ainda mostram o que aconteceu.',
+    'export.not_runnable': () => 'O resultado da execução é um patch, não um programa: exporte-o como .patch, apostila, zip ou JSON.',
+    'sandbox.unavailable': (p: P) => `O código gerado não pode ser executado nesta máquina (loopforge doctor diz por quê): ${p.detail}`,
+    'provider.missing_key': (p: P) => `${p.provider}: sem chave de API. Defina ${p.env} no ambiente ou em um arquivo .env.`,
+    'provider.missing_env': (p: P) => `${p.provider}: a CLI precisa da variável de ambiente ${p.env}.`,
+    'provider.cli_not_found': (p: P) => `${p.provider}: a CLI “${p.binary}” não está instalada.${p.hint ? ` ${p.hint}` : ''}`,
+    'provider.cli_failed': (p: P) => `${p.provider}: a CLI falhou (código de saída ${p.exit})${p.message ? `: ${p.message}` : '.'}`,
+    'provider.cli_output': (p: P) => `${p.provider}: a CLI imprimiu algo que não é um de seus eventos (linha ${p.line}).`,
+    'provider.timeout': (p: P) =>
+      p.limit
+        ? `${p.provider}: nenhuma resposta completa em ${p.limit}. Para esperar mais, aumente ${p.key} no perfil “${p.provider}” do loopforge.yml.`
+        : `${p.provider}: a chamada excedeu o tempo limite.`,
+    'provider.auth': (p: P) => `${p.provider}: a chave de API foi recusada${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `; verifique ${p.env}` : ''}.${said(p)}`,
+    'provider.forbidden': (p: P) =>
+      `${p.provider}: a chave é válida mas não pode usar ${p.model ? `o modelo ${p.model}` : 'este modelo'} (ou não a partir desta região): habilite o modelo para ela ou escolha outro.${said(p)}`,
+    'provider.rate_limit': (p: P) =>
+      `${p.provider}: pedidos demais${p.attempts ? ` (${p.attempts} tentativas)` : ''}${p.retry_after ? `; o servidor pede para esperar ${p.retry_after}` : ''}.${said(p)}`,
+    'provider.server': (p: P) => `${p.provider}: o servidor do provedor falhou${p.status ? ` (HTTP ${p.status})` : ''}${p.attempts ? ` ${p.attempts} vezes` : ''}.${said(p)}`,
+    'provider.bad_request': (p: P) => `${p.provider}: o pedido foi rejeitado${p.status ? ` (HTTP ${p.status})` : ''}.${said(p)}`,
+    'provider.unreachable': (p: P) => `${p.provider}: não foi possível alcançar ${p.url}.${said(p)}`,
+    'provider.protocol': (p: P) => `${p.provider}: a resposta não seguiu o formato do provedor.${said(p)}`,
+    'provider.error': (p: P) => `${p.provider}: a chamada falhou.${said(p)}`,
+    'run.cancelled': () => 'Parada pelo usuário.',
+    'run.shutdown': () => 'O loopforge estava sendo encerrado.',
+    'format.empty': () => 'A resposta veio vazia.',
+    'format.invalid_json': (p: P) => `A resposta não era um JSON válido (${p.detail}).`,
+    'format.empty_field': () => 'A resposta JSON tinha o campo “code” vazio.',
+    'format.unclosed': () => 'O bloco de código foi aberto mas nunca fechado (a resposta foi cortada?).',
+    'format.other_block': (p: P) => `A resposta tinha um bloco de código marcado ${p.found}, mas nenhum marcado ${p.fence}.`,
+    'format.no_block': (p: P) => `A resposta não tinha um bloco de código marcado ${p.fence}.`,
+    'format.empty_block': (p: P) => `O bloco de código ${p.fence} estava vazio.`,
+  },
+
   crash: {
     title: 'Algo deu errado na página',
     hint: 'Suas execuções continuam no servidor. Recarregue para voltar a elas.',
@@ -728,10 +906,52 @@ const pt: Strings = {
 
 // eslint-disable-next-line prefer-const -- reassigned by setLanguage; importers see the live binding
 export let strings: Strings = en
+let current: Lang = 'en'
 
 /** setLanguage makes the table of lang the one in use. */
 export function setLanguage(lang: Lang): void {
   strings = lang === 'pt' ? pt : en
+  current = lang
+}
+
+/** currentLang is the language in use (what exports are asked for in). */
+export function currentLang(): Lang {
+  return current
+}
+
+/** locale is the BCP 47 tag of the language in use, for Intl (dates, numbers). */
+export function locale(): string {
+  return current === 'pt' ? 'pt-BR' : 'en'
+}
+
+/**
+ * errorText words an error from the backend by its code and parameters in
+ * the language in use; without a code, or with one this table does not know
+ * (a newer backend), it is the backend's English text.
+ */
+export function errorText(code: string | undefined, params: Record<string, string> | undefined, fallback: string): string {
+  const f = code ? strings.errors[code] : undefined
+  return f ? f(params ?? {}) : fallback
+}
+
+/** The codes of failures of the provider itself, which "The provider said:" may introduce. */
+const providerCodes = new Set([
+  'provider.auth',
+  'provider.forbidden',
+  'provider.rate_limit',
+  'provider.server',
+  'provider.bad_request',
+  'provider.unreachable',
+  'provider.protocol',
+  'provider.error',
+  'provider.timeout',
+  'provider.cli_failed',
+  'provider.cli_output',
+])
+
+/** isProviderError: the code is the provider's own failure, not one of loopforge's refusals. */
+export function isProviderError(code: string | undefined): boolean {
+  return code != null && providerCodes.has(code)
 }
 
 

@@ -20,7 +20,7 @@
 # Status:     iteration limit reached (3 iterations), the last attempt still failed
 # Date:       2025-03-01 14:02 UTC
 #
-# Note: this code did not run cleanly in loopforge; see the status above.
+# Last attempt: this code did not run cleanly in loopforge; see the status above.
 
 import time
 

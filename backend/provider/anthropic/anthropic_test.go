@@ -6,15 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
@@ -22,68 +17,11 @@ import (
 
 // --- test helpers ---------------------------------------------------------
 
-// fakeAPI is an httptest server that records every request and lets the
-// test answer each attempt.
-type fakeAPI struct {
-	*httptest.Server
-	attempts atomic.Int32
-	mu       sync.Mutex
-	bodies   []map[string]any
-	headers  []http.Header
-	paths    []string
-}
+// fakeAPI records every request and lets the test answer each attempt.
+type fakeAPI struct{ *conformance.API }
 
 func newFakeAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, attempt int)) *fakeAPI {
-	t.Helper()
-	f := &fakeAPI{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(f.attempts.Add(1))
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.headers = append(f.headers, r.Header.Clone())
-		f.paths = append(f.paths, r.URL.Path)
-		f.mu.Unlock()
-		answer(w, r, n)
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-// header and target return what request i carried: its headers, and its
-// path.
-func (f *fakeAPI) header(t *testing.T, i int) http.Header {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.headers) {
-		t.Fatalf("only %d requests reached the server", len(f.headers))
-	}
-	return f.headers[i]
-}
-
-func (f *fakeAPI) target(t *testing.T, i int) string {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.paths) {
-		t.Fatalf("only %d requests reached the server", len(f.paths))
-	}
-	return f.paths[i]
-}
-
-func (f *fakeAPI) lastBody(t *testing.T) map[string]any {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.bodies) == 0 {
-		t.Fatal("no request reached the server")
-	}
-	return f.bodies[len(f.bodies)-1]
+	return &fakeAPI{conformance.NewAPI(t, answer)}
 }
 
 func (f *fakeAPI) profile() provider.Profile {
@@ -142,33 +80,10 @@ func apiError(typ, msg string) string {
 	return fmt.Sprintf(`{"type":"error","error":{"type":%q,"message":%q},"request_id":"req_test"}`, typ, msg)
 }
 
-type result struct {
-	texts   []string
-	notices []string
-	done    *provider.Response
-	err     error
-}
-
-// drain runs the stream to its end and checks the contract's shape.
-func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) result {
+// drain runs a call to its end and checks the contract's shape.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) conformance.Result {
 	t.Helper()
-	var r result
-	for d, err := range p.Stream(ctx, req) {
-		if r.done != nil || r.err != nil {
-			t.Fatalf("item after the end of the stream: %+v, %v", d, err)
-		}
-		switch {
-		case err != nil:
-			r.err = err
-		case d.Done != nil:
-			r.done = d.Done
-		case d.Notice != "":
-			r.notices = append(r.notices, d.Notice)
-		default:
-			r.texts = append(r.texts, d.Text)
-		}
-	}
-	return r
+	return conformance.Drain(t, ctx, p, req)
 }
 
 func newClient(t *testing.T, p provider.Profile) provider.Provider {
@@ -200,17 +115,17 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 	}
 
 	r := drain(t, context.Background(), c, conversation)
-	if r.err != nil {
-		t.Fatalf("stream: %v", r.err)
+	if r.Err != nil {
+		t.Fatalf("stream: %v", r.Err)
 	}
-	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.texts, want) {
-		t.Errorf("deltas = %q, want %q", r.texts, want)
+	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.Texts, want) {
+		t.Errorf("deltas = %q, want %q", r.Texts, want)
 	}
-	d := r.done
+	d := r.Done
 	if d == nil {
 		t.Fatal("no Done")
 	}
-	if d.Content != strings.Join(r.texts, "") {
+	if d.Content != strings.Join(r.Texts, "") {
 		t.Errorf("Done.Content = %q, want the concatenated deltas", d.Content)
 	}
 	// 25 input + 4 read from the cache; output as last reported by message_delta.
@@ -221,15 +136,15 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 		t.Errorf("Done = %+v", d)
 	}
 
-	if f.target(t, 0) != "/v1/messages" {
-		t.Errorf("path = %q", f.target(t, 0))
+	if f.Target(t, 0) != "/v1/messages" {
+		t.Errorf("path = %q", f.Target(t, 0))
 	}
-	h := f.header(t, 0)
+	h := f.Header(t, 0)
 	if h.Get("X-Api-Key") != "sk-ant-test-123" || h.Get("Anthropic-Version") == "" || h.Get("Authorization") != "" {
 		t.Errorf("auth headers: x-api-key=%q anthropic-version=%q authorization=%q",
 			h.Get("X-Api-Key"), h.Get("Anthropic-Version"), h.Get("Authorization"))
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	if body["model"] != "claude-test" || body["stream"] != true || body["max_tokens"] != float64(DefaultMaxTokens) {
 		t.Errorf("model/stream/max_tokens = %v/%v/%v", body["model"], body["stream"], body["max_tokens"])
 	}
@@ -260,102 +175,32 @@ func TestProfileDefaults(t *testing.T) {
 	c := newClient(t, provider.Profile{Name: "proxy", BaseURL: f.URL + "/v1/"})
 	r := drain(t, context.Background(), c, provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}, MaxTokens: 100})
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	if body["model"] != DefaultModel || body["max_tokens"] != float64(100) {
 		t.Errorf("model/max_tokens = %v/%v", body["model"], body["max_tokens"])
 	}
 	if _, ok := body["system"]; ok {
 		t.Error("empty system prompt sent")
 	}
-	if f.target(t, 0) != "/v1/messages" || f.header(t, 0).Get("X-Api-Key") != "" {
-		t.Errorf("path %q, x-api-key %q", f.target(t, 0), f.header(t, 0).Get("X-Api-Key"))
+	if f.Target(t, 0) != "/v1/messages" || f.Header(t, 0).Get("X-Api-Key") != "" {
+		t.Errorf("path %q, x-api-key %q", f.Target(t, 0), f.Header(t, 0).Get("X-Api-Key"))
 	}
 }
 
 func TestHTTPErrorsAndRetries(t *testing.T) {
-	tests := []struct {
-		name         string
-		statuses     []int // per attempt; past the end, the stream succeeds
-		body         string
-		want         error // nil: the call succeeds
-		wantAttempts int32
-		wantStatus   int
-		wantMsg      []string
-	}{
-		{"401 names the key variable", []int{401}, apiError("authentication_error", "invalid x-api-key"), provider.ErrAuth, 1, 401,
-			[]string{"ANTHROPIC_API_KEY", "invalid x-api-key"}},
-		{"403 is no access to the model", []int{403}, apiError("permission_error", "Your API key does not have permission\nto use the specified resource."), provider.ErrForbidden, 1, 403,
-			[]string{"Your API key does not have permission", `model "claude-test"`}},
-		{"404 unknown model", []int{404}, apiError("not_found_error", "model: claude-nope"), provider.ErrBadRequest, 1, 404, []string{"model: claude-nope"}},
-		{"400 with an HTML body", []int{400}, "<html>\n<body>Bad Request</body>\n</html>", provider.ErrBadRequest, 1, 400, []string{"<html>"}},
-		{"429 then success", []int{429}, apiError("rate_limit_error", "Number of request tokens has exceeded your rate limit"), nil, 2, 0, nil},
-		{"529 overloaded then success", []int{529}, apiError("overloaded_error", "Overloaded"), nil, 2, 0, nil},
-		{"429 every time", []int{429, 429, 429, 429, 429}, apiError("rate_limit_error", "rate limit exceeded"), provider.ErrRateLimit, 4, 429, []string{"rate limit exceeded"}},
-		{"500 every time", []int{500, 500, 500, 500, 500}, apiError("api_error", "Internal server error"), provider.ErrServer, 4, 500, []string{"Internal server error"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
-				if n <= len(tt.statuses) {
-					errorAnswer(w, tt.statuses[n-1], tt.body)
-					return
-				}
-				happy(w, r, n)
-			})
-			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
-			if got := f.attempts.Load(); got != tt.wantAttempts {
-				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
-			}
-			if tt.want == nil {
-				if r.err != nil || r.done == nil || r.done.Content != "Hello, world" {
-					t.Fatalf("want success after retry, got %v / %+v", r.err, r.done)
-				}
-				return
-			}
-			if !errors.Is(r.err, tt.want) {
-				t.Fatalf("err = %v, want %v", r.err, tt.want)
-			}
-			var pe *provider.Error
-			if !errors.As(r.err, &pe) || pe.Status != tt.wantStatus || pe.Provider != "anthropic-test" {
-				t.Fatalf("err = %#v", r.err)
-			}
-			msg := r.err.Error()
-			for _, w := range tt.wantMsg {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message %q lacks %q", msg, w)
-				}
-			}
-			if strings.Contains(msg, "\n") || strings.Contains(msg, "sk-ant-test-123") {
-				t.Errorf("message %q spans lines or shows the key", msg)
-			}
-		})
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	// The SDK backs off about 3.5s over its retries of a refused connection
-	// and offers no way to shorten that; run beside the other tests.
-	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + l.Addr().String()
-	l.Close() // nothing listens there any more: connection refused
-
-	p := provider.Profile{Name: "anthropic", BaseURL: base, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "k"}
-	r := drain(t, context.Background(), newClient(t, p), conversation)
-	if !errors.Is(r.err, provider.ErrUnreachable) {
-		t.Fatalf("err = %v, want ErrUnreachable", r.err)
-	}
-	var pe *provider.Error
-	if errors.As(r.err, &pe); pe.URL != base || !strings.Contains(pe.Error(), "connection refused") {
-		t.Errorf("err = %q (URL %q)", pe.Error(), pe.URL)
-	}
+	conformance.RunErrorCases(t, wire(), errorAnswer, []conformance.ErrorCase{
+		conformance.Case("401 names the key variable", []int{401}, apiError("authentication_error", "invalid x-api-key"), provider.ErrAuth, 1, 401, "ANTHROPIC_API_KEY", "invalid x-api-key"),
+		conformance.Case("403 is no access to the model", []int{403}, apiError("permission_error", "Your API key does not have permission\nto use the specified resource."), provider.ErrForbidden, 1, 403, "Your API key does not have permission", `model "claude-test"`),
+		conformance.Case("404 unknown model", []int{404}, apiError("not_found_error", "model: claude-nope"), provider.ErrBadRequest, 1, 404, "model: claude-nope"),
+		conformance.Case("400 with an HTML body", []int{400}, "<html>\n<body>Bad Request</body>\n</html>", provider.ErrBadRequest, 1, 400, "<html>"),
+		conformance.Case("429 then success", []int{429}, apiError("rate_limit_error", "Number of request tokens has exceeded your rate limit"), nil, 2, 0),
+		conformance.Case("529 overloaded then success", []int{529}, apiError("overloaded_error", "Overloaded"), nil, 2, 0),
+		conformance.Case("429 every time", []int{429, 429, 429, 429, 429}, apiError("rate_limit_error", "rate limit exceeded"), provider.ErrRateLimit, 4, 429, "rate limit exceeded"),
+		conformance.Case("500 every time", []int{500, 500, 500, 500, 500}, apiError("api_error", "Internal server error"), provider.ErrServer, 4, 500, "Internal server error"),
+	})
 }
 
 func TestMissingKeyFailsAtNew(t *testing.T) {
@@ -380,89 +225,9 @@ func TestMissingKeyFailsAtNew(t *testing.T) {
 			}
 		})
 	}
-	if n := f.attempts.Load(); n != 0 {
+	if n := f.Attempts.Load(); n != 0 {
 		t.Errorf("%d requests made", n)
 	}
-}
-
-// stallAfterFirst sends one delta and then holds the stream open until the
-// client goes away, reporting that on gone.
-func stallAfterFirst(gone chan<- struct{}) func(http.ResponseWriter, *http.Request, int) {
-	return func(w http.ResponseWriter, r *http.Request, _ int) {
-		events(w, messageStart, blockStart, textDelta("first"))
-		select {
-		case <-r.Context().Done():
-			close(gone)
-		case <-time.After(10 * time.Second):
-		}
-	}
-}
-
-func TestCancelMidStream(t *testing.T) {
-	gone := make(chan struct{})
-	f := newFakeAPI(t, stallAfterFirst(gone))
-	c := newClient(t, f.profile())
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var texts []string
-	var streamErr error
-	for d, err := range c.Stream(ctx, conversation) {
-		if err != nil {
-			streamErr = err
-			break
-		}
-		if d.Done != nil {
-			t.Fatal("Done after cancel")
-		}
-		texts = append(texts, d.Text)
-		cancel()
-	}
-	if !reflect.DeepEqual(texts, []string{"first"}) {
-		t.Errorf("texts = %q", texts)
-	}
-	if !errors.Is(streamErr, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", streamErr)
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("the server never saw the request end")
-	}
-}
-
-func TestBreakReleasesRequest(t *testing.T) {
-	gone := make(chan struct{})
-	f := newFakeAPI(t, stallAfterFirst(gone))
-	for range newClient(t, f.profile()).Stream(context.Background(), conversation) {
-		break
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("breaking out of the loop did not close the request")
-	}
-}
-
-func TestTimeouts(t *testing.T) {
-	t.Run("profile timeout", func(t *testing.T) {
-		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
-		p := f.profile()
-		p.Timeout = 100 * time.Millisecond
-		r := drain(t, context.Background(), newClient(t, p), conversation)
-		if !errors.Is(r.err, provider.ErrTimeout) {
-			t.Errorf("err = %v, want ErrTimeout", r.err)
-		}
-	})
-	t.Run("caller deadline", func(t *testing.T) {
-		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		r := drain(t, ctx, newClient(t, f.profile()), conversation)
-		if !errors.Is(r.err, provider.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
-			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.err)
-		}
-	})
 }
 
 func TestBrokenStreams(t *testing.T) {
@@ -483,15 +248,15 @@ func TestBrokenStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { events(w, tt.events...) })
 			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
-			if !errors.Is(r.err, tt.want) {
-				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			if !errors.Is(r.Err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.Err, tt.want)
 			}
 			var pe *provider.Error
-			if errors.As(r.err, &pe); pe.Status != tt.wantStatus {
+			if errors.As(r.Err, &pe); pe.Status != tt.wantStatus {
 				t.Errorf("status = %d, want %d", pe.Status, tt.wantStatus)
 			}
-			if len(r.texts) != tt.texts || f.attempts.Load() != tt.attempts {
-				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
+			if len(r.Texts) != tt.texts || f.Attempts.Load() != tt.attempts {
+				t.Errorf("texts = %q, attempts = %d", r.Texts, f.Attempts.Load())
 			}
 		})
 	}
@@ -501,8 +266,8 @@ func TestBadRole(t *testing.T) {
 	f := newFakeAPI(t, happy)
 	r := drain(t, context.Background(), newClient(t, f.profile()),
 		provider.Request{Messages: []provider.Message{{Role: "system", Content: "x"}}})
-	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
-		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	if !errors.Is(r.Err, provider.ErrBadRequest) || f.Attempts.Load() != 0 {
+		t.Errorf("err = %v after %d requests", r.Err, f.Attempts.Load())
 	}
 }
 
@@ -550,21 +315,21 @@ func TestToolUseRoundTrip(t *testing.T) {
 		Tools:    []provider.ToolSpec{readFileTool, {Name: "list_files", Description: "List files."}},
 	}
 	r := drain(t, context.Background(), c, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.done.Content != "Let me look." || !reflect.DeepEqual(r.texts, []string{"Let me look."}) {
-		t.Errorf("texts = %q, content = %q", r.texts, r.done.Content)
+	if r.Done.Content != "Let me look." || !reflect.DeepEqual(r.Texts, []string{"Let me look."}) {
+		t.Errorf("texts = %q, content = %q", r.Texts, r.Done.Content)
 	}
 	want := []provider.ToolCall{
 		{ID: "toolu_01A", Name: "read_file", Input: json.RawMessage(`{"path": "main.go"}`), Status: provider.ToolPending},
 		{ID: "toolu_01B", Name: "list_files", Input: json.RawMessage(`{}`), Status: provider.ToolPending},
 	}
-	if !reflect.DeepEqual(r.done.ToolCalls, want) {
-		t.Errorf("ToolCalls = %+v, want %+v", r.done.ToolCalls, want)
+	if !reflect.DeepEqual(r.Done.ToolCalls, want) {
+		t.Errorf("ToolCalls = %+v, want %+v", r.Done.ToolCalls, want)
 	}
-	if r.done.FinishReason != "tool_calls" || r.done.Usage.OutputTokens != 89 {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.FinishReason != "tool_calls" || r.Done.Usage.OutputTokens != 89 {
+		t.Errorf("Done = %+v", r.Done)
 	}
 	wantTools := []any{
 		map[string]any{"name": "read_file", "description": "Read a file of the workspace.",
@@ -577,7 +342,7 @@ func TestToolUseRoundTrip(t *testing.T) {
 		map[string]any{"name": "list_files", "description": "List files.",
 			"input_schema": map[string]any{"type": "object", "properties": map[string]any{}}},
 	}
-	if got := f.lastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
+	if got := f.LastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
 		b, _ := json.Marshal(got)
 		t.Errorf("tools = %s", b)
 	}
@@ -585,17 +350,17 @@ func TestToolUseRoundTrip(t *testing.T) {
 	// What the loop sends next: the assistant turn with its calls, then
 	// one tool message per result.
 	req.Messages = append(req.Messages,
-		provider.Message{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: r.done.ToolCalls},
+		provider.Message{Role: provider.RoleAssistant, Content: r.Done.Content, ToolCalls: r.Done.ToolCalls},
 		provider.Message{Role: provider.RoleTool, ToolCallID: "toolu_01A", Content: "package main\n"},
 		provider.Message{Role: provider.RoleTool, ToolCallID: "toolu_01B", Content: ""})
 	r = drain(t, context.Background(), c, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.done.Content != "Hello, world" || r.done.FinishReason != "end_turn" || r.done.ToolCalls != nil {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.Content != "Hello, world" || r.Done.FinishReason != "end_turn" || r.Done.ToolCalls != nil {
+		t.Errorf("Done = %+v", r.Done)
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	wantMsgs := []any{
 		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Fix main.go."}}},
 		map[string]any{"role": "assistant", "content": []any{
@@ -657,19 +422,22 @@ func TestBrokenToolInput(t *testing.T) {
 	})
 	r := drain(t, context.Background(), newClient(t, f.profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "go"}}, Tools: []provider.ToolSpec{readFileTool}})
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if len(r.done.ToolCalls) != 1 || string(r.done.ToolCalls[0].Input) != `"{\"path\": \"ma"` {
-		t.Errorf("ToolCalls = %+v", r.done.ToolCalls)
+	if len(r.Done.ToolCalls) != 1 || string(r.Done.ToolCalls[0].Input) != `"{\"path\": \"ma"` {
+		t.Errorf("ToolCalls = %+v", r.Done.ToolCalls)
 	}
-	if _, err := json.Marshal(r.done); err != nil {
+	if _, err := json.Marshal(r.Done); err != nil {
 		t.Errorf("the response does not marshal: %v", err)
 	}
 }
 
-func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Wire{
+func TestConformance(t *testing.T) { conformance.Run(t, wire()) }
+
+// wire is how this API streams and fails, for the shared suite.
+func wire() conformance.Wire {
+	return conformance.Wire{
 		New: New,
 		Profile: func(base string) provider.Profile {
 			return provider.Profile{Name: "anthropic-test", Kind: "anthropic", Model: "claude-test",
@@ -688,5 +456,5 @@ func TestConformance(t *testing.T) {
 			w.WriteHeader(status)
 			io.WriteString(w, apiError(typ, msg))
 		},
-	})
+	}
 }

@@ -94,45 +94,16 @@ func (s *server) waitGone(t *testing.T) {
 	}
 }
 
-// result is everything one call yielded.
-type result struct {
-	texts   []string
-	notices []string
-	done    *provider.Response
-	err     error
-}
-
-// drain runs the stream to its end, checking the contract's shape: text and
-// notices, then one Done or one error, and nothing after either. onNotice,
-// if set, runs on each notice. It may run outside the test's goroutine.
-func drain(t *testing.T, ctx context.Context, p provider.Provider, onNotice func()) result {
+// drain runs the suite's request to its end (see Drain); onNotice, if set,
+// runs on each notice.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, onNotice func()) Result {
 	t.Helper()
-	var r result
-	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Say hello."}}}
-	for d, err := range p.Stream(ctx, req) {
-		if r.done != nil || r.err != nil {
-			t.Errorf("item after the end of the stream: %+v, %v", d, err)
-			return r
-		}
-		switch {
-		case err != nil:
-			r.err = err
-		case d.Done != nil:
-			r.done = d.Done
-		case d.Notice != "":
-			r.notices = append(r.notices, d.Notice)
-			if onNotice != nil {
-				onNotice()
-			}
-		default:
-			r.texts = append(r.texts, d.Text)
-		}
-	}
-	return r
+	return drainWith(t, ctx, p, hello, onNotice)
 }
 
 // Run runs the suite against w.
 func Run(t *testing.T, w Wire) {
+	t.Run("stream", func(t *testing.T) { t.Parallel(); runStream(t, w) })
 	t.Run("limits", func(t *testing.T) { t.Parallel(); runLimits(t, w) })
 	t.Run("retries", func(t *testing.T) { t.Parallel(); runRetries(t, w) })
 	t.Run("errors", func(t *testing.T) { t.Parallel(); runErrors(t, w) })
@@ -213,12 +184,12 @@ func runLimits(t *testing.T, w Wire) {
 			var s *server
 			s = newServer(t, func(rw http.ResponseWriter, r *http.Request, _ int) { tt.serve(s, rw, r) })
 			r := drain(t, context.Background(), w.provider(t, s, tt.limits), nil)
-			te := timeoutOf(t, r.err)
+			te := timeoutOf(t, r.Err)
 			if te.Phase != tt.phase || te.Limit != tt.limit {
 				t.Errorf("timeout = %+v, want phase %q, limit %s", te, tt.phase, tt.limit)
 			}
-			if len(r.texts) != tt.texts || len(r.notices) != 0 || s.attempts.Load() != 1 {
-				t.Errorf("texts %q, notices %q, %d attempts: a time limit is not retried", r.texts, r.notices, s.attempts.Load())
+			if len(r.Texts) != tt.texts || len(r.Notices) != 0 || s.attempts.Load() != 1 {
+				t.Errorf("texts %q, notices %q, %d attempts: a time limit is not retried", r.Texts, r.Notices, s.attempts.Load())
 			}
 			s.waitGone(t)
 		})
@@ -244,12 +215,12 @@ func runLimits(t *testing.T, w Wire) {
 		})
 		p := w.provider(t, s, func(p *provider.Profile) { p.IdleTimeout, p.Timeout = idle, overall })
 		r := drain(t, context.Background(), p, nil)
-		te := timeoutOf(t, r.err)
+		te := timeoutOf(t, r.Err)
 		if te.Phase != provider.PhaseOverall || te.Limit != overall {
 			t.Errorf("timeout = %+v, want the overall limit %s", te, overall)
 		}
-		if len(r.texts) == 0 || len(r.notices) != 0 || s.attempts.Load() != 1 {
-			t.Errorf("%d texts, notices %q, %d attempts", len(r.texts), r.notices, s.attempts.Load())
+		if len(r.Texts) == 0 || len(r.Notices) != 0 || s.attempts.Load() != 1 {
+			t.Errorf("%d texts, notices %q, %d attempts", len(r.Texts), r.Notices, s.attempts.Load())
 		}
 		s.waitGone(t)
 	})
@@ -317,23 +288,23 @@ func runRetries(t *testing.T, w Wire) {
 			s := newServer(t, tt.h)
 			prov := w.provider(t, s, nil)
 			r := drain(t, context.Background(), prov, nil)
-			if r.err != nil || r.done == nil || r.done.Content != "Hello" {
-				t.Fatalf("want success after a retry, got %v / %+v", r.err, r.done)
+			if r.Err != nil || r.Done == nil || r.Done.Content != "Hello" {
+				t.Fatalf("want success after a retry, got %v / %+v", r.Err, r.Done)
 			}
 			if got := s.attempts.Load(); got != tt.attempts {
 				t.Errorf("%d attempts, want %d", got, tt.attempts)
 			}
-			if len(r.notices) != int(tt.attempts-1) {
-				t.Fatalf("notices %q, want one per retry", r.notices)
+			if len(r.Notices) != int(tt.attempts-1) {
+				t.Fatalf("notices %q, want one per retry", r.Notices)
 			}
-			joined := strings.Join(r.notices, "\n")
+			joined := strings.Join(r.Notices, "\n")
 			for _, want := range tt.notices {
 				if !strings.Contains(joined, want) {
-					t.Errorf("notices %q lack %q", r.notices, want)
+					t.Errorf("notices %q lack %q", r.Notices, want)
 				}
 			}
-			if !strings.HasPrefix(r.notices[0], prov.Name()+": ") {
-				t.Errorf("notice %q does not name the profile", r.notices[0])
+			if !strings.HasPrefix(r.Notices[0], prov.Name()+": ") {
+				t.Errorf("notice %q does not name the profile", r.Notices[0])
 			}
 		})
 	}
@@ -344,15 +315,15 @@ func runRetries(t *testing.T, w Wire) {
 		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
 		want := int32(FastRetry().MaxRetries + 1)
 		var pe *provider.Error
-		if !errors.Is(r.err, provider.ErrServer) || !errors.As(r.err, &pe) || pe.Status != 500 || pe.Attempts != int(want) {
-			t.Fatalf("err = %#v, want ErrServer (HTTP 500) after %d attempts", r.err, want)
+		if !errors.Is(r.Err, provider.ErrServer) || !errors.As(r.Err, &pe) || pe.Status != 500 || pe.Attempts != int(want) {
+			t.Fatalf("err = %#v, want ErrServer (HTTP 500) after %d attempts", r.Err, want)
 		}
 		// Exactly one retry layer: the SDK's own retries would multiply
 		// the attempts.
-		if got := s.attempts.Load(); got != want || len(r.notices) != int(want-1) {
-			t.Errorf("%d attempts, notices %q; want %d attempts", got, r.notices, want)
+		if got := s.attempts.Load(); got != want || len(r.Notices) != int(want-1) {
+			t.Errorf("%d attempts, notices %q; want %d attempts", got, r.Notices, want)
 		}
-		if msg := r.err.Error(); !strings.Contains(msg, "after 4 attempts") || !strings.Contains(msg, "try again later") {
+		if msg := r.Err.Error(); !strings.Contains(msg, "after 4 attempts") || !strings.Contains(msg, "try again later") {
 			t.Errorf("message %q should name the attempts and what the server said", msg)
 		}
 	})
@@ -364,9 +335,9 @@ func runRetries(t *testing.T, w Wire) {
 			w.Text(rw, "par")
 		})
 		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
-		if r.err == nil || len(r.texts) != 1 || len(r.notices) != 0 || s.attempts.Load() != 1 {
+		if r.Err == nil || len(r.Texts) != 1 || len(r.Notices) != 0 || s.attempts.Load() != 1 {
 			t.Errorf("err %v, texts %q, notices %q, %d attempts; want one failed attempt",
-				r.err, r.texts, r.notices, s.attempts.Load())
+				r.Err, r.Texts, r.Notices, s.attempts.Load())
 		}
 	})
 
@@ -375,11 +346,11 @@ func runRetries(t *testing.T, w Wire) {
 		s := newServer(t, fail(100, 429, "3600"))
 		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
 		var pe *provider.Error
-		if !errors.Is(r.err, provider.ErrRateLimit) || !errors.As(r.err, &pe) || pe.RetryAfter != time.Hour {
-			t.Fatalf("err = %#v, want ErrRateLimit asking for an hour", r.err)
+		if !errors.Is(r.Err, provider.ErrRateLimit) || !errors.As(r.Err, &pe) || pe.RetryAfter != time.Hour {
+			t.Fatalf("err = %#v, want ErrRateLimit asking for an hour", r.Err)
 		}
-		if s.attempts.Load() != 1 || len(r.notices) != 0 || !strings.Contains(r.err.Error(), "asks to wait 1h0m0s") {
-			t.Errorf("%d attempts, notices %q, message %q", s.attempts.Load(), r.notices, r.err)
+		if s.attempts.Load() != 1 || len(r.Notices) != 0 || !strings.Contains(r.Err.Error(), "asks to wait 1h0m0s") {
+			t.Errorf("%d attempts, notices %q, message %q", s.attempts.Load(), r.Notices, r.Err)
 		}
 	})
 
@@ -389,13 +360,13 @@ func runRetries(t *testing.T, w Wire) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		prov := w.provider(t, s, nil)
-		got := make(chan result, 1)
+		got := make(chan Result, 1)
 		go func() { got <- drain(t, ctx, prov, cancel) }()
 		select {
 		case r := <-got:
-			if !errors.Is(r.err, context.Canceled) || len(r.notices) != 1 || s.attempts.Load() != 1 {
+			if !errors.Is(r.Err, context.Canceled) || len(r.Notices) != 1 || s.attempts.Load() != 1 {
 				t.Errorf("err %v, notices %q, %d attempts; want cancelled during the first wait",
-					r.err, r.notices, s.attempts.Load())
+					r.Err, r.Notices, s.attempts.Load())
 			}
 		case <-time.After(15 * time.Second):
 			t.Fatal("the wait before a retry ignored the cancellation")
@@ -423,17 +394,17 @@ func runErrors(t *testing.T, w Wire) {
 			})
 			prov := w.provider(t, s, nil)
 			r := drain(t, context.Background(), prov, nil)
-			if !errors.Is(r.err, tt.want) || (tt.notWant != nil && errors.Is(r.err, tt.notWant)) {
-				t.Fatalf("err = %v, want %v only", r.err, tt.want)
+			if !errors.Is(r.Err, tt.want) || (tt.notWant != nil && errors.Is(r.Err, tt.notWant)) {
+				t.Fatalf("err = %v, want %v only", r.Err, tt.want)
 			}
 			var pe *provider.Error
-			if !errors.As(r.err, &pe) || pe.Status != tt.status || pe.Provider != prov.Name() {
-				t.Fatalf("err = %#v", r.err)
+			if !errors.As(r.Err, &pe) || pe.Status != tt.status || pe.Provider != prov.Name() {
+				t.Fatalf("err = %#v", r.Err)
 			}
-			if s.attempts.Load() != 1 || len(r.notices) != 0 {
-				t.Errorf("%d attempts, notices %q: HTTP %d must not be retried", s.attempts.Load(), r.notices, tt.status)
+			if s.attempts.Load() != 1 || len(r.Notices) != 0 {
+				t.Errorf("%d attempts, notices %q: HTTP %d must not be retried", s.attempts.Load(), r.Notices, tt.status)
 			}
-			msg := r.err.Error()
+			msg := r.Err.Error()
 			words := append(tt.words, "the server's own words")
 			if tt.status == 403 {
 				words = append(words, w.Profile(s.URL).Model)
@@ -445,4 +416,92 @@ func runErrors(t *testing.T, w Wire) {
 			}
 		})
 	}
+}
+
+// runStream checks the life of one call: read to the end, cancelled in the
+// middle, abandoned by the caller (break), a server that is not there, a
+// caller's deadline.
+func runStream(t *testing.T, w Wire) {
+	t.Run("read to the end", func(t *testing.T) {
+		t.Parallel()
+		s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) { w.answer(rw, "Hel", "lo") })
+		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
+		if r.Err != nil || r.Done == nil {
+			t.Fatalf("err = %v, done = %v", r.Err, r.Done)
+		}
+		if strings.Join(r.Texts, "") != "Hello" || r.Done.Content != "Hello" {
+			t.Errorf("texts %q, content %q; want Hello", r.Texts, r.Done.Content)
+		}
+	})
+	t.Run("cancel in the middle", func(t *testing.T) {
+		t.Parallel()
+		s := firstThenHold(t, w)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var texts []string
+		var streamErr error
+		for d, err := range w.provider(t, s, nil).Stream(ctx, hello) {
+			if err != nil {
+				streamErr = err
+				break
+			}
+			if d.Done != nil {
+				t.Fatal("Done after cancel")
+			}
+			texts = append(texts, d.Text)
+			cancel()
+		}
+		if strings.Join(texts, "") != "first" || !errors.Is(streamErr, context.Canceled) {
+			t.Errorf("texts %q, err %v; want [first] then context.Canceled", texts, streamErr)
+		}
+		s.waitGone(t)
+		if n := s.attempts.Load(); n != 1 {
+			t.Errorf("%d requests: a cancelled stream must not be resumed", n)
+		}
+	})
+	t.Run("break releases the request", func(t *testing.T) {
+		t.Parallel()
+		s := firstThenHold(t, w)
+		for range w.provider(t, s, nil).Stream(context.Background(), hello) {
+			break
+		}
+		s.waitGone(t)
+	})
+	t.Run("nothing listening", func(t *testing.T) {
+		t.Parallel()
+		s := newServer(t, func(http.ResponseWriter, *http.Request, int) {})
+		prov := w.provider(t, s, nil)
+		url := w.Profile(s.URL).BaseURL
+		s.Close() // connection refused from now on
+		r := drain(t, context.Background(), prov, nil)
+		var pe *provider.Error
+		if !errors.Is(r.Err, provider.ErrUnreachable) || !errors.As(r.Err, &pe) || pe.URL != url {
+			t.Fatalf("err = %#v, want ErrUnreachable naming %s", r.Err, url)
+		}
+	})
+	t.Run("the caller's deadline", func(t *testing.T) {
+		t.Parallel()
+		s := firstThenHold(t, w)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r := drain(t, ctx, w.provider(t, s, nil), nil)
+		if !errors.Is(r.Err, provider.ErrTimeout) || !errors.Is(r.Err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.Err)
+		}
+	})
+}
+
+// hello is the suite's request.
+var hello = provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "Say hello."}}}
+
+// firstThenHold is a server that streams the text "first" and then holds
+// the request open until its client goes away.
+func firstThenHold(t *testing.T, w Wire) *server {
+	var s *server
+	s = newServer(t, func(rw http.ResponseWriter, r *http.Request, _ int) {
+		w.Begin(rw)
+		w.Text(rw, "first")
+		s.hold(r)
+	})
+	return s
 }

@@ -6,15 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
@@ -22,68 +17,11 @@ import (
 
 // --- test helpers ---------------------------------------------------------
 
-// fakeAPI is an httptest server that records every request and lets the
-// test answer each attempt.
-type fakeAPI struct {
-	*httptest.Server
-	attempts atomic.Int32
-	mu       sync.Mutex
-	bodies   []map[string]any
-	headers  []http.Header
-	urls     []string // path?query
-}
+// fakeAPI records every request and lets the test answer each attempt.
+type fakeAPI struct{ *conformance.API }
 
 func newFakeAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, attempt int)) *fakeAPI {
-	t.Helper()
-	f := &fakeAPI{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(f.attempts.Add(1))
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.headers = append(f.headers, r.Header.Clone())
-		f.urls = append(f.urls, r.URL.RequestURI())
-		f.mu.Unlock()
-		answer(w, r, n)
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-// header and target return what request i carried: its headers, and its
-// path and query.
-func (f *fakeAPI) header(t *testing.T, i int) http.Header {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.headers) {
-		t.Fatalf("only %d requests reached the server", len(f.headers))
-	}
-	return f.headers[i]
-}
-
-func (f *fakeAPI) target(t *testing.T, i int) string {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.urls) {
-		t.Fatalf("only %d requests reached the server", len(f.urls))
-	}
-	return f.urls[i]
-}
-
-func (f *fakeAPI) lastBody(t *testing.T) map[string]any {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.bodies) == 0 {
-		t.Fatal("no request reached the server")
-	}
-	return f.bodies[len(f.bodies)-1]
+	return &fakeAPI{conformance.NewAPI(t, answer)}
 }
 
 func (f *fakeAPI) profile() provider.Profile {
@@ -138,33 +76,10 @@ func apiError(code int, status, msg string) string {
 const badKey = `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",` +
 	`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`
 
-type result struct {
-	texts   []string
-	notices []string
-	done    *provider.Response
-	err     error
-}
-
-// drain runs the stream to its end and checks the contract's shape.
-func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) result {
+// drain runs a call to its end and checks the contract's shape.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) conformance.Result {
 	t.Helper()
-	var r result
-	for d, err := range p.Stream(ctx, req) {
-		if r.done != nil || r.err != nil {
-			t.Fatalf("item after the end of the stream: %+v, %v", d, err)
-		}
-		switch {
-		case err != nil:
-			r.err = err
-		case d.Done != nil:
-			r.done = d.Done
-		case d.Notice != "":
-			r.notices = append(r.notices, d.Notice)
-		default:
-			r.texts = append(r.texts, d.Text)
-		}
-	}
-	return r
+	return conformance.Drain(t, ctx, p, req)
 }
 
 func newClient(t *testing.T, p provider.Profile) provider.Provider {
@@ -196,17 +111,17 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 	}
 
 	r := drain(t, context.Background(), c, conversation)
-	if r.err != nil {
-		t.Fatalf("stream: %v", r.err)
+	if r.Err != nil {
+		t.Fatalf("stream: %v", r.Err)
 	}
-	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.texts, want) {
-		t.Errorf("deltas = %q, want %q", r.texts, want)
+	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.Texts, want) {
+		t.Errorf("deltas = %q, want %q", r.Texts, want)
 	}
-	d := r.done
+	d := r.Done
 	if d == nil {
 		t.Fatal("no Done")
 	}
-	if d.Content != strings.Join(r.texts, "") {
+	if d.Content != strings.Join(r.Texts, "") {
 		t.Errorf("Done.Content = %q, want the concatenated deltas", d.Content)
 	}
 	// Last running total: 3 candidate tokens + 20 thinking tokens.
@@ -217,13 +132,13 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 		t.Errorf("Done = %+v", d)
 	}
 
-	if f.target(t, 0) != "/v1beta/models/gemini-test:streamGenerateContent?alt=sse" {
-		t.Errorf("URL = %q", f.target(t, 0))
+	if f.Target(t, 0) != "/v1beta/models/gemini-test:streamGenerateContent?alt=sse" {
+		t.Errorf("URL = %q", f.Target(t, 0))
 	}
-	if got := f.header(t, 0).Get("X-Goog-Api-Key"); got != "AIza-test-123" {
+	if got := f.Header(t, 0).Get("X-Goog-Api-Key"); got != "AIza-test-123" {
 		t.Errorf("x-goog-api-key = %q", got)
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	// The SDK adds "role": "user" to the system instruction; the API ignores it.
 	si, _ := body["systemInstruction"].(map[string]any)
 	if !reflect.DeepEqual(si["parts"], []any{map[string]any{"text": "You write Go."}}) {
@@ -275,10 +190,10 @@ func TestStructuredOutput(t *testing.T) {
 			}
 			req := conversation
 			req.Schema = tt.schema
-			if r := drain(t, context.Background(), c, req); r.err != nil {
-				t.Fatal(r.err)
+			if r := drain(t, context.Background(), c, req); r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			gc, _ := f.lastBody(t)["generationConfig"].(map[string]any)
+			gc, _ := f.LastBody(t)["generationConfig"].(map[string]any)
 			_, has := gc["responseJsonSchema"]
 			if has != tt.wantSchema {
 				t.Fatalf("responseJsonSchema present = %v, want %v (%v)", has, tt.wantSchema, gc)
@@ -303,13 +218,13 @@ func TestBaseURLAndDefaults(t *testing.T) {
 			f := newFakeAPI(t, happy)
 			c := newClient(t, provider.Profile{BaseURL: f.URL + tt.suffix, APIKey: "k"})
 			if r := drain(t, context.Background(), c, provider.Request{
-				Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}}); r.err != nil {
-				t.Fatal(r.err)
+				Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}}); r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			if f.target(t, 0) != tt.wantURL {
-				t.Errorf("URL = %q, want %q", f.target(t, 0), tt.wantURL)
+			if f.Target(t, 0) != tt.wantURL {
+				t.Errorf("URL = %q, want %q", f.Target(t, 0), tt.wantURL)
 			}
-			body := f.lastBody(t)
+			body := f.LastBody(t)
 			if _, ok := body["systemInstruction"]; ok {
 				t.Error("empty system prompt sent")
 			}
@@ -318,83 +233,18 @@ func TestBaseURLAndDefaults(t *testing.T) {
 }
 
 func TestHTTPErrorsAndRetries(t *testing.T) {
-	tests := []struct {
-		name         string
-		statuses     []int // per attempt; past the end, the stream succeeds
-		body         string
-		want         error // nil: the call succeeds
-		wantAttempts int32
-		wantStatus   int
-		wantMsg      []string
-	}{
-		{"401 names the key variable", []int{401}, apiError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."), provider.ErrAuth, 1, 401,
-			[]string{"GEMINI_API_KEY", "invalid authentication credentials"}},
-		{"400 API_KEY_INVALID is auth", []int{400}, badKey, provider.ErrAuth, 1, 400, []string{"GEMINI_API_KEY", "API key not valid"}},
-		{"403 is no access to the model", []int{403}, apiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."), provider.ErrForbidden, 1, 403, []string{"unregistered callers", `model "gemini-test"`}},
-		{"404 unknown model", []int{404}, apiError(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta"), provider.ErrBadRequest, 1, 404, []string{"gemini-nope"}},
-		{"status name without a code", []int{400}, `{"error":{"message":"Invalid JSON payload received.\nUnknown name \"x\"","status":"INVALID_ARGUMENT"}}`, provider.ErrBadRequest, 1, 400, []string{"Invalid JSON payload received."}},
-		{"plain-text 502 every time", []int{502, 502, 502, 502, 502}, "<html>\n<title>502</title></html>", provider.ErrServer, 4, 502, []string{"<html>"}},
-		{"429 then success", []int{429}, apiError(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), nil, 2, 0, nil},
-		{"503 twice then success", []int{503, 503}, apiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."), nil, 3, 0, nil},
-		{"429 every time", []int{429, 429, 429, 429, 429}, apiError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota"), provider.ErrRateLimit, 4, 429, []string{"You exceeded your current quota"}},
-		{"500 every time", []int{500, 500, 500, 500, 500}, apiError(500, "INTERNAL", "An internal error has occurred."), provider.ErrServer, 4, 500, []string{"An internal error has occurred."}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
-				if n <= len(tt.statuses) {
-					errorAnswer(w, tt.statuses[n-1], tt.body)
-					return
-				}
-				happy(w, r, n)
-			})
-			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
-			if got := f.attempts.Load(); got != tt.wantAttempts {
-				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
-			}
-			if tt.want == nil {
-				if r.err != nil || r.done == nil || r.done.Content != "Hello, world" {
-					t.Fatalf("want success after retry, got %v / %+v", r.err, r.done)
-				}
-				return
-			}
-			if !errors.Is(r.err, tt.want) {
-				t.Fatalf("err = %v, want %v", r.err, tt.want)
-			}
-			var pe *provider.Error
-			if !errors.As(r.err, &pe) || pe.Status != tt.wantStatus || pe.Provider != "gemini-test" {
-				t.Fatalf("err = %#v", r.err)
-			}
-			msg := r.err.Error()
-			for _, w := range tt.wantMsg {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message %q lacks %q", msg, w)
-				}
-			}
-			if strings.Contains(msg, "\n") || strings.Contains(msg, "AIza-test-123") {
-				t.Errorf("message %q spans lines or shows the key", msg)
-			}
-		})
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + l.Addr().String()
-	l.Close() // nothing listens there any more: connection refused
-
-	r := drain(t, context.Background(), newClient(t, provider.Profile{BaseURL: base, APIKey: "k"}), conversation)
-	if !errors.Is(r.err, provider.ErrUnreachable) {
-		t.Fatalf("err = %v, want ErrUnreachable", r.err)
-	}
-	var pe *provider.Error
-	if errors.As(r.err, &pe); pe.URL != base || !strings.Contains(pe.Error(), "connection refused") {
-		t.Errorf("err = %q (URL %q)", pe.Error(), pe.URL)
-	}
+	conformance.RunErrorCases(t, wire(), errorAnswer, []conformance.ErrorCase{
+		conformance.Case("401 names the key variable", []int{401}, apiError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."), provider.ErrAuth, 1, 401, "GEMINI_API_KEY", "invalid authentication credentials"),
+		conformance.Case("400 API_KEY_INVALID is auth", []int{400}, badKey, provider.ErrAuth, 1, 400, "GEMINI_API_KEY", "API key not valid"),
+		conformance.Case("403 is no access to the model", []int{403}, apiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers."), provider.ErrForbidden, 1, 403, "unregistered callers", `model "gemini-test"`),
+		conformance.Case("404 unknown model", []int{404}, apiError(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta"), provider.ErrBadRequest, 1, 404, "gemini-nope"),
+		conformance.Case("status name without a code", []int{400}, `{"error":{"message":"Invalid JSON payload received.\nUnknown name \"x\"","status":"INVALID_ARGUMENT"}}`, provider.ErrBadRequest, 1, 400, "Invalid JSON payload received."),
+		conformance.Case("plain-text 502 every time", []int{502, 502, 502, 502, 502}, "<html>\n<title>502</title></html>", provider.ErrServer, 4, 502, "<html>"),
+		conformance.Case("429 then success", []int{429}, apiError(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), nil, 2, 0),
+		conformance.Case("503 twice then success", []int{503, 503}, apiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."), nil, 3, 0),
+		conformance.Case("429 every time", []int{429, 429, 429, 429, 429}, apiError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota"), provider.ErrRateLimit, 4, 429, "You exceeded your current quota"),
+		conformance.Case("500 every time", []int{500, 500, 500, 500, 500}, apiError(500, "INTERNAL", "An internal error has occurred."), provider.ErrServer, 4, 500, "An internal error has occurred."),
+	})
 }
 
 func TestMissingKeyFailsAtNew(t *testing.T) {
@@ -418,92 +268,9 @@ func TestMissingKeyFailsAtNew(t *testing.T) {
 			}
 		})
 	}
-	if n := f.attempts.Load(); n != 0 {
+	if n := f.Attempts.Load(); n != 0 {
 		t.Errorf("%d requests made", n)
 	}
-}
-
-// stallAfterFirst sends one delta and then holds the stream open until the
-// client goes away, reporting that on gone.
-func stallAfterFirst(gone chan<- struct{}) func(http.ResponseWriter, *http.Request, int) {
-	return func(w http.ResponseWriter, r *http.Request, _ int) {
-		sse(w, chunk("first", "", 1))
-		select {
-		case <-r.Context().Done():
-			close(gone)
-		case <-time.After(10 * time.Second):
-		}
-	}
-}
-
-func TestCancelMidStream(t *testing.T) {
-	gone := make(chan struct{})
-	f := newFakeAPI(t, stallAfterFirst(gone))
-	c := newClient(t, f.profile())
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var texts []string
-	var streamErr error
-	for d, err := range c.Stream(ctx, conversation) {
-		if err != nil {
-			streamErr = err
-			break
-		}
-		if d.Done != nil {
-			t.Fatal("Done after cancel")
-		}
-		texts = append(texts, d.Text)
-		cancel()
-	}
-	if !reflect.DeepEqual(texts, []string{"first"}) {
-		t.Errorf("texts = %q", texts)
-	}
-	if !errors.Is(streamErr, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", streamErr)
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("the server never saw the request end")
-	}
-	if n := f.attempts.Load(); n != 1 {
-		t.Errorf("%d requests; a cancelled stream must not be resumed", n)
-	}
-}
-
-func TestBreakReleasesRequest(t *testing.T) {
-	gone := make(chan struct{})
-	f := newFakeAPI(t, stallAfterFirst(gone))
-	for range newClient(t, f.profile()).Stream(context.Background(), conversation) {
-		break
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("breaking out of the loop did not close the request")
-	}
-}
-
-func TestTimeouts(t *testing.T) {
-	t.Run("profile timeout", func(t *testing.T) {
-		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
-		p := f.profile()
-		p.Timeout = 100 * time.Millisecond
-		r := drain(t, context.Background(), newClient(t, p), conversation)
-		if !errors.Is(r.err, provider.ErrTimeout) {
-			t.Errorf("err = %v, want ErrTimeout", r.err)
-		}
-	})
-	t.Run("caller deadline", func(t *testing.T) {
-		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		r := drain(t, ctx, newClient(t, f.profile()), conversation)
-		if !errors.Is(r.err, provider.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
-			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.err)
-		}
-	})
 }
 
 func TestBrokenStreams(t *testing.T) {
@@ -521,11 +288,11 @@ func TestBrokenStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
 			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
-			if !errors.Is(r.err, tt.want) {
-				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			if !errors.Is(r.Err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.Err, tt.want)
 			}
-			if len(r.texts) != tt.texts || f.attempts.Load() != 1 {
-				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
+			if len(r.Texts) != tt.texts || f.Attempts.Load() != 1 {
+				t.Errorf("texts = %q, attempts = %d", r.Texts, f.Attempts.Load())
 			}
 		})
 	}
@@ -538,16 +305,16 @@ func TestBadProfileAndRole(t *testing.T) {
 	f := newFakeAPI(t, happy)
 	r := drain(t, context.Background(), newClient(t, f.profile()),
 		provider.Request{Messages: []provider.Message{{Role: "narrator", Content: "x"}}})
-	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
-		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	if !errors.Is(r.Err, provider.ErrBadRequest) || f.Attempts.Load() != 0 {
+		t.Errorf("err = %v after %d requests", r.Err, f.Attempts.Load())
 	}
 	for _, m := range []provider.Message{
 		{Role: provider.RoleTool, Content: "x"},                       // no id
 		{Role: provider.RoleTool, ToolCallID: "call_9", Content: "x"}, // no call with that id
 	} {
 		r = drain(t, context.Background(), newClient(t, f.profile()), provider.Request{Messages: []provider.Message{m}})
-		if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
-			t.Errorf("%+v: err = %v after %d requests", m, r.err, f.attempts.Load())
+		if !errors.Is(r.Err, provider.ErrBadRequest) || f.Attempts.Load() != 0 {
+			t.Errorf("%+v: err = %v after %d requests", m, r.Err, f.Attempts.Load())
 		}
 	}
 }
@@ -589,13 +356,13 @@ func TestFunctionCallRoundTrip(t *testing.T) {
 		Tools:    []provider.ToolSpec{readFileTool, {Name: "list_files", Description: "List files."}},
 	}
 	r := drain(t, context.Background(), c, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.done.Content != "Let me look." || !reflect.DeepEqual(r.texts, []string{"Let me look."}) {
-		t.Errorf("texts = %q, content = %q", r.texts, r.done.Content)
+	if r.Done.Content != "Let me look." || !reflect.DeepEqual(r.Texts, []string{"Let me look."}) {
+		t.Errorf("texts = %q, content = %q", r.Texts, r.Done.Content)
 	}
-	calls := r.done.ToolCalls
+	calls := r.Done.ToolCalls
 	if len(calls) != 2 {
 		t.Fatalf("ToolCalls = %+v", calls)
 	}
@@ -609,8 +376,8 @@ func TestFunctionCallRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(calls, want) {
 		t.Errorf("ToolCalls = %+v, want %+v", calls, want)
 	}
-	if r.done.FinishReason != "tool_calls" || r.done.Usage.InputTokens != 40 {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.FinishReason != "tool_calls" || r.Done.Usage.InputTokens != 40 {
+		t.Errorf("Done = %+v", r.Done)
 	}
 	wantTools := []any{map[string]any{"functionDeclarations": []any{
 		map[string]any{"name": "read_file", "description": "Read a file of the workspace.",
@@ -621,25 +388,25 @@ func TestFunctionCallRoundTrip(t *testing.T) {
 			}},
 		map[string]any{"name": "list_files", "description": "List files."},
 	}}}
-	if got := f.lastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
-		b, _ := json.Marshal(f.lastBody(t))
+	if got := f.LastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
+		b, _ := json.Marshal(f.LastBody(t))
 		t.Errorf("tools = %v in %s", got, b)
 	}
 
 	// What the loop sends next: the model turn with its calls, then one
 	// tool message per result.
 	req.Messages = append(req.Messages,
-		provider.Message{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: calls},
+		provider.Message{Role: provider.RoleAssistant, Content: r.Done.Content, ToolCalls: calls},
 		provider.Message{Role: provider.RoleTool, ToolCallID: calls[0].ID, Content: "package main\n"},
 		provider.Message{Role: provider.RoleTool, ToolCallID: "call_b", Content: "main.go"})
 	r = drain(t, context.Background(), c, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.done.Content != "Hello, world" || r.done.FinishReason != "STOP" || r.done.ToolCalls != nil {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.Content != "Hello, world" || r.Done.FinishReason != "STOP" || r.Done.ToolCalls != nil {
+		t.Errorf("Done = %+v", r.Done)
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	// The generated id stays here; the signature goes back with its call.
 	wantContents := []any{
 		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "Fix main.go."}}},
@@ -693,8 +460,11 @@ func TestReplayedCallWithoutSignature(t *testing.T) {
 	}
 }
 
-func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Wire{
+func TestConformance(t *testing.T) { conformance.Run(t, wire()) }
+
+// wire is how this API streams and fails, for the shared suite.
+func wire() conformance.Wire {
+	return conformance.Wire{
 		New: New,
 		Profile: func(base string) provider.Profile {
 			return provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-test",
@@ -716,5 +486,5 @@ func TestConformance(t *testing.T) {
 			}
 			errorAnswer(w, status, apiError(status, name, msg))
 		},
-	})
+	}
 }

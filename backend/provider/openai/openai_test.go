@@ -6,15 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
@@ -22,71 +18,13 @@ import (
 
 // --- test helpers ---------------------------------------------------------
 
-// fakeAPI is an httptest server that records every request and lets the
-// test answer each attempt.
-type fakeAPI struct {
-	*httptest.Server
-	attempts atomic.Int32
-	mu       sync.Mutex
-	bodies   []map[string]any
-	headers  []http.Header
-	paths    []string
-}
+// fakeAPI records every request and lets the test answer each attempt.
+type fakeAPI struct{ *conformance.API }
 
 func newFakeAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, attempt int)) *fakeAPI {
-	t.Helper()
-	f := &fakeAPI{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(f.attempts.Add(1))
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.headers = append(f.headers, r.Header.Clone())
-		f.paths = append(f.paths, r.URL.Path)
-		f.mu.Unlock()
-		answer(w, r, n)
-	}))
-	t.Cleanup(f.Close)
-	return f
+	return &fakeAPI{conformance.NewAPI(t, answer)}
 }
 
-func (f *fakeAPI) lastBody(t *testing.T) map[string]any {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.bodies) == 0 {
-		t.Fatal("no request reached the server")
-	}
-	return f.bodies[len(f.bodies)-1]
-}
-
-// header and target return what request i carried: its headers, and its
-// path.
-func (f *fakeAPI) header(t *testing.T, i int) http.Header {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.headers) {
-		t.Fatalf("only %d requests reached the server", len(f.headers))
-	}
-	return f.headers[i]
-}
-
-func (f *fakeAPI) target(t *testing.T, i int) string {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.paths) {
-		t.Fatalf("only %d requests reached the server", len(f.paths))
-	}
-	return f.paths[i]
-}
-
-// profile is a profile pointing at the fake server.
 func (f *fakeAPI) profile() provider.Profile {
 	return provider.Profile{
 		Name: "openai-test", Kind: "openai", Model: "gpt-test",
@@ -140,34 +78,10 @@ func errorAnswer(w http.ResponseWriter, status int, body string) {
 	io.WriteString(w, body)
 }
 
-type result struct {
-	texts   []string
-	notices []string
-	done    *provider.Response
-	err     error
-}
-
-// drain runs the stream to its end and checks the contract's shape: text
-// deltas, then at most one Done or one error, and nothing after either.
-func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) result {
+// drain runs a call to its end and checks the contract's shape.
+func drain(t *testing.T, ctx context.Context, p provider.Provider, req provider.Request) conformance.Result {
 	t.Helper()
-	var r result
-	for d, err := range p.Stream(ctx, req) {
-		if r.done != nil || r.err != nil {
-			t.Fatalf("item after the end of the stream: %+v, %v", d, err)
-		}
-		switch {
-		case err != nil:
-			r.err = err
-		case d.Done != nil:
-			r.done = d.Done
-		case d.Notice != "":
-			r.notices = append(r.notices, d.Notice)
-		default:
-			r.texts = append(r.texts, d.Text)
-		}
-	}
-	return r
+	return conformance.Drain(t, ctx, p, req)
 }
 
 func newClient(t *testing.T, p provider.Profile) provider.Provider {
@@ -199,17 +113,17 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 	}
 
 	r := drain(t, context.Background(), c, conversation)
-	if r.err != nil {
-		t.Fatalf("stream: %v", r.err)
+	if r.Err != nil {
+		t.Fatalf("stream: %v", r.Err)
 	}
-	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.texts, want) {
-		t.Errorf("deltas = %q, want %q", r.texts, want)
+	if want := []string{"Hel", "lo, ", "world"}; !reflect.DeepEqual(r.Texts, want) {
+		t.Errorf("deltas = %q, want %q", r.Texts, want)
 	}
-	d := r.done
+	d := r.Done
 	if d == nil {
 		t.Fatal("no Done")
 	}
-	if d.Content != strings.Join(r.texts, "") {
+	if d.Content != strings.Join(r.Texts, "") {
 		t.Errorf("Done.Content = %q, want the concatenated deltas", d.Content)
 	}
 	if d.Usage.InputTokens != 21 || d.Usage.OutputTokens != 3 {
@@ -219,13 +133,13 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 		t.Errorf("Done = %+v", d)
 	}
 
-	if f.target(t, 0) != "/v1/chat/completions" {
-		t.Errorf("path = %q", f.target(t, 0))
+	if f.Target(t, 0) != "/v1/chat/completions" {
+		t.Errorf("path = %q", f.Target(t, 0))
 	}
-	if got := f.header(t, 0).Get("Authorization"); got != "Bearer sk-test-123" {
+	if got := f.Header(t, 0).Get("Authorization"); got != "Bearer sk-test-123" {
 		t.Errorf("Authorization = %q", got)
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	if body["model"] != "gpt-test" || body["stream"] != true {
 		t.Errorf("model/stream = %v/%v", body["model"], body["stream"])
 	}
@@ -278,10 +192,10 @@ func TestStructuredOutput(t *testing.T) {
 			}
 			req := conversation
 			req.Schema = tt.schema
-			if r := drain(t, context.Background(), c, req); r.err != nil {
-				t.Fatal(r.err)
+			if r := drain(t, context.Background(), c, req); r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			rf, ok := f.lastBody(t)["response_format"].(map[string]any)
+			rf, ok := f.LastBody(t)["response_format"].(map[string]any)
 			if ok != tt.wantFormat {
 				t.Fatalf("response_format present = %v, want %v", ok, tt.wantFormat)
 			}
@@ -307,19 +221,19 @@ func TestKeylessProfileDefaultsAndCost(t *testing.T) {
 	})
 	c := newClient(t, provider.Profile{Name: "ollama", BaseURL: f.URL + "/v1/"})
 	r := drain(t, context.Background(), c, provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if got := f.header(t, 0).Get("Authorization"); got != "" {
+	if got := f.Header(t, 0).Get("Authorization"); got != "" {
 		t.Errorf("Authorization = %q, want none", got)
 	}
-	if m := f.lastBody(t)["model"]; m != DefaultModel {
+	if m := f.LastBody(t)["model"]; m != DefaultModel {
 		t.Errorf("model = %v, want %s", m, DefaultModel)
 	}
-	if r.done.Usage.CostUSD != 0.0042 {
-		t.Errorf("cost = %v", r.done.Usage.CostUSD)
+	if r.Done.Usage.CostUSD != 0.0042 {
+		t.Errorf("cost = %v", r.Done.Usage.CostUSD)
 	}
-	if _, ok := f.lastBody(t)["max_tokens"]; ok {
+	if _, ok := f.LastBody(t)["max_tokens"]; ok {
 		t.Error("max_tokens sent although the request left it to the provider")
 	}
 }
@@ -341,86 +255,20 @@ func TestMaxCompletionTokensForOpenAI(t *testing.T) {
 
 func TestHTTPErrorsAndRetries(t *testing.T) {
 	const authBody = `{"error":{"message":"Incorrect API key provided: sk-test-123.\nYou can find your API key at https://platform.openai.com.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
-	tests := []struct {
-		name         string
-		statuses     []int // per attempt; past the end, the stream succeeds
-		body         string
-		want         error // nil: the call succeeds
-		wantAttempts int32
-		wantStatus   int
-		wantMsg      []string
-	}{
-		{"401 names the key variable", []int{401}, authBody, provider.ErrAuth, 1, 401,
-			[]string{"OPENAI_API_KEY", "Incorrect API key provided: [redacted]."}},
-		{"403 is no access to the model", []int{403}, `{"error":{"message":"Project does not have access","type":"invalid_request_error"}}`, provider.ErrForbidden, 1, 403, []string{"Project does not have access", `model "gpt-test"`}},
-		{"400 unknown model", []int{400}, `{"error":{"message":"The model 'gpt-nope' does not exist","type":"invalid_request_error","code":"model_not_found"}}`, provider.ErrBadRequest, 1, 400, []string{"gpt-nope"}},
-		{"404 with a plain-text body", []int{404}, "404 page not found\n", provider.ErrBadRequest, 1, 404, []string{"404 page not found"}},
-		{"404 ollama model missing", []int{404}, `{"error":{"message":"model \"qwen\" not found, try pulling it first","type":"api_error"}}`, provider.ErrBadRequest, 1, 404, []string{"try pulling it first"}},
-		{"error as a bare string", []int{404}, `{"error":"model 'x' not found"}`, provider.ErrBadRequest, 1, 404, []string{"model 'x' not found"}},
-		{"fastapi detail", []int{422}, `{"detail":[{"loc":["body","model"],"msg":"field required"}]}`, provider.ErrBadRequest, 1, 422, []string{"field required"}},
-		{"429 then success", []int{429}, `{"error":{"message":"Rate limit reached","type":"requests"}}`, nil, 2, 0, nil},
-		{"503 twice then success", []int{503, 503}, `{"error":{"message":"overloaded"}}`, nil, 3, 0, nil},
-		{"429 every time", []int{429, 429, 429, 429, 429}, `{"error":{"message":"Rate limit reached for gpt-test","type":"requests"}}`, provider.ErrRateLimit, 4, 429, []string{"Rate limit reached for gpt-test"}},
-		{"500 every time", []int{500, 500, 500, 500, 500}, `{"error":{"message":"The server had an error","type":"server_error"}}`, provider.ErrServer, 4, 500, []string{"The server had an error"}},
-		{"502 html every time", []int{502, 502, 502, 502, 502}, "<html>\n<h1>502 Bad Gateway</h1>\n</html>", provider.ErrServer, 4, 502, []string{"<html>"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
-				if n <= len(tt.statuses) {
-					errorAnswer(w, tt.statuses[n-1], tt.body)
-					return
-				}
-				happy(w, r, n)
-			})
-			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
-			if got := f.attempts.Load(); got != tt.wantAttempts {
-				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
-			}
-			if tt.want == nil {
-				if r.err != nil || r.done == nil || r.done.Content != "Hello, world" {
-					t.Fatalf("want success after retry, got %v / %+v", r.err, r.done)
-				}
-				return
-			}
-			if !errors.Is(r.err, tt.want) {
-				t.Fatalf("err = %v, want %v", r.err, tt.want)
-			}
-			var pe *provider.Error
-			if !errors.As(r.err, &pe) || pe.Status != tt.wantStatus || pe.Provider != "openai-test" {
-				t.Fatalf("err = %#v", r.err)
-			}
-			msg := r.err.Error()
-			for _, w := range tt.wantMsg {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message %q lacks %q", msg, w)
-				}
-			}
-			if strings.Contains(msg, "\n") || strings.Contains(msg, "sk-test-123") {
-				t.Errorf("message %q spans lines or shows the key", msg)
-			}
-		})
-	}
-}
-
-func TestUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + l.Addr().String() + "/v1"
-	l.Close() // nothing listens there any more: connection refused
-
-	c := newClient(t, provider.Profile{Name: "ollama", BaseURL: base})
-	r := drain(t, context.Background(), c, conversation)
-	if !errors.Is(r.err, provider.ErrUnreachable) {
-		t.Fatalf("err = %v, want ErrUnreachable", r.err)
-	}
-	var pe *provider.Error
-	if errors.As(r.err, &pe); pe.URL != base || !strings.Contains(pe.Error(), "connection refused") {
-		t.Errorf("err = %q (URL %q)", pe.Error(), pe.URL)
-	}
+	conformance.RunErrorCases(t, wire(), errorAnswer, []conformance.ErrorCase{
+		conformance.Case("401 names the key variable", []int{401}, authBody, provider.ErrAuth, 1, 401, "OPENAI_API_KEY", "Incorrect API key provided: [redacted]."),
+		conformance.Case("403 is no access to the model", []int{403}, `{"error":{"message":"Project does not have access","type":"invalid_request_error"}}`, provider.ErrForbidden, 1, 403, "Project does not have access", `model "gpt-test"`),
+		conformance.Case("400 unknown model", []int{400}, `{"error":{"message":"The model 'gpt-nope' does not exist","type":"invalid_request_error","code":"model_not_found"}}`, provider.ErrBadRequest, 1, 400, "gpt-nope"),
+		conformance.Case("404 with a plain-text body", []int{404}, "404 page not found\n", provider.ErrBadRequest, 1, 404, "404 page not found"),
+		conformance.Case("404 ollama model missing", []int{404}, `{"error":{"message":"model \"qwen\" not found, try pulling it first","type":"api_error"}}`, provider.ErrBadRequest, 1, 404, "try pulling it first"),
+		conformance.Case("error as a bare string", []int{404}, `{"error":"model 'x' not found"}`, provider.ErrBadRequest, 1, 404, "model 'x' not found"),
+		conformance.Case("fastapi detail", []int{422}, `{"detail":[{"loc":["body","model"],"msg":"field required"}]}`, provider.ErrBadRequest, 1, 422, "field required"),
+		conformance.Case("429 then success", []int{429}, `{"error":{"message":"Rate limit reached","type":"requests"}}`, nil, 2, 0),
+		conformance.Case("503 twice then success", []int{503, 503}, `{"error":{"message":"overloaded"}}`, nil, 3, 0),
+		conformance.Case("429 every time", []int{429, 429, 429, 429, 429}, `{"error":{"message":"Rate limit reached for gpt-test","type":"requests"}}`, provider.ErrRateLimit, 4, 429, "Rate limit reached for gpt-test"),
+		conformance.Case("500 every time", []int{500, 500, 500, 500, 500}, `{"error":{"message":"The server had an error","type":"server_error"}}`, provider.ErrServer, 4, 500, "The server had an error"),
+		conformance.Case("502 html every time", []int{502, 502, 502, 502, 502}, "<html>\n<h1>502 Bad Gateway</h1>\n</html>", provider.ErrServer, 4, 502, "<html>"),
+	})
 }
 
 func TestMissingKeyFailsAtNew(t *testing.T) {
@@ -434,89 +282,9 @@ func TestMissingKeyFailsAtNew(t *testing.T) {
 	if !strings.Contains(err.Error(), "OPENROUTER_API_KEY") || !strings.Contains(err.Error(), "openrouter") {
 		t.Errorf("message %q should name the profile and the variable", err)
 	}
-	if n := f.attempts.Load(); n != 0 {
+	if n := f.Attempts.Load(); n != 0 {
 		t.Errorf("%d requests made", n)
 	}
-}
-
-// stallAfterFirst sends one delta and then holds the stream open until the
-// client goes away, reporting that on gone.
-func stallAfterFirst(gone chan<- struct{}) func(http.ResponseWriter, *http.Request, int) {
-	return func(w http.ResponseWriter, r *http.Request, _ int) {
-		sse(w, chunk("first", ""))
-		select {
-		case <-r.Context().Done():
-			close(gone)
-		case <-time.After(10 * time.Second):
-		}
-	}
-}
-
-func TestCancelMidStream(t *testing.T) {
-	gone := make(chan struct{})
-	f := newFakeAPI(t, stallAfterFirst(gone))
-	c := newClient(t, f.profile())
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var texts []string
-	var streamErr error
-	for d, err := range c.Stream(ctx, conversation) {
-		if err != nil {
-			streamErr = err
-			break
-		}
-		if d.Done != nil {
-			t.Fatal("Done after cancel")
-		}
-		texts = append(texts, d.Text)
-		cancel()
-	}
-	if !reflect.DeepEqual(texts, []string{"first"}) {
-		t.Errorf("texts = %q", texts)
-	}
-	if !errors.Is(streamErr, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", streamErr)
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("the server never saw the request end")
-	}
-}
-
-func TestBreakReleasesRequest(t *testing.T) {
-	gone := make(chan struct{})
-	f := newFakeAPI(t, stallAfterFirst(gone))
-	for range newClient(t, f.profile()).Stream(context.Background(), conversation) {
-		break
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("breaking out of the loop did not close the request")
-	}
-}
-
-func TestTimeouts(t *testing.T) {
-	t.Run("profile timeout", func(t *testing.T) {
-		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
-		p := f.profile()
-		p.Timeout = 100 * time.Millisecond
-		r := drain(t, context.Background(), newClient(t, p), conversation)
-		if !errors.Is(r.err, provider.ErrTimeout) {
-			t.Errorf("err = %v, want ErrTimeout", r.err)
-		}
-	})
-	t.Run("caller deadline", func(t *testing.T) {
-		f := newFakeAPI(t, stallAfterFirst(make(chan struct{})))
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		r := drain(t, ctx, newClient(t, f.profile()), conversation)
-		if !errors.Is(r.err, provider.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
-			t.Errorf("err = %v, want ErrTimeout wrapping DeadlineExceeded", r.err)
-		}
-	})
 }
 
 func TestBrokenStreams(t *testing.T) {
@@ -537,11 +305,11 @@ func TestBrokenStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
 			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
-			if !errors.Is(r.err, tt.want) {
-				t.Fatalf("err = %v, want %v", r.err, tt.want)
+			if !errors.Is(r.Err, tt.want) {
+				t.Fatalf("err = %v, want %v", r.Err, tt.want)
 			}
-			if len(r.texts) != tt.texts || f.attempts.Load() != tt.attempts {
-				t.Errorf("texts = %q, attempts = %d", r.texts, f.attempts.Load())
+			if len(r.Texts) != tt.texts || f.Attempts.Load() != tt.attempts {
+				t.Errorf("texts = %q, attempts = %d", r.Texts, f.Attempts.Load())
 			}
 		})
 	}
@@ -554,13 +322,13 @@ func TestBadProfileAndRequest(t *testing.T) {
 	f := newFakeAPI(t, happy)
 	r := drain(t, context.Background(), newClient(t, f.profile()),
 		provider.Request{Messages: []provider.Message{{Role: "narrator", Content: "x"}}})
-	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
-		t.Errorf("err = %v after %d requests", r.err, f.attempts.Load())
+	if !errors.Is(r.Err, provider.ErrBadRequest) || f.Attempts.Load() != 0 {
+		t.Errorf("err = %v after %d requests", r.Err, f.Attempts.Load())
 	}
 	r = drain(t, context.Background(), newClient(t, f.profile()),
 		provider.Request{Messages: []provider.Message{{Role: provider.RoleTool, Content: "x"}}})
-	if !errors.Is(r.err, provider.ErrBadRequest) || f.attempts.Load() != 0 {
-		t.Errorf("tool message without an id: err = %v after %d requests", r.err, f.attempts.Load())
+	if !errors.Is(r.Err, provider.ErrBadRequest) || f.Attempts.Load() != 0 {
+		t.Errorf("tool message without an id: err = %v after %d requests", r.Err, f.Attempts.Load())
 	}
 }
 
@@ -610,21 +378,21 @@ func TestToolCallRoundTrip(t *testing.T) {
 		Tools:    []provider.ToolSpec{readFileTool, {Name: "list_files", Description: "List files."}},
 	}
 	r := drain(t, context.Background(), c, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if len(r.texts) != 0 || r.done.Content != "" {
-		t.Errorf("texts = %q, content = %q", r.texts, r.done.Content)
+	if len(r.Texts) != 0 || r.Done.Content != "" {
+		t.Errorf("texts = %q, content = %q", r.Texts, r.Done.Content)
 	}
 	want := []provider.ToolCall{
 		{ID: "call_abc", Name: "read_file", Input: json.RawMessage(`{"path": "main.go"}`), Status: provider.ToolPending},
 		{ID: "call_def", Name: "list_files", Input: json.RawMessage(`{}`), Status: provider.ToolPending},
 	}
-	if !reflect.DeepEqual(r.done.ToolCalls, want) {
-		t.Errorf("ToolCalls = %+v, want %+v", r.done.ToolCalls, want)
+	if !reflect.DeepEqual(r.Done.ToolCalls, want) {
+		t.Errorf("ToolCalls = %+v, want %+v", r.Done.ToolCalls, want)
 	}
-	if r.done.FinishReason != "tool_calls" || r.done.Usage.InputTokens != 21 {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.FinishReason != "tool_calls" || r.Done.Usage.InputTokens != 21 {
+		t.Errorf("Done = %+v", r.Done)
 	}
 
 	wantTools := []any{
@@ -638,24 +406,24 @@ func TestToolCallRoundTrip(t *testing.T) {
 		}},
 		map[string]any{"type": "function", "function": map[string]any{"name": "list_files", "description": "List files."}},
 	}
-	if got := f.lastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
+	if got := f.LastBody(t)["tools"]; !reflect.DeepEqual(got, wantTools) {
 		t.Errorf("tools = %v", got)
 	}
 
 	// What the loop does next: the assistant turn with its calls, one tool
 	// message per result, and the same tools again.
 	req.Messages = append(req.Messages,
-		provider.Message{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: r.done.ToolCalls},
+		provider.Message{Role: provider.RoleAssistant, Content: r.Done.Content, ToolCalls: r.Done.ToolCalls},
 		provider.Message{Role: provider.RoleTool, ToolCallID: "call_abc", Content: "package main\n"},
 		provider.Message{Role: provider.RoleTool, ToolCallID: "call_def", Content: "main.go"})
 	r = drain(t, context.Background(), c, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.done.Content != "Done: fixed." || r.done.FinishReason != "stop" || r.done.ToolCalls != nil {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.Content != "Done: fixed." || r.Done.FinishReason != "stop" || r.Done.ToolCalls != nil {
+		t.Errorf("Done = %+v", r.Done)
 	}
-	body := f.lastBody(t)
+	body := f.LastBody(t)
 	wantMsgs := []any{
 		map[string]any{"role": "system", "content": "You edit files."},
 		map[string]any{"role": "user", "content": "Fix main.go."},
@@ -693,8 +461,8 @@ func TestToolCallsFromCompatibleServers(t *testing.T) {
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "go"}},
 		Tools:    []provider.ToolSpec{readFileTool},
 	})
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	want := []provider.ToolCall{
 		{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"a.go"}`), Status: provider.ToolPending},
@@ -702,20 +470,20 @@ func TestToolCallsFromCompatibleServers(t *testing.T) {
 		// no id from the server: one of its own
 		{ID: "loopforge_call_2", Name: "run_command", Input: json.RawMessage(`"go test"`), Status: provider.ToolPending},
 	}
-	if !reflect.DeepEqual(r.done.ToolCalls, want) {
-		t.Errorf("ToolCalls = %+v", r.done.ToolCalls)
+	if !reflect.DeepEqual(r.Done.ToolCalls, want) {
+		t.Errorf("ToolCalls = %+v", r.Done.ToolCalls)
 	}
-	if r.done.Content != "Let me look." || r.done.FinishReason != "tool_calls" {
-		t.Errorf("Done = %+v", r.done)
+	if r.Done.Content != "Let me look." || r.Done.FinishReason != "tool_calls" {
+		t.Errorf("Done = %+v", r.Done)
 	}
-	if _, err := json.Marshal(r.done); err != nil {
+	if _, err := json.Marshal(r.Done); err != nil {
 		t.Errorf("the response does not marshal: %v", err)
 	}
 
 	// Sent back, the arguments are what the model wrote, and the text of
 	// the assistant turn goes along with its calls.
 	p, err := c.(*Client).params(provider.Request{Messages: []provider.Message{
-		{Role: provider.RoleAssistant, Content: r.done.Content, ToolCalls: r.done.ToolCalls[2:]},
+		{Role: provider.RoleAssistant, Content: r.Done.Content, ToolCalls: r.Done.ToolCalls[2:]},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -751,8 +519,11 @@ func TestCheckProbesOnlyLocalEndpoints(t *testing.T) {
 	}
 }
 
-func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Wire{
+func TestConformance(t *testing.T) { conformance.Run(t, wire()) }
+
+// wire is how this API streams and fails, for the shared suite.
+func wire() conformance.Wire {
+	return conformance.Wire{
 		New: New,
 		Profile: func(base string) provider.Profile {
 			return provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-test",
@@ -766,5 +537,5 @@ func TestConformance(t *testing.T) {
 			w.WriteHeader(status)
 			fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error","param":null,"code":null}}`, msg)
 		},
-	})
+	}
 }

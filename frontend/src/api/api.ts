@@ -4,7 +4,9 @@
 // the same websocket in both faces (events.ts). Components receive an Api
 // (through the stores) and never touch window.go, fetch or WebSocket directly.
 
+import { errorText } from '../strings'
 import type { OpIn, OpName, OpOut } from './gen/ops'
+import type { ErrorBody } from './gen/wire'
 import type {
   CompareInfo,
   CompareRequest,
@@ -21,6 +23,8 @@ import type {
   Stats,
   StreamMessage,
 } from './types'
+import type { ClassExportFormat, ClassMessage } from './class'
+import type { JoinRequest, Me } from './gen/wire'
 
 /**
  * Call sends one operation of backend/api/ops.go by name with its wire
@@ -64,18 +68,18 @@ export interface Api {
    * Web only (null on the desktop): the download address of an export
    * (an attachment; runId picks one run, "" = the whole session).
    */
-  readonly exportURL: ((sessionId: string, format: ExportFormat, runId?: string) => string) | null
+  readonly exportURL: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string) => string) | null
   /**
    * Web only (null on the desktop): fetches the export at exportURL, so a
    * refusal (e.g. 409: the run produced no code) reaches the user as an
    * ApiError instead of a silently cancelled download.
    */
-  readonly fetchExport: ((sessionId: string, format: ExportFormat, runId?: string) => Promise<ExportFile>) | null
+  readonly fetchExport: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string) => Promise<ExportFile>) | null
   /**
    * Desktop only (null on the web): the native save dialog; resolves to the
    * saved path, "" when the user cancelled.
    */
-  readonly saveExport: ((sessionId: string, format: ExportFormat, runId?: string) => Promise<string>) | null
+  readonly saveExport: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string) => Promise<string>) | null
   /** Stops a run; its run_finished event (status cancelled) follows. */
   cancelRun(runId: string): Promise<void>
   sessions(query: string, limit: number): Promise<SessionSummary[]>
@@ -102,6 +106,14 @@ export interface Api {
    * The web face never calls the handlers. Returns an unsubscribe function.
    */
   onWorkdirDropped(onChanged: (path: string) => void, onError: (message: string) => void): () => void
+  /**
+   * Web only (null on the desktop): joins a class with its code and a
+   * display name (POST /api/class/join); the server sets the student's
+   * cookie and answers who the caller now is.
+   */
+  readonly joinClass: ((req: JoinRequest) => Promise<Me>) | null
+  /** Web only (null on the desktop): downloads the class export (zip, or the summary table as csv / md). */
+  readonly fetchClassExport: ((format: ClassExportFormat) => Promise<ExportFile>) | null
   /** The live event stream. */
   readonly events: EventStream
 }
@@ -121,6 +133,13 @@ export interface EventStream {
    * position. Returns an unsubscribe function.
    */
   subscribe(runId: string, after: number, onMessage: (m: StreamMessage) => void): () => void
+  /**
+   * The class stream (class mode): the class's state now and on every
+   * change, and for the instructor one wall line per student now and on
+   * every change of it; sent again after a reconnect. Returns an
+   * unsubscribe function.
+   */
+  subscribeClass(onMessage: (m: ClassMessage) => void): () => void
   connection(): ConnectionState
   onConnection(listener: (s: ConnectionState) => void): () => void
 }
@@ -149,18 +168,39 @@ export function operations(call: Call) {
   } satisfies Partial<Api>
 }
 
-/** ApiError carries the backend's one-line message and, on the web, the HTTP status. */
+/**
+ * ApiError carries the backend's one-line English message, the stable code
+ * and parameters the UI words it by (wire.ErrorBody), and, on the web, the
+ * HTTP status (and the Retry-After of a refusal that says when to try again).
+ */
 export class ApiError extends Error {
   readonly status?: number
-  constructor(message: string, status?: number) {
+  readonly code?: string
+  readonly params: Record<string, string>
+  readonly retryAfterSeconds?: number
+  constructor(message: string, status?: number, code?: string, params?: Record<string, string>, retryAfterSeconds?: number) {
     super(message)
     this.name = 'ApiError'
     this.status = status
+    this.code = code || undefined
+    this.params = params ?? {}
+    if (retryAfterSeconds != null) this.retryAfterSeconds = retryAfterSeconds
   }
 }
 
-/** errorMessage turns anything thrown (Wails rejects with strings) into text. */
-export function errorMessage(err: unknown): string {
+/** isErrorBody: a failure as the backend sends it ({error, code, params}). */
+export function isErrorBody(x: unknown): x is ErrorBody {
+  return typeof x === 'object' && x !== null && typeof (x as ErrorBody).error === 'string'
+}
+
+/** toApiError turns anything thrown (Wails rejects with the error body, or a string) into an ApiError. */
+export function toApiError(err: unknown, status?: number, retryAfterSeconds?: number): ApiError {
+  if (err instanceof ApiError) return err
+  if (isErrorBody(err)) return new ApiError(err.error, status, err.code, err.params ?? {}, retryAfterSeconds)
+  return new ApiError(rawMessage(err), status, undefined, undefined, retryAfterSeconds)
+}
+
+function rawMessage(err: unknown): string {
   if (err instanceof Error) return err.message
   if (typeof err === 'string') return err
   try {
@@ -168,4 +208,14 @@ export function errorMessage(err: unknown): string {
   } catch {
     return String(err)
   }
+}
+
+/**
+ * errorMessage is what the user reads for anything thrown: an error from the
+ * backend in the UI's language (by its code), else its text.
+ */
+export function errorMessage(err: unknown): string {
+  const e = err instanceof ApiError || isErrorBody(err) ? toApiError(err) : null
+  if (e) return errorText(e.code, e.params, e.message)
+  return rawMessage(err)
 }

@@ -232,3 +232,54 @@ describe('EventClient', () => {
     expect(states.at(-1)).toEqual({ status: 'idle' })
   })
 })
+
+describe('EventClient: the class stream', () => {
+  const classState = (paused: boolean) => ({ type: 'class_state', payload: { id: 'c1', name: 'Turma A', paused, limits: {}, usage: {} } })
+  const wallLine = (name: string) => ({ type: 'wall', payload: { student_id: `s-${name}`, name, joined_at: '2026-11-21T10:00:00Z', usage: {} } })
+
+  it('asks for the class once connected, hands class_state and wall messages to its listeners, and none to run listeners', async () => {
+    make()
+    const got: unknown[] = []
+    const runGot: StreamMessage[] = []
+    client.subscribe('r1', 0, (m) => runGot.push(m))
+    client.subscribeClass((m) => got.push(m))
+    await settle()
+    sockets[0].accept()
+    expect(sockets[0].sent).toContainEqual({ op: 'subscribe_class', run_id: '' })
+    expect(sockets[0].sent.filter((m) => m.op === 'subscribe_class')).toHaveLength(1)
+    sockets[0].push(classState(false), wallLine('Ana'), ev('r1', 1))
+    expect(got).toEqual([classState(false), wallLine('Ana')])
+    expect(runGot).toHaveLength(1)
+  })
+
+  it('connects for the class stream alone, and asks again after a reconnect (the server sends the whole state anew)', async () => {
+    make()
+    const got: unknown[] = []
+    client.subscribeClass((m) => got.push(m))
+    await settle()
+    expect(sockets).toHaveLength(1)
+    sockets[0].accept()
+    sockets[0].push(classState(false))
+    sockets[0].drop(1006)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(sockets).toHaveLength(2)
+    sockets[1].accept()
+    expect(sockets[1].sent).toContainEqual({ op: 'subscribe_class', run_id: '' })
+    sockets[1].push(classState(true))
+    expect(got).toEqual([classState(false), classState(true)])
+  })
+
+  it('a subscription made while open is sent at once; an unsubscribed listener hears nothing more', async () => {
+    make()
+    client.subscribe('r1', 0, () => {})
+    await settle()
+    sockets[0].accept()
+    const got: unknown[] = []
+    const off = client.subscribeClass((m) => got.push(m))
+    expect(sockets[0].sent).toContainEqual({ op: 'subscribe_class', run_id: '' })
+    sockets[0].push(wallLine('Ana'))
+    off()
+    sockets[0].push(wallLine('Bia'))
+    expect(got).toEqual([wallLine('Ana')])
+  })
+})

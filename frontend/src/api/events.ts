@@ -6,9 +6,16 @@
 // can die; the client then reconnects and resubscribes each unfinished run
 // from the last seq it delivered, and drops anything at or below that seq, so
 // listeners see every event exactly once and in order.
+//
+// The class stream ({"op":"subscribe_class"}, class mode) carries no run id
+// and no seq: each message is the whole current state of the class or of
+// one student's wall line, so after a reconnect the client just asks again
+// and the server sends everything anew.
 
 import type { ConnectionState, EventStream } from './api'
 import { errorMessage } from './api'
+import { isClassMessage, type ClassMessage } from './class'
+import { StreamOpSubscribeClass } from './gen/wire'
 import type { StreamMessage, StreamRequest } from './types'
 
 /** The part of WebSocket the client uses (a fake implements it in tests). */
@@ -48,6 +55,7 @@ export class EventClient implements EventStream {
   private readonly opts: Required<EventClientOptions>
   private readonly subs = new Map<string, Subscription>()
   private readonly stateListeners = new Set<(s: ConnectionState) => void>()
+  private readonly classListeners = new Set<(m: ClassMessage) => void>()
   private socket: SocketLike | null = null
   /** true from the start of an attempt until its socket closes. */
   private busy = false
@@ -93,6 +101,16 @@ export class EventClient implements EventStream {
         this.subs.delete(runId)
         if (this.open && !s.finished) this.send({ op: 'unsubscribe', run_id: runId })
       }
+    }
+  }
+
+  subscribeClass(onMessage: (m: ClassMessage) => void): () => void {
+    const first = this.classListeners.size === 0
+    this.classListeners.add(onMessage)
+    if (first && this.open) this.sendSubscribeClass()
+    this.ensureConnected()
+    return () => {
+      this.classListeners.delete(onMessage)
     }
   }
 
@@ -144,6 +162,7 @@ export class EventClient implements EventStream {
       for (const sub of this.subs.values()) {
         if (!sub.finished) this.sendSubscribe(sub)
       }
+      if (this.classListeners.size > 0) this.sendSubscribeClass()
     }
     ws.onmessage = (ev) => {
       if (this.socket === ws) this.receive(ev.data)
@@ -174,7 +193,7 @@ export class EventClient implements EventStream {
     this.setState({ status: 'reconnecting', attempt: this.attempt, retryInMs: ms, reason })
     this.timer = this.opts.setTimer(() => {
       this.timer = null
-      if (this.subs.size === 0) {
+      if (this.subs.size === 0 && this.classListeners.size === 0) {
         // Nobody is listening: connect again on the next subscribe.
         this.attempt = 0
         this.setState({ status: 'idle' })
@@ -189,6 +208,10 @@ export class EventClient implements EventStream {
     try {
       m = JSON.parse(String(data)) as StreamMessage
     } catch {
+      return
+    }
+    if (isClassMessage(m)) {
+      for (const l of [...this.classListeners]) l(m)
       return
     }
     const sub = this.subs.get(m?.run_id)
@@ -206,6 +229,10 @@ export class EventClient implements EventStream {
 
   private sendSubscribe(sub: Subscription): void {
     this.send({ op: 'subscribe', run_id: sub.runId, after: sub.lastSeq })
+  }
+
+  private sendSubscribeClass(): void {
+    this.send({ op: StreamOpSubscribeClass, run_id: '' })
   }
 
   private send(v: StreamRequest): void {

@@ -13,6 +13,13 @@ describe('fetchExport (web)', () => {
     expect(await file.data.text()).toBe("print('hi')\n")
   })
 
+  it('asks for the export in a language', async () => {
+    const fetchFn = vi.fn().mockResolvedValue(new Response('# x\n', { status: 200, headers: { 'Content-Disposition': 'attachment; filename=x.md' } }))
+    await httpApi(fetchFn).fetchExport!('s', 'md', undefined, 'pt')
+    expect(fetchFn).toHaveBeenCalledWith('/api/sessions/s/export?format=md&lang=pt', expect.anything())
+    expect(httpApi(fetchFn).exportURL!('s', 'html', 'r', 'pt')).toBe('/api/sessions/s/export?format=html&run=r&lang=pt')
+  })
+
   it("rejects with the server's one-line reason and status (409: no code)", async () => {
     const msg = 'export: fake run "run-1": this run produced no code to export (status error)'
     const fetchFn = vi.fn().mockResolvedValue(new Response(JSON.stringify({ error: msg }), { status: 409, headers: { 'Content-Type': 'application/json' } }))

@@ -1,7 +1,9 @@
 import type { Api, Call, EventStream } from './api'
-import { ApiError, operations } from './api'
+import { ApiError, isErrorBody, operations, toApiError } from './api'
 import { EventClient, type SocketFactory } from './events'
 import { routes, type OpIn, type OpName, type OpOut } from './gen/ops'
+import { classExportURL, type ClassExportFormat } from './class'
+import type { JoinRequest, Me } from './gen/wire'
 import type { ExportFormat } from './types'
 
 // Browser face: loopforge serve exposes the same operations as JSON under
@@ -24,20 +26,25 @@ async function call(fetchFn: typeof fetch, method: Method, path: string, body?: 
   return res.json()
 }
 
-/** failure reads the server's {error: "one line"}; anything else is named by status. */
+/** failure reads the server's {error, code, params}; anything else is named by status. */
 async function failure(res: Response, method: Method, path: string): Promise<ApiError> {
-  let message = ''
+  const retry = retryAfter(res.headers?.get('Retry-After') ?? null)
   try {
-    const b = (await res.json()) as { error?: unknown }
-    if (typeof b?.error === 'string') message = b.error
+    const b: unknown = await res.json()
+    if (isErrorBody(b) && b.error) return toApiError(b, res.status, retry)
   } catch {
     // not JSON
   }
-  if (!message) {
-    const detail = res.statusText ? ` ${res.statusText}` : ''
-    message = `${method} ${path} failed: HTTP ${res.status}${detail}`
-  }
-  return new ApiError(message, res.status)
+  const detail = res.statusText ? ` ${res.statusText}` : ''
+  return new ApiError(`${method} ${path} failed: HTTP ${res.status}${detail}`, res.status, undefined, undefined, retry)
+}
+
+/** retryAfter reads a Retry-After header in seconds (either form HTTP allows); undefined when absent or unreadable. */
+export function retryAfter(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined
+  if (/^\d+$/.test(header.trim())) return Number(header.trim())
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
 }
 
 /**
@@ -116,21 +123,28 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
   const f = o.fetchFn ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
   let events = o.events
   const enc = encodeURIComponent
-  const exportURL = (id: string, format: ExportFormat, runId?: string) =>
-    `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}`
+  const exportURL = (id: string, format: ExportFormat, runId?: string, lang?: string) =>
+    `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}${lang ? `&lang=${enc(lang)}` : ''}`
   const ops = operations(httpCall(f))
   return {
     face: 'web',
     ...ops,
     version: async () => field<string>(await call(f, 'GET', '/api/health'), 'version', 'string'),
     exportURL,
-    fetchExport: async (id: string, format: ExportFormat, runId?: string) => {
-      const path = exportURL(id, format, runId)
+    fetchExport: async (id: string, format: ExportFormat, runId?: string, lang?: string) => {
+      const path = exportURL(id, format, runId, lang)
       const res = await f(path, { method: 'GET', credentials: 'same-origin' })
       if (!res.ok) throw await failure(res, 'GET', path)
       return { name: attachmentName(res.headers.get('Content-Disposition')) ?? `export.${format}`, data: await res.blob() }
     },
     saveExport: null,
+    joinClass: async (req: JoinRequest) => (await call(f, 'POST', '/api/class/join', req)) as Me,
+    fetchClassExport: async (format: ClassExportFormat) => {
+      const path = classExportURL(format)
+      const res = await f(path, { method: 'GET', credentials: 'same-origin' })
+      if (!res.ok) throw await failure(res, 'GET', path)
+      return { name: attachmentName(res.headers.get('Content-Disposition')) ?? `class.${format}`, data: await res.blob() }
+    },
     chooseWorkdir: null,
     folders: async (path: string) => {
       const l = await ops.call('Folders', { path })

@@ -3,7 +3,7 @@ import { httpApi } from './http'
 import { wailsApi } from './wails'
 
 export type { Api, ConnectionState, EventStream, ExportFile, Face } from './api'
-export { ApiError, errorMessage } from './api'
+export { ApiError, errorMessage, toApiError } from './api'
 export type * from './types'
 
 /** The part of window that Wails injects in the desktop app. */

@@ -26,6 +26,7 @@ export type {
   SandboxLimits,
   SessionDetail,
   SessionSummary,
+  StoredImage,
   Stats,
   StatsGroup,
   StoredIteration,
@@ -35,9 +36,11 @@ export type {
 } from './gen/wire'
 
 export type {
+  ExecOutputPayload,
   ExecPayload,
   GeneratedPayload,
   GitPayload,
+  ImageRef,
   IterationDonePayload,
   IterationPayload,
   LogPayload,
@@ -81,6 +84,7 @@ export type RunEvent =
   | Envelope<'token', ev.TokenPayload>
   | Envelope<'generated', ev.GeneratedPayload>
   | Envelope<'exec_started', ev.IterationPayload>
+  | Envelope<'exec_output', ev.ExecOutputPayload>
   | Envelope<'exec_finished', ev.ExecPayload>
   | Envelope<'reflection', ev.ReflectionPayload>
   | Envelope<'iteration_done', ev.IterationDonePayload>
@@ -90,6 +94,8 @@ export type RunEvent =
   | Envelope<'validated', ValidatedPayload>
   | Envelope<'audited', AuditedPayload>
   | Envelope<'git', ev.GitPayload>
+  /** Class mode: the iteration's execution waits for a sandbox (ahead ≥ 1), or got one (0). */
+  | Envelope<'queued', ev.QueuedPayload>
 
 /** The server's answer to a subscription it cannot serve (e.g. unknown run). */
 export interface SubscriptionError {

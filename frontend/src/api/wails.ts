@@ -1,7 +1,7 @@
 import * as App from '../../wailsjs/go/main/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import type { Api, Call, EventStream } from './api'
-import { ApiError, errorMessage, operations } from './api'
+import { operations, toApiError } from './api'
 import { EventClient, type SocketFactory } from './events'
 import { bindings, type OpIn, type OpName } from './gen/ops'
 import type { ExportFormat } from './types'
@@ -20,7 +20,8 @@ function wrap<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) =>
     try {
       return await fn(...a)
     } catch (err) {
-      throw err instanceof ApiError ? err : new ApiError(errorMessage(err))
+      // The app rejects with the error body (desktop.go's ErrorFormatter).
+      throw toApiError(err)
     }
   }
 }
@@ -41,7 +42,10 @@ export function createWailsApi(socket?: SocketFactory): Api {
     version: wrap(() => App.Version()),
     exportURL: null,
     fetchExport: null,
-    saveExport: wrap((id: string, format: ExportFormat, runId?: string) => App.ExportSession(id, format, runId ?? '')),
+    // The desktop window is never in a class.
+    joinClass: null,
+    fetchClassExport: null,
+    saveExport: wrap((id: string, format: ExportFormat, runId?: string, lang?: string) => App.ExportSession(id, format, runId ?? '', lang ?? '')),
     chooseWorkdir: wrap(async () => (await App.ChooseWorkdir()).path),
     // The desktop picks folders with the native dialog (chooseWorkdir).
     folders: null,

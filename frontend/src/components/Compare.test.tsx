@@ -136,11 +136,11 @@ describe('export menu', () => {
     fireEvent.click(await screen.findByTestId('session'))
     const view = await screen.findByTestId('run-view')
     const py = within(view).getByTestId('export-py') as HTMLAnchorElement
-    expect(py.getAttribute('href')).toBe('/api/sessions/sess-1/export?format=py&run=run-old')
+    expect(py.getAttribute('href')).toBe('/api/sessions/sess-1/export?format=py&run=run-old&lang=en')
     expect(py.hasAttribute('download')).toBe(true)
     // The session-wide menu has the zip too.
     const all = screen.getAllByTestId('export-zip') as HTMLAnchorElement[]
-    expect(all[0].getAttribute('href')).toBe('/api/sessions/sess-1/export?format=zip')
+    expect(all[0].getAttribute('href')).toBe('/api/sessions/sess-1/export?format=zip&lang=en')
   })
 
   it('uses the save dialog on the desktop and shows the saved path', async () => {
@@ -152,7 +152,7 @@ describe('export menu', () => {
     fireEvent.click(await screen.findByTestId('session'))
     const view = await screen.findByTestId('run-view')
     fireEvent.click(within(view).getByTestId('export-py'))
-    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-1', 'py', 'run-old'))
+    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-1', 'py', 'run-old', 'en'))
     expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/saved.py')
   })
 })
@@ -187,7 +187,7 @@ describe('export menu of a workspace run', () => {
     const [session, run] = screen.getAllByTestId('export-menu')
     expect(labels(session)).toEqual(['Patch (.patch)', 'All patches + summary (.zip)', 'Handout (Markdown)', 'Handout (HTML)', 'Session (JSON)'])
     expect(labels(run)).toEqual(['Patch (.patch)', 'Handout (Markdown)', 'Handout (HTML)', 'Session (JSON)'])
-    expect(within(run).getByTestId('export-py').getAttribute('href')).toBe('/api/sessions/sess-ws/export?format=py&run=run-ws')
+    expect(within(run).getByTestId('export-py').getAttribute('href')).toBe('/api/sessions/sess-ws/export?format=py&run=run-ws&lang=en')
     expect(within(session).queryByTestId('export-ipynb')).toBeNull()
   })
 
@@ -213,7 +213,7 @@ describe('export menu of a workspace run', () => {
     const patch = within(view).getByTestId('export-py')
     expect(patch.textContent).toBe('Patch (.patch)')
     fireEvent.click(patch)
-    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-ws', 'py', 'run-ws'))
+    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-ws', 'py', 'run-ws', 'en'))
     expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/fix-add-in-calc-py-fake.patch')
   })
 

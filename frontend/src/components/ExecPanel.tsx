@@ -1,11 +1,19 @@
 import { duration } from '../format'
 import type { IterationView } from '../stores/runModel'
 import { strings } from '../strings'
+import { Pictures } from './Pictures'
 
-/** ExecPanel: what happened when the iteration's code ran. */
-export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
+/**
+ * ExecPanel: what happened when the iteration's code ran — while it runs,
+ * what it has printed so far; once it ended, the outcome and the kept
+ * output. stdin is the run's input for the code ("" = none).
+ */
+export function ExecPanel({ it, live, runId, stdin = '' }: { it: IterationView; live: boolean; runId: string; stdin?: string }) {
   const s = strings.live
   const x = it.exec
+  const running = live && it.phase === 'executing'
+  const o = it.output
+  const printed = !!o && (o.stdout !== '' || o.stderr !== '')
   return (
     <section className="card exec" aria-label={s.output} data-testid="exec">
       <div className="card-head">
@@ -16,8 +24,16 @@ export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
           </span>
         )}
       </div>
-      {!x && live && it.phase === 'executing' && <p className="muted pulse">{s.running}</p>}
-      {!x && !(live && it.phase === 'executing') && <p className="muted">{s.notRunYet}</p>}
+      {!x && running && <p className="muted pulse">{s.running}</p>}
+      {!x && printed && (
+        // Until exec_finished: what the program printed so far (and, if it never came, all there is).
+        <div className="exec-live" data-testid="exec-live">
+          <OutputStreams stdout={o.stdout} stderr={o.stderr} />
+          {(o.stdoutCapped || o.stderrCapped) && <p className="muted small">{s.liveCapped}</p>}
+          {!running && <p className="muted small">{s.unfinished}</p>}
+        </div>
+      )}
+      {!x && !running && !printed && <p className="muted">{s.notRunYet}</p>}
       {x && (
         <>
           <dl className="facts">
@@ -62,7 +78,15 @@ export function ExecPanel({ it, live }: { it: IterationView; live: boolean }) {
           ))}
           <OutputStreams stdout={x.stdout} stderr={x.stderr} />
           {x.truncated && <p className="muted small">{s.truncated}</p>}
+          <Pictures runId={runId} iteration={it.n} images={x.images} skipped={x.imagesSkipped} />
         </>
+      )}
+      {/* What the program was given: after what it printed, which matters more on a projector. */}
+      {stdin && (x || running || printed) && (
+        <details className="out out-stdin" data-testid="exec-stdin">
+          <summary className="out-label">{s.stdin}</summary>
+          <pre>{stdin}</pre>
+        </details>
       )}
     </section>
   )

@@ -36,11 +36,11 @@ describe('ExportMenu in the browser', () => {
     const { saveFile } = renderMenu(api, { sessionId: 'sess-1', runId: 'run-1' })
     const py = screen.getByTestId('export-py') as HTMLAnchorElement
     // Still a real link (href + download), so it works without script too.
-    expect(py.getAttribute('href')).toBe('/api/sessions/sess-1/export?format=py&run=run-1')
+    expect(py.getAttribute('href')).toBe('/api/sessions/sess-1/export?format=py&run=run-1&lang=en')
     expect(py.hasAttribute('download')).toBe(true)
     fireEvent.click(py)
     await waitFor(() => expect(saveFile).toHaveBeenCalledOnce())
-    expect(api.fetchExport).toHaveBeenCalledWith('sess-1', 'py', 'run-1')
+    expect(api.fetchExport).toHaveBeenCalledWith('sess-1', 'py', 'run-1', 'en')
     expect(saveFile.mock.calls[0][0]).toBe('sess-1.py')
     expect(screen.queryByTestId('export-error')).toBeNull()
   })
@@ -81,7 +81,7 @@ describe('ExportMenu of a code-less run in the history', () => {
     api.session.mockResolvedValue(d)
     const stores = createStores(api, { storage: memoryStorage(), schedule: (fn) => fn(), lang: 'en', saveFile: vi.fn() })
     render(<App stores={stores} />)
-    fireEvent.click(screen.getByTestId('nav-history'))
+    fireEvent.click(await screen.findByTestId('nav-history')) // once Me has answered
     fireEvent.click(await screen.findByTestId('session'))
     await screen.findByTestId('run-view')
     const [session, run] = screen.getAllByTestId('export-menu')

@@ -1,20 +1,27 @@
-import { useLayoutEffect, useRef } from 'react'
+import { useLayoutEffect, useRef, type ReactNode } from 'react'
 import { useStores, useRuns, useSettings } from '../stores'
-import { effectiveTheme } from '../stores/settings'
 import { strings } from '../strings'
-import { AutoIcon, MoonIcon, ProjectorIcon, SunIcon } from './Icons'
+import { ProjectorIcon } from './Icons'
+import { LanguageSwitch, ThemeButton } from './LookSwitches'
 import { WorkdirControl } from './WorkdirControl'
 
-export type Tab = 'run' | 'history' | 'stats'
+export type Tab = 'class' | 'run' | 'history' | 'stats'
+
+interface HeaderProps {
+  tab: Tab
+  onTab(t: Tab): void
+  /** The tabs offered (a student has no Stats; the instructor of a class has Class first). */
+  tabs?: Tab[]
+  /** The working directory control (not for a student: the server's folders are not theirs). */
+  workdir?: boolean
+  /** Shown after the navigation, e.g. who a student is. */
+  extra?: ReactNode
+}
 
 /** Header: brand, navigation, workdir, connection state, theme and projector toggles. */
-export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
+export function Header({ tab, onTab, tabs = ['run', 'history', 'stats'], workdir = true, extra }: HeaderProps) {
   const stores = useStores()
-  const theme = useSettings((s) => s.theme)
-  const dark = useSettings((s) => effectiveTheme(s) === 'dark')
   const projector = useSettings((s) => s.projector)
-  const lang = useSettings((s) => s.lang)
-  const t = strings.theme
   const bar = useRef<HTMLElement>(null)
 
   // What sticks below the header (the stage bar) sits at its height, which projector mode changes.
@@ -40,42 +47,18 @@ export function Header({ tab, onTab }: { tab: Tab; onTab(t: Tab): void }) {
         </span>
       </div>
       <nav className="nav" aria-label={strings.nav.run}>
-        {(['run', 'history', 'stats'] as Tab[]).map((x) => (
+        {tabs.map((x) => (
           <button key={x} type="button" className={`nav-item${tab === x ? ' nav-active' : ''}`} aria-current={tab === x ? 'page' : undefined} onClick={() => onTab(x)} data-testid={`nav-${x}`}>
             {strings.nav[x]}
           </button>
         ))}
       </nav>
-      <WorkdirControl />
+      {workdir && <WorkdirControl />}
+      {extra}
       <div className="topbar-right">
         <ConnectionPill />
-        <div className="lang-switch" role="group" aria-label={strings.language.label} data-testid="lang">
-          {(['pt', 'en'] as const).map((l) => (
-            <button
-              key={l}
-              type="button"
-              className={`lang-btn${lang === l ? ' lang-on' : ''}`}
-              aria-pressed={lang === l}
-              title={strings.language[l]}
-              lang={l}
-              onClick={() => stores.settings.getState().setLang(l)}
-              data-testid={`lang-${l}`}
-            >
-              {l}
-            </button>
-          ))}
-        </div>
-        <button
-          type="button"
-          className="icon-btn"
-          onClick={() => stores.settings.getState().cycleTheme()}
-          title={`${t.label}: ${t[theme]}`}
-          aria-label={`${t.label}: ${t[theme]}`}
-          data-testid="theme"
-          data-theme={theme}
-        >
-          {theme === 'system' ? <AutoIcon /> : dark ? <MoonIcon /> : <SunIcon />}
-        </button>
+        <LanguageSwitch />
+        <ThemeButton />
         <button
           type="button"
           className={`icon-btn${projector ? ' icon-btn-on' : ''}`}

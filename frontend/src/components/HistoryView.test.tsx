@@ -82,6 +82,42 @@ describe('History', () => {
     expect(screen.getByTestId('replay-step').textContent).toBe('Step 1 of 2')
   })
 
+  it('replays a run with the pictures its program left, fetched once, as <img>', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo='
+    api.call.mockImplementation(async (name: string, input: { run_id: string; iteration: number; name: string }) => {
+      if (name === 'Me') return { role: 'instructor' }
+      if (name !== 'Image') throw new Error(`unexpected ${name}`)
+      return { name: input.name, mime: 'image/png', width: 64, height: 48, data_url: png }
+    })
+    await openHistory()
+    fireEvent.click(screen.getAllByTestId('session')[0])
+    await screen.findByTestId('session-detail')
+    // The first attempt drew nothing.
+    expect(screen.queryByTestId('pictures')).toBeNull()
+    fireEvent.click(screen.getByTestId('step-next'))
+    const fig = await screen.findByTestId('picture')
+    const img = await waitFor(() => fig.querySelector('img')!)
+    expect(img.getAttribute('src')).toBe(png)
+    expect(img.getAttribute('alt')).toBe('figure-1.png')
+    expect(fig.textContent).toContain('figure-1.png')
+    expect(api.call).toHaveBeenCalledWith('Image', { run_id: 'run-old', iteration: 2, name: 'figure-1.png' })
+    // Stepping away and back shows it again without fetching it again.
+    fireEvent.click(screen.getByTestId('step-prev'))
+    fireEvent.click(screen.getByTestId('step-next'))
+    await waitFor(() => expect(screen.getByTestId('picture').querySelector('img')?.getAttribute('src')).toBe(png))
+    expect(api.call.mock.calls.filter(([name]) => name === 'Image')).toHaveLength(1)
+  })
+
+  it('says so when a picture cannot be loaded, and never renders what is not an image', async () => {
+    api.call.mockResolvedValue({ name: 'figure-1.png', mime: 'text/html', width: 0, height: 0, data_url: 'data:text/html;base64,PHNjcmlwdD4=' })
+    await openHistory()
+    fireEvent.click(screen.getAllByTestId('session')[0])
+    await screen.findByTestId('session-detail')
+    fireEvent.click(screen.getByTestId('step-next'))
+    await screen.findByText('This picture could not be loaded.')
+    expect(screen.getByTestId('picture').querySelector('img')).toBeNull()
+  })
+
   it('shows why a session could not be opened', async () => {
     api.session.mockRejectedValueOnce(new Error('session sess-1 not found'))
     await openHistory()

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import type { RunState } from '../stores/runModel'
 import { isFinished } from '../stores/runModel'
-import { strings } from '../strings'
+import { errorText, isProviderError, strings } from '../strings'
 
 const icons: Record<string, string> = {
   success: '✓',
@@ -12,8 +12,10 @@ const icons: Record<string, string> = {
 }
 
 /**
- * RunBanner announces how a finished run ended, with its error if any: the
- * provider's, or loopforge's own refusal to touch a tampered repository.
+ * RunBanner announces how a finished run ended, with its error if any, in
+ * the UI's language (by its code). "The provider said:" introduces only the
+ * provider's own failures, never loopforge's refusals (a missing key, the
+ * sandbox, a setting, a tampered repository).
  */
 export function RunBanner({ run, actions }: { run: RunState; actions?: ReactNode }) {
   if (!isFinished(run)) return null
@@ -47,15 +49,20 @@ export function RunBanner({ run, actions }: { run: RunState; actions?: ReactNode
       <div className="banner-text">
         <strong>{title}</strong>
         {run.error && (
-          <p className="banner-detail" data-testid="run-error">
-            {run.status === 'error' && (
-              <span className="muted">{run.errorKind === 'workspace_guard' ? b.guardStopped : b.providerSaid} </span>
-            )}
-            {run.error}
+          <p className="banner-detail" data-testid="run-error" data-code={run.errorCode || undefined}>
+            {run.status === 'error' && prefix(run) && <span className="muted">{prefix(run)} </span>}
+            {errorText(run.errorCode, run.errorParams, run.error)}
           </p>
         )}
       </div>
       {actions && <div className="banner-actions">{actions}</div>}
     </div>
   )
+}
+
+/** prefix says whose the error is, when that needs saying. */
+function prefix(run: RunState): string {
+  if (run.errorKind === 'workspace_guard') return strings.banner.guardStopped
+  if (run.errorKind === 'quota') return strings.classroom.quotaStopped
+  return isProviderError(run.errorCode) ? strings.banner.providerSaid : ''
 }

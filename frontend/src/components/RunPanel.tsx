@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { useShallow } from 'zustand/shallow'
 import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../stores'
 import { limits, toLanguage } from '../stores/composer'
@@ -12,13 +12,23 @@ import { RunView } from './RunView'
 import { SandboxInfo } from './SandboxInfo'
 import { ModeSwitch, NetworkOptIn, WorkspaceFields } from './WorkspaceForm'
 
+/** A student's form (class mode): only what the instructor allows. */
+export interface StudentForm {
+  /** Workspace mode is allowed (in a scratch folder the server gives the student). */
+  workspace: boolean
+  /** The class is paused: Run is off. */
+  paused: boolean
+  /** Shown above the form: the assignment, the pause, the student's use. */
+  banner?: ReactNode
+}
+
 /**
  * RunPanel: the prompt, the provider, the loop settings, Run and Stop — and
  * the active run below. Once a run starts the form folds to one line (the
  * stage bar: prompt, providers, Stop) so the run takes the screen; the bar
  * opens it again. Ctrl+Enter runs, Esc stops.
  */
-export function RunPanel() {
+export function RunPanel({ student }: { student?: StudentForm } = {}) {
   const s = strings.run
   const stores = useStores()
   const c = useComposer(
@@ -30,6 +40,7 @@ export function RunPanel() {
       reflect: x.reflect,
       timeoutSeconds: x.timeoutSeconds,
       language: x.language,
+      stdin: x.stdin,
       mode: x.mode,
       defaultsLoaded: x.defaultsLoaded,
     })),
@@ -86,11 +97,11 @@ export function RunPanel() {
   const start = async () => {
     if (!c.prompt.trim()) return setHint(s.needPrompt)
     if (!chosen.length) return setHint(s.needProvider)
-    if (workspace && !workdir) return setHint(s.needWorkdir)
+    if (workspace && !workdir && !student) return setHint(s.needWorkdir)
     setHint(null)
     const composer = stores.composer.getState()
     // The folder shown is the one the run edits (a re-run of a comparison column too).
-    const where = workspace ? { workdir } : {}
+    const where = workspace && !student ? { workdir } : {}
     let id: string | null
     if (chosen.length > 1) {
       id = await stores.compare.getState().start({ ...composer.compareRequest(chosen), ...where })
@@ -117,7 +128,7 @@ export function RunPanel() {
     const k = shortcut(e)
     if (k === 'run') {
       e.preventDefault()
-      if (!running && !starting && !compareStarting && providersLoaded) void start()
+      if (!running && !starting && !compareStarting && providersLoaded && !student?.paused) void start()
     } else if (k === 'stop' && running && !cancelling) {
       stop()
     }
@@ -138,6 +149,7 @@ export function RunPanel() {
 
   return (
     <div className={`run-page${folded ? ' run-page-stage' : ''}`}>
+      {student?.banner}
       {folded ? (
         <div className="stage-bar" data-sticky="" role="region" aria-label={strings.stage.bar} data-testid="stage-bar">
           <span className={`live-dot${running ? ' live-dot-on' : ''}`} aria-hidden="true" />
@@ -176,7 +188,7 @@ export function RunPanel() {
           aria-label={s.prompt}
         >
           <div className="composer-main">
-            <ModeSwitch />
+            {(!student || student.workspace) && <ModeSwitch />}
             <div className="prompt-head">
               <label htmlFor="prompt" className="field-label">
                 {s.prompt}
@@ -201,7 +213,7 @@ export function RunPanel() {
               onChange={(e) => setC({ prompt: e.target.value, presetId: '' })}
               data-testid="prompt"
             />
-            {workspace && <WorkspaceFields />}
+            {workspace && <WorkspaceFields folder={!student} />}
             <SandboxInfo />
           </div>
           <div className="composer-side">
@@ -269,15 +281,27 @@ export function RunPanel() {
                     />
                     <span className="switch-text">{pending ? s.loadingValue : c.reflect ? s.reflectOn : s.reflectOff}</span>
                   </label>
+                  <label className="stdin-field">
+                    <span>{s.stdin}</span>
+                    <textarea
+                      rows={2}
+                      value={c.stdin}
+                      placeholder={s.stdinPlaceholder}
+                      spellCheck={false}
+                      onChange={(e) => setC({ stdin: e.target.value })}
+                      title={s.stdinHint}
+                      data-testid="stdin"
+                    />
+                  </label>
                 </>
               )}
             </fieldset>
-            <NetworkOptIn />
+            {!student && <NetworkOptIn />}
             <div className="actions">
               <button
                 type="submit"
                 className="btn btn-primary btn-big"
-                disabled={starting || compareStarting || running || !providersLoaded}
+                disabled={starting || compareStarting || running || !providersLoaded || student?.paused}
                 title="Ctrl+Enter"
                 data-testid="run"
               >

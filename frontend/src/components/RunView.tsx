@@ -10,6 +10,7 @@ import { RunBanner } from './RunBanner'
 import { RunStats } from './RunStats'
 import { StreamPanel } from './StreamPanel'
 import { Timeline } from './Timeline'
+import { QueueNotice } from './class/QueueNotice'
 import { AuditPanel, ChangesPanel, ToolCallsPanel, ValidationPanel, WorkspaceSummary } from './WorkspacePanels'
 
 interface Props {
@@ -215,6 +216,7 @@ export function RunView({ runId, replay = false, stage = false, keys = false }: 
           {strings.connection.paused}
         </p>
       )}
+      <QueueNotice run={run} />
       {run.streamError && (
         <p className="notice notice-error" role="alert">
           <strong>{s.streamFailed}:</strong> {run.streamError}
@@ -259,7 +261,7 @@ export function RunView({ runId, replay = false, stage = false, keys = false }: 
           ) : (
             <div className="iter-side">
               <CodePanel key={`${run.runId}`} it={it} prev={prev} ending={ending} language={run.language} />
-              <ExecPanel it={it} live={live} />
+              <ExecPanel it={it} live={live} runId={run.runId} stdin={run.stdin} />
             </div>
           )}
         </div>

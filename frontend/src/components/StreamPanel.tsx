@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react'
 import { answerMarkdown } from '../answer'
 import type { IterationView } from '../stores/runModel'
-import { strings } from '../strings'
+import { errorText, strings } from '../strings'
 import { Markdown } from './Markdown'
 
 interface Props {
@@ -46,7 +46,7 @@ export function StreamPanel({ it, reflectOn, live, language = 'python', followin
         </div>
         {it.formatError && (
           <p className="stream-format-error" role="alert">
-            <strong>{s.formatError}:</strong> {it.formatError}
+            <strong>{s.formatError}:</strong> {errorText(it.formatCode, it.formatParams, it.formatError)}
           </p>
         )}
         {(it.reflection || reflecting) && (

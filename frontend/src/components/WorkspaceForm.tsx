@@ -127,8 +127,12 @@ function ProjectFolder() {
   )
 }
 
-/** WorkspaceFields: the project folder, validation commands, auditor, inputs and constraints of a workspace run. */
-export function WorkspaceFields() {
+/**
+ * WorkspaceFields: the project folder, validation commands, auditor, inputs
+ * and constraints of a workspace run. A student picks no folder (the server
+ * gives each one a scratch folder of their own).
+ */
+export function WorkspaceFields({ folder = true }: { folder?: boolean }) {
   const s = strings.run
   const f = useComposer(useShallow((x) => ({ validate: x.validate, auditor: x.auditor, inputs: x.inputs, constraints: x.constraints })))
   const set = useComposer((x) => x.set)
@@ -138,7 +142,7 @@ export function WorkspaceFields() {
   return (
     <fieldset className="workspace-fields" data-testid="workspace-fields">
       <legend className="sr-only">{s.workspace}</legend>
-      <ProjectFolder />
+      {folder && <ProjectFolder />}
       <div className="ws-grid">
         <LinesField id="ws-validate" label={s.validate} hint={s.validateHint} rows={3} mono value={f.validate}
           placeholder={s.validatePlaceholder} onChange={(v) => set({ validate: v })} />

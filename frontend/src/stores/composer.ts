@@ -1,7 +1,7 @@
 // Composer store: what the Run panel is about to start — the prompt, the
 // providers, the loop settings and the mode. The prompt, the provider choice
 // and the workspace fields are kept across reloads (a prepared lesson
-// survives a refresh); the loop settings start from the configured defaults
+// survives a refresh), and so is the program's input; the loop settings start from the configured defaults
 // (loopforge.yml, GET /api/defaults) every time, so the form never overrides
 // the user's config. The network opt-in is never kept: it is ticked for one
 // run and cleared once that run starts (startedRun).
@@ -31,6 +31,8 @@ export interface ComposerFields {
   constraints: string
   /** This run's code may reach the network. Never saved; cleared when a run starts. */
   allowNetwork: boolean
+  /** Script mode: the text given to the program's standard input (what input() reads); "" = none. */
+  stdin: string
 }
 
 export interface ComposerState extends ComposerFields {
@@ -71,6 +73,7 @@ export const composerDefaults: ComposerFields = {
   inputs: '',
   constraints: '',
   allowNetwork: false,
+  stdin: '',
 }
 
 const KEY = 'loopforge.composer'
@@ -96,6 +99,7 @@ interface Saved {
   auditor: string
   inputs: string
   constraints: string
+  stdin: string
 }
 
 /** lines splits a textarea into its trimmed, non-empty lines. */
@@ -125,6 +129,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     auditor: text(saved.auditor),
     inputs: text(saved.inputs),
     constraints: text(saved.constraints),
+    stdin: text(saved.stdin),
   }
   const store = createStore<ComposerState>()((set, get) => ({
     ...init,
@@ -170,6 +175,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
       } else {
         req.reflect = s.reflect
         req.language = s.language
+        if (s.stdin) req.stdin = s.stdin
       }
       if (s.allowNetwork && !sessionId) req.allow_network = true
       if (provider) req.provider = provider
@@ -184,8 +190,8 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     },
   }))
   store.subscribe((s) => {
-    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints } = s
-    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints })
+    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin } = s
+    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin })
   })
   return store
 }

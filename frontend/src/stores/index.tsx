@@ -4,6 +4,7 @@
 //   workdir   — the working directory     settings — theme, projector, language
 //   compare   — the comparison shown      stats    — the history summarised
 //   exports   — downloads / save dialog
+//   classroom — who the caller is, the class and its live wall
 // They are zustand vanilla stores: plain objects that tests drive without
 // React, and that components read through selectors, so a token arriving
 // for one run re-renders only what shows that run.
@@ -12,9 +13,10 @@ import { createContext, useContext, type ReactNode } from 'react'
 import { useStore } from 'zustand'
 import type { StoreApi } from 'zustand/vanilla'
 import type { Api } from '../api'
+import { createClassroomStore, type ClassroomState, type ClassroomStore } from './classroom'
 import { createCompareStore, type CompareState, type CompareStore } from './compare'
 import { createComposerStore, type ComposerState, type ComposerStore } from './composer'
-import { createExportsStore, type ExportsState, type ExportsStore, type SaveFile } from './exports'
+import { browserSave, createExportsStore, type ExportsState, type ExportsStore, type SaveFile } from './exports'
 import { createHistoryStore, type HistoryState, type HistoryStore } from './history'
 import type { KV } from './persist'
 import { createProvidersStore, type ProvidersState, type ProvidersStore } from './providers'
@@ -35,6 +37,7 @@ export interface Stores {
   compare: CompareStore
   stats: StatsStore
   exports: ExportsStore
+  classroom: ClassroomStore
 }
 
 export interface StoresOptions extends RunsOptions {
@@ -71,6 +74,7 @@ export function createStores(api: Api, opts: StoresOptions = {}): Stores {
     compare: createCompareStore(api, runs),
     stats: createStatsStore(api),
     exports: createExportsStore(api, opts.saveFile),
+    classroom: createClassroomStore(api, { composer, providers, storage: opts.storage, saveFile: opts.saveFile ?? browserSave }),
   }
 }
 
@@ -101,3 +105,4 @@ export const useSettings = bind<SettingsState>((s) => s.settings)
 export const useCompare = bind<CompareState>((s) => s.compare)
 export const useStats = bind<StatsState>((s) => s.stats)
 export const useExports = bind<ExportsState>((s) => s.exports)
+export const useClassroom = bind<ClassroomState>((s) => s.classroom)

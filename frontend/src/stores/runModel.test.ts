@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { finished, sessionDetail, twoIterationRun, workspaceRun, workspaceSessionDetail, WS_DIFF } from '../test/fakeApi'
+import { finished, printingRun, sessionDetail, twoIterationRun, workspaceRun, workspaceSessionDetail, WS_DIFF } from '../test/fakeApi'
 import { applyEvent, fromStored, isFinished, newRun, type RunState } from './runModel'
 
 function fold(events: Parameters<typeof applyEvent>[1][], run: RunState = newRun({ runId: 'run-1' })): RunState {
@@ -47,6 +47,18 @@ describe('applyEvent', () => {
     const r = fold(twoIterationRun().slice(0, 5))
     expect(r.inputTokens).toBe(100)
     expect(r.outputTokens).toBe(20)
+  })
+
+  it("folds the running code's output per stream, then exec_finished's output", () => {
+    const ev = printingRun('run-1', true)
+    let r = fold(ev.slice(0, 7))
+    expect(r.stdin).toBe('Ada\n')
+    expect(r.iterations[0].phase).toBe('executing')
+    expect(r.iterations[0].exec).toBeUndefined()
+    expect(r.iterations[0].output).toEqual({ stdout: 'tick 1\ntick 2\n', stderr: 'warning\n', stdoutCapped: true, stderrCapped: false })
+    r = fold(ev.slice(7), r)
+    expect(r.status).toBe('cancelled')
+    expect(r.iterations[0].exec).toMatchObject({ status: 'killed', stdout: 'tick 1\ntick 2\ntick 3\n' })
   })
 
   it('ignores an event it has already seen', () => {
@@ -180,6 +192,27 @@ describe('applyEvent in workspace mode', () => {
     expect(r.iterations[0].audit).toEqual({ approved: false, reasons: ['it deletes the tests'] })
     expect(r.git).toMatchObject({ branch: 'loopforge/cmp-fake', worktree: '/tmp/lf-worktrees/fake', uncommitted: true })
     expect(r.git.commit).toBeUndefined()
+  })
+})
+
+describe('pictures', () => {
+  it('keeps the pictures exec_finished names, and what was left out', () => {
+    const events = twoIterationRun().map((e) =>
+      e.type === 'exec_finished' && e.payload.iteration === 2
+        ? { ...e, payload: { ...e.payload, images: [{ name: 'figure-1.png', mime: 'image/png', size: 900, width: 640, height: 480 }], images_skipped: ['fake.png: not a PNG'] } }
+        : e,
+    )
+    const [one, two] = fold(events).iterations
+    expect(one.exec).toMatchObject({ images: [], imagesSkipped: [] })
+    expect(two.exec?.images).toEqual([{ name: 'figure-1.png', mime: 'image/png', size: 900, width: 640, height: 480 }])
+    expect(two.exec?.imagesSkipped).toEqual(['fake.png: not a PNG'])
+  })
+
+  it('gives each stored iteration its own pictures', () => {
+    const d = sessionDetail()
+    const r = fromStored(d.runs![0], d.iterations!['run-old'], d.prompt, 'script', d.images['run-old'])
+    expect(r.iterations[0].exec?.images).toEqual([])
+    expect(r.iterations[1].exec?.images).toEqual([{ name: 'figure-1.png', mime: 'image/png', size: 120, width: 64, height: 48 }])
   })
 })
 

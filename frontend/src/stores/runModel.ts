@@ -3,7 +3,8 @@
 // run from the history. Both produce the same shape, so one view renders a
 // live run and a replay alike.
 
-import type { RunEvent, RunMode, RunStatus, SessionDetail, StoredIteration, StoredRun, StreamMessage } from '../api'
+import { errorText } from '../strings'
+import type { ImageRef, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
 
 /** storedMode: the mode of a stored session's runs — its kind (a comparison has either). */
 export function storedMode(detail: Pick<SessionDetail, 'kind'>): RunMode {
@@ -29,6 +30,21 @@ export interface ExecResult {
   description: string
   protections?: Record<string, boolean>
   warnings?: string[]
+  /** The pictures the program left (figures, image files); fetched by run, iteration and name. */
+  images: ImageRef[]
+  /** Pictures left out, and why. */
+  imagesSkipped: string[]
+}
+
+/**
+ * What the running code printed so far (exec_output), per stream; capped
+ * once a stream reached the live limit. exec_finished's output supersedes it.
+ */
+export interface LiveOutput {
+  stdout: string
+  stderr: string
+  stdoutCapped: boolean
+  stderrCapped: boolean
 }
 
 /** Workspace mode: one tool call of the model (tool_called). */
@@ -87,7 +103,12 @@ export interface IterationView {
   code?: string
   language?: string
   formatError?: string
+  /** formatError's code and parameters (loop.Format*), to word it in the UI's language. */
+  formatCode?: string
+  formatParams?: Record<string, string>
   exec?: ExecResult
+  /** The output of the code while it runs (until exec_finished). */
+  output?: LiveOutput
   summary?: string
   inputTokens: number
   outputTokens: number
@@ -121,6 +142,8 @@ export interface RunState {
   mode: RunMode
   /** The user let this run's code reach the network. */
   allowNetwork: boolean
+  /** What the run gave its code's standard input ("" = none). */
+  stdin: string
   /** Workspace mode: the project folder, validation commands and auditor profile ("" = none). */
   workdir: string
   validate: string[]
@@ -132,6 +155,9 @@ export interface RunState {
   error: string
   /** run_finished's error_kind ("" = the provider's, or unknown). */
   errorKind: string
+  /** error's code and parameters (backend service.Code; "" for runs recorded before codes). */
+  errorCode: string
+  errorParams: Record<string, string>
   inputTokens: number
   outputTokens: number
   /** ISO time of run_started (or the stored start). */
@@ -145,6 +171,11 @@ export interface RunState {
   /** true once Stop was pressed, until run_finished arrives. */
   cancelling: boolean
   cancelError?: string
+  /**
+   * Class mode: the run waits for a sandbox behind this many executions
+   * (the queued event); undefined once it has one.
+   */
+  queueAhead?: number
   /** Rebuilt from the history rather than streamed. */
   fromHistory: boolean
   /** From the history, rebuilt from its stored events (with everything a live run shows). */
@@ -168,6 +199,7 @@ export function newRun(init: Partial<RunState> & { runId: string }): RunState {
     language: 'python',
     mode: 'script',
     allowNetwork: false,
+    stdin: '',
     workdir: '',
     validate: [],
     auditor: '',
@@ -177,6 +209,8 @@ export function newRun(init: Partial<RunState> & { runId: string }): RunState {
     finalCode: '',
     error: '',
     errorKind: '',
+    errorCode: '',
+    errorParams: {},
     inputTokens: 0,
     outputTokens: 0,
     logs: [],
@@ -217,7 +251,10 @@ function withIteration(run: RunState, n: number, fn: (it: IterationView) => Iter
 
 /** applyEvent folds one message into the run; it never mutates its input. */
 export function applyEvent(run: RunState, m: StreamMessage): RunState {
-  if (m.type === 'error') return { ...run, streamError: m.payload?.message || 'the server refused to stream this run' }
+  if (m.type === 'error') {
+    const p = m.payload
+    return { ...run, streamError: errorText(p?.code, p?.params, p?.message || 'the server refused to stream this run') }
+  }
   const e = m as RunEvent
   if (e.seq <= run.lastSeq) return run // a duplicate; the client filters these too
   run = { ...run, lastSeq: e.seq }
@@ -235,6 +272,7 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         language: p.language || run.language,
         mode: p.mode === 'workspace' ? 'workspace' : 'script',
         allowNetwork: p.allow_network === true,
+        stdin: p.stdin ?? '',
         workdir: p.workdir ?? '',
         validate: p.validate ?? [],
         auditor: p.auditor ?? '',
@@ -266,13 +304,26 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         code: p.code,
         language: p.language,
         formatError: p.format_error || undefined,
+        formatCode: p.format_code || undefined,
+        formatParams: p.format_params,
         inputTokens: p.input_tokens ?? 0,
         outputTokens: p.output_tokens ?? 0,
         generationMs: p.duration_ms,
       }))
     }
     case 'exec_started':
-      return withIteration(run, e.payload.iteration, (it) => ({ ...it, phase: 'executing' }))
+      return withIteration({ ...run, queueAhead: undefined }, e.payload.iteration, (it) => ({ ...it, phase: 'executing' }))
+    case 'exec_output': {
+      const p = e.payload
+      return withIteration(run, p.iteration, (it) => {
+        const o = it.output ?? { stdout: '', stderr: '', stdoutCapped: false, stderrCapped: false }
+        const output =
+          p.stream === 'stderr'
+            ? { ...o, stderr: o.stderr + p.text, stderrCapped: o.stderrCapped || p.capped === true }
+            : { ...o, stdout: o.stdout + p.text, stdoutCapped: o.stdoutCapped || p.capped === true }
+        return { ...it, output }
+      })
+    }
     case 'exec_finished': {
       const p = e.payload
       return withIteration(run, p.iteration, (it) => ({
@@ -289,6 +340,8 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
           description: p.description,
           protections: p.protections,
           warnings: p.warnings,
+          images: p.images ?? [],
+          imagesSkipped: p.images_skipped ?? [],
         },
       }))
     }
@@ -310,11 +363,14 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         finalCode: p.final_code ?? '',
         error: p.error ?? '',
         errorKind: p.error_kind ?? '',
+        errorCode: p.error_code ?? '',
+        errorParams: p.error_params ?? {},
         inputTokens: p.input_tokens || run.inputTokens,
         outputTokens: p.output_tokens || run.outputTokens,
         durationMs: p.duration_ms,
         finishedAt: e.ts,
         cancelling: false,
+        queueAhead: undefined,
         iterations: run.iterations.map((it) => (it.reflecting || it.auditing ? { ...it, reflecting: false, auditing: false } : it)),
       }
     }
@@ -349,6 +405,8 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
     }
     case 'git':
       return { ...run, mode: 'workspace', git: applyGit(run.git, e.payload) }
+    case 'queued':
+      return { ...run, queueAhead: e.payload.ahead > 0 ? e.payload.ahead : undefined }
     default:
       return run // an event kind this UI does not know yet
   }
@@ -377,7 +435,13 @@ function applyGit(g: GitView, p: Extract<RunEvent, { type: 'git' }>['payload']):
  * stored iterations hold no tool calls, validations or git events: a
  * workspace run is replayed from its stored events for those (runs store).
  */
-export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefined, prompt: string, mode: RunMode = 'script'): RunState {
+export function fromStored(
+  r: StoredRun,
+  its: StoredIteration[] | null | undefined,
+  prompt: string,
+  mode: RunMode = 'script',
+  images: StoredImage[] | null | undefined = [],
+): RunState {
   const iterations: IterationView[] = (its ?? [])
     .slice()
     .sort((a, b) => a.n - b.n)
@@ -399,6 +463,8 @@ export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefin
             durationMs: s.exec_ms,
             isolation: s.isolation,
             description: '',
+            images: (images ?? []).filter((im) => im.iteration === s.n).map(({ name, mime, size, width, height }) => ({ name, mime, size, width, height })),
+            imagesSkipped: [],
           }
         : undefined,
       summary: s.summary || undefined,
@@ -414,6 +480,7 @@ export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefin
     provider: r.provider,
     model: r.model,
     prompt,
+    stdin: r.stdin ?? '',
     maxIterations: r.max_iterations,
     reflect: r.reflect,
     language: r.language,
@@ -422,6 +489,8 @@ export function fromStored(r: StoredRun, its: StoredIteration[] | null | undefin
     iterations,
     finalCode: r.final_code ?? '',
     error: r.error ?? '',
+    errorCode: r.error_code ?? '',
+    errorParams: r.error_params ?? {},
     inputTokens: r.input_tokens,
     outputTokens: r.output_tokens,
     startedAt: r.started_at,

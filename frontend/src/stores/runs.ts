@@ -152,6 +152,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
           // Until run_started says more: enough to lay the view out for the mode.
           mode: req.mode === 'workspace' ? 'workspace' : 'script',
           allowNetwork: req.allow_network === true,
+          stdin: req.stdin ?? '',
           validate: req.validate ?? [],
           auditor: req.auditor ?? '',
         })
@@ -181,7 +182,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         const live = get().runs[runId]
         if (live && (!live.fromHistory || live.replayed) && isFinished(live)) return // the streamed copy has more detail
         const mode = storedMode(detail)
-        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt, mode) } })
+        set({ runs: { ...get().runs, [runId]: fromStored(r, detail.iterations?.[runId], r.prompt || detail.prompt, mode, detail.images?.[runId]) } })
         // The stored iterations hold no tool calls, validations or git
         // events: a workspace run (or a comparison's run, which may be one)
         // is rebuilt from its stored events, and replaces the stored copy.

@@ -142,6 +142,19 @@ describe('composer store', () => {
     expect(c.getState().request('fake')).not.toHaveProperty('allow_network')
   })
 
+  it("sends the program's input in script mode only, and keeps it across a reload", () => {
+    const kv = memoryStorage()
+    const c = createComposerStore(kv)
+    c.getState().set({ prompt: 'p' })
+    expect(c.getState().request('fake')).not.toHaveProperty('stdin')
+    c.getState().set({ stdin: 'Ada\n36\n' })
+    expect(c.getState().request('fake')).toMatchObject({ stdin: 'Ada\n36\n' })
+    expect(c.getState().compareRequest(['a', 'b'])).toMatchObject({ stdin: 'Ada\n36\n' })
+    c.getState().set({ mode: 'workspace' })
+    expect(c.getState().request('fake')).not.toHaveProperty('stdin')
+    expect(createComposerStore(kv).getState().stdin).toBe('Ada\n36\n')
+  })
+
   it('keeps the workspace fields across a reload, but never the network opt-in', () => {
     const kv = memoryStorage()
     createComposerStore(kv)

@@ -3,6 +3,7 @@
 
 import { vi } from 'vitest'
 import type { Api, ConnectionState, EventStream } from '../api'
+import type { ClassMessage } from '../api/class'
 import type { Defaults, FolderListing, Preset, ProviderStatus, RunEvent, RunStatus, SessionDetail, SessionSummary, StreamMessage } from '../api/types'
 
 export class FakeEvents implements EventStream {
@@ -10,6 +11,7 @@ export class FakeEvents implements EventStream {
   listeners = new Map<string, Set<(m: StreamMessage) => void>>()
   subscribed: Array<{ runId: string; after: number }> = []
   unsubscribed: string[] = []
+  classListeners = new Set<(m: ClassMessage) => void>()
   private stateListeners = new Set<(s: ConnectionState) => void>()
 
   subscribe(runId: string, after: number, onMessage: (m: StreamMessage) => void): () => void {
@@ -21,6 +23,13 @@ export class FakeEvents implements EventStream {
       set.delete(onMessage)
       this.unsubscribed.push(runId)
     }
+  }
+  subscribeClass(onMessage: (m: ClassMessage) => void): () => void {
+    this.classListeners.add(onMessage)
+    return () => this.classListeners.delete(onMessage)
+  }
+  emitClass(m: ClassMessage) {
+    for (const l of [...this.classListeners]) l(m)
   }
   connection(): ConnectionState {
     return this.state
@@ -54,7 +63,7 @@ export const presets: Preset[] = [
   { id: 'data-structures-en', title: 'Data structures (en)', prompt: 'Write a didactic Python script' },
 ]
 
-type Optional = 'chooseWorkdir' | 'folders' | 'exportURL' | 'fetchExport' | 'saveExport'
+type Optional = 'chooseWorkdir' | 'folders' | 'exportURL' | 'fetchExport' | 'saveExport' | 'joinClass' | 'fetchClassExport'
 export type FakeApi = Api & {
   [K in Exclude<keyof Api, 'face' | 'events' | Optional>]: ReturnType<typeof vi.fn>
 } & { events: FakeEvents } & { [K in Optional]: ReturnType<typeof vi.fn> | null }
@@ -99,7 +108,11 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
     face,
     events,
     // Named methods are what stores call; a test of api.call fakes it itself.
-    call: vi.fn().mockRejectedValue(new Error('fakeApi: call is not faked; fake the named method')),
+    // Me answers as `loopforge serve` does (the instructor, no class); class tests fake the rest (fakeClass).
+    call: vi.fn().mockImplementation(async (name: string) => {
+      if (name === 'Me') return { role: 'instructor' }
+      throw new Error(`fakeApi: call ${name} is not faked; fake the named method`)
+    }),
     version: vi.fn().mockResolvedValue('0.1.0'),
     providers: vi.fn().mockResolvedValue([readyProvider, missingKeyProvider]),
     presets: vi.fn().mockResolvedValue(presets),
@@ -110,12 +123,17 @@ export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {
     }),
     comparison: vi.fn().mockResolvedValue([]),
     stats: vi.fn().mockResolvedValue({ total: { runs: 0, successes: 0, failures: 0, cancelled: 0, exec_timeouts: 0, success_rate: 0, avg_duration_ms: 0, median_duration_ms: 0, avg_iterations_to_success: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 }, groups: [] }),
-    exportURL: face === 'web' ? vi.fn().mockImplementation((id: string, f: string, r?: string) => `/api/sessions/${id}/export?format=${f}${r ? `&run=${r}` : ''}`) : null,
+    exportURL:
+      face === 'web'
+        ? vi.fn().mockImplementation((id: string, f: string, r?: string, l?: string) => `/api/sessions/${id}/export?format=${f}${r ? `&run=${r}` : ''}${l ? `&lang=${l}` : ''}`)
+        : null,
     fetchExport:
       face === 'web'
         ? vi.fn().mockImplementation(async (id: string, f: string) => ({ name: `${id}.${f}`, data: new Blob(['print(1)\n']) }))
         : null,
     saveExport: face === 'desktop' ? vi.fn().mockResolvedValue('/home/me/saved.py') : null,
+    joinClass: face === 'web' ? vi.fn().mockRejectedValue(new Error('fakeApi: joinClass is not faked')) : null,
+    fetchClassExport: face === 'web' ? vi.fn().mockImplementation(async (f: string) => ({ name: `class.${f}`, data: new Blob(['student,runs\n']) })) : null,
     startRun: vi.fn().mockImplementation(async (req: { session_id?: string; provider?: string }) => {
       runs++
       return { run_id: `run-${runs}`, session_id: req.session_id ?? `sess-${runs}`, provider: req.provider ?? 'fake', model: 'fake-model' }
@@ -176,6 +194,31 @@ export function twoIterationRun(runId = 'run-1'): RunEvent[] {
     e('exec_finished', { iteration: 2, status: 'ok', exit_code: 0, stdout: 'hi\n', stderr: '', truncated: false, duration_ms: 18, isolation: 'basic', description: 'exit 0' }),
     e('iteration_done', { iteration: 2, status: 'success', summary: 'ran cleanly' }),
     e('run_finished', { status: 'success', iterations: 2, final_code: "print('hi')\n", input_tokens: 300, output_tokens: 60, duration_ms: 2500 }),
+  ]
+}
+
+/**
+ * A script run whose program prints while it runs and is stopped before it
+ * ends: exec_output pieces (the stdout one capped), then — if stopped is
+ * set — the killed exec_finished with what it printed, and run_finished.
+ */
+export function printingRun(runId = 'run-1', stopped = false): RunEvent[] {
+  let seq = 0
+  const e = <T extends RunEvent['type']>(type: T, p: PayloadOf<T>) => env<T>(type, runId, ++seq, p)
+  const evs = [
+    e('run_started', { session_id: 'sess-1', provider: 'fake', prompt: 'count slowly', max_iterations: 2, reflect: true, language: 'python', mode: 'script', stdin: 'Ada\n' }),
+    e('iteration_started', { iteration: 1 }),
+    e('generated', { iteration: 1, content: 'Counting.', code: "print(input())\n", language: 'python', duration_ms: 5 }),
+    e('exec_started', { iteration: 1 }),
+    e('exec_output', { iteration: 1, stream: 'stdout', text: 'tick 1\n' }),
+    e('exec_output', { iteration: 1, stream: 'stderr', text: 'warning\n' }),
+    e('exec_output', { iteration: 1, stream: 'stdout', text: 'tick 2\n', capped: true }),
+  ]
+  if (!stopped) return evs
+  return [
+    ...evs,
+    e('exec_finished', { iteration: 1, status: 'killed', exit_code: -1, stdout: 'tick 1\ntick 2\ntick 3\n', stderr: 'warning\n', truncated: false, duration_ms: 900, isolation: 'basic', description: 'killed (cancelled)' }),
+    e('run_finished', { status: 'cancelled', iterations: 1, final_code: "print(input())\n", error: 'cancelled by the user', input_tokens: 0, output_tokens: 0, duration_ms: 1000 }),
   ]
 }
 
@@ -274,13 +317,22 @@ export function workspaceSessionDetail(): SessionDetail {
   return d
 }
 
-export function finished(runId: string, seq: number, status: RunStatus, error = '', errorKind?: string): RunEvent {
+export function finished(
+  runId: string,
+  seq: number,
+  status: RunStatus,
+  error = '',
+  errorKind?: string,
+  errorCode?: string,
+  errorParams?: Record<string, string>,
+): RunEvent {
   return env('run_finished', runId, seq, {
     status,
     iterations: 1,
     final_code: '',
     error,
     ...(errorKind ? { error_kind: errorKind } : {}),
+    ...(errorCode ? { error_code: errorCode, error_params: errorParams ?? {} } : {}),
     input_tokens: 0,
     output_tokens: 0,
     duration_ms: 1000,
@@ -354,6 +406,9 @@ export function sessionDetail(): SessionDetail {
           summary: 'ran cleanly',
         },
       ],
+    },
+    images: {
+      'run-old': [{ run_id: 'run-old', iteration: 2, name: 'figure-1.png', mime: 'image/png', width: 64, height: 48, size: 120 }],
     },
   }
 }

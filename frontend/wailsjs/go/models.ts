@@ -1,5 +1,106 @@
 export namespace wire {
 	
+	export interface Assignment {
+	    title?: string;
+	    prompt: string;
+	    preset?: string;
+	    providers?: string[];
+	    max_iterations?: number;
+	    language?: string;
+	    timeout_seconds?: number;
+	    reflect?: boolean;
+	}
+	export interface RunBrief {
+	    id: string;
+	    provider: string;
+	    status: string;
+	    iterations: number;
+	}
+	export interface SessionSummary {
+	    id: string;
+	    title: string;
+	    prompt: string;
+	    mode: string;
+	    kind: string;
+	    workdir: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    runs: RunBrief[];
+	    class_id?: string;
+	    student_id?: string;
+	    student_name?: string;
+	}
+	export interface WallRun {
+	    run_id: string;
+	    session_id: string;
+	    provider: string;
+	    model?: string;
+	    status: string;
+	    iteration: number;
+	    max_iterations: number;
+	    started_at: string;
+	    ended_at?: string;
+	    queue_position?: number;
+	}
+	export interface WallEntry {
+	    student_id: string;
+	    name: string;
+	    joined_at: string;
+	    removed?: boolean;
+	    current?: WallRun;
+	    usage: ClassUsage;
+	}
+	export interface ClassUsage {
+	    runs: number;
+	    running_runs: number;
+	    runs_last_hour: number;
+	    tokens: number;
+	    cost_usd: number;
+	}
+	export interface ClassLimits {
+	    providers: string[];
+	    presets: string[];
+	    max_iterations: number;
+	    concurrent_runs: number;
+	    runs_per_hour: number;
+	    tokens_per_student: number;
+	    tokens_for_class: number;
+	    cost_per_student_usd: number;
+	    concurrent_executions: number;
+	    scratch_workspace: boolean;
+	}
+	export interface ClassView {
+	    id: string;
+	    name: string;
+	    join_code?: string;
+	    join_url?: string;
+	    paused: boolean;
+	    assignment?: Assignment;
+	    spotlight?: string;
+	    limits: ClassLimits;
+	    usage: ClassUsage;
+	}
+	export interface ClassDetail {
+	    class: ClassView;
+	    students: WallEntry[];
+	    sessions: SessionSummary[];
+	}
+	
+	export interface ClassRef {
+	    id: string;
+	}
+	export interface ClassSummary {
+	    id: string;
+	    name: string;
+	    created_at: string;
+	    ended_at?: string;
+	    students: number;
+	    runs: number;
+	}
+	
+	
 	export interface RunInfo {
 	    run_id: string;
 	    session_id: string;
@@ -28,6 +129,7 @@ export namespace wire {
 	    language?: string;
 	    fresh?: boolean;
 	    allow_network?: boolean;
+	    stdin?: string;
 	    mode?: string;
 	    workdir?: string;
 	    validate?: string[];
@@ -85,13 +187,34 @@ export namespace wire {
 	export interface FolderQuery {
 	    path: string;
 	}
+	export interface ImageData {
+	    name: string;
+	    mime: string;
+	    width: number;
+	    height: number;
+	    data_url: string;
+	}
+	export interface ImageRef {
+	    run_id: string;
+	    iteration: number;
+	    name: string;
+	}
 	export interface KeyRejection {
 	    // Go type: time
 	    at: any;
 	    message: string;
 	}
+	export interface Me {
+	    role: string;
+	    student_id?: string;
+	    name?: string;
+	    class?: ClassView;
+	}
 	export interface OK {
 	    ok: boolean;
+	}
+	export interface Pause {
+	    paused: boolean;
 	}
 	export interface Preset {
 	    id: string;
@@ -113,12 +236,7 @@ export namespace wire {
 	    timeout_seconds: number;
 	    key_rejected?: KeyRejection;
 	}
-	export interface RunBrief {
-	    id: string;
-	    provider: string;
-	    status: string;
-	    iterations: number;
-	}
+	
 	
 	export interface RunRef {
 	    id: string;
@@ -135,6 +253,7 @@ export namespace wire {
 	    language?: string;
 	    fresh?: boolean;
 	    allow_network?: boolean;
+	    stdin?: string;
 	    mode?: string;
 	    workdir?: string;
 	    validate?: string[];
@@ -148,6 +267,7 @@ export namespace wire {
 	    provider: string;
 	    model: string;
 	    prompt: string;
+	    stdin?: string;
 	    status: string;
 	    max_iterations: number;
 	    reflect: boolean;
@@ -155,6 +275,8 @@ export namespace wire {
 	    iterations: number;
 	    final_code: string;
 	    error: string;
+	    error_code?: string;
+	    error_params?: Record<string, string>;
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost_usd: number;
@@ -177,26 +299,18 @@ export namespace wire {
 	    updated_at: any;
 	    runs: StoredRun[];
 	    iterations: Record<string, Array<StoredIteration>>;
+	    images: Record<string, Array<StoredImage>>;
 	}
 	export interface SessionRef {
 	    id: string;
 	}
-	export interface SessionSummary {
-	    id: string;
-	    title: string;
-	    prompt: string;
-	    mode: string;
-	    kind: string;
-	    workdir: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    runs: RunBrief[];
-	}
+	
 	export interface SessionsQuery {
 	    q: string;
 	    limit: number;
+	}
+	export interface Spotlight {
+	    run_id: string;
 	}
 	export interface StatsGroup {
 	    provider?: string;
@@ -219,6 +333,15 @@ export namespace wire {
 	    groups: StatsGroup[];
 	}
 	
+	export interface StoredImage {
+	    run_id: string;
+	    iteration: number;
+	    name: string;
+	    mime: string;
+	    width: number;
+	    height: number;
+	    size: number;
+	}
 	export interface StoredIteration {
 	    run_id: string;
 	    n: number;
@@ -235,6 +358,11 @@ export namespace wire {
 	    status: string;
 	    summary: string;
 	}
+	
+	export interface StudentRef {
+	    id: string;
+	}
+	
 	
 	export interface Workdir {
 	    path: string;

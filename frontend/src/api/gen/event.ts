@@ -8,9 +8,9 @@ works, and the JSON envelope they travel in: {type, run_id, seq, ts, payload}.
 
 Producers (the loop) build events with New; the service stamps RunID, Seq
 and TS, persists the event and fans it out to subscribers, so a client that
-reconnects can ask for everything after a seq. Token events reach
-subscribers before the store (they are written in batches, a few
-milliseconds later); every other event is stored first.
+reconnects can ask for everything after a seq. Token and exec_output
+events reach subscribers before the store (they are written in batches, a
+few milliseconds later); every other event is stored first.
 */
 
 /**
@@ -22,11 +22,13 @@ export const IterationStarted: Kind = "iteration_started"; // IterationPayload
 export const Token: Kind = "token"; // TokenPayload (generation or reflection text delta)
 export const Generated: Kind = "generated"; // GeneratedPayload (the model's full answer and the code taken from it)
 export const ExecStarted: Kind = "exec_started"; // IterationPayload
+export const ExecOutput: Kind = "exec_output"; // ExecOutputPayload: output of the running code, as it prints
 export const ExecFinished: Kind = "exec_finished"; // ExecPayload
 export const Reflection: Kind = "reflection"; // ReflectionPayload
 export const IterationDone: Kind = "iteration_done"; // IterationDonePayload
 export const RunFinished: Kind = "run_finished"; // RunFinishedPayload
 export const Log: Kind = "log"; // LogPayload: a notice for the user (retry, warning)
+export const Queued: Kind = "queued"; // QueuedPayload: an execution waits for a sandbox slot (class mode)
 /**
  * Workspace mode (design.md §4).
  */
@@ -67,11 +69,24 @@ export interface RunStartedPayload {
    */
   allow_network?: boolean;
   /**
+   * Stdin is the text the user gave the code's standard input ("" = none).
+   */
+  stdin?: string;
+  /**
    * Workdir and Validate describe a workspace-mode run.
    */
   workdir?: string;
   validate?: string[];
   auditor?: string;
+}
+/**
+ * QueuedPayload: the execution of Iteration waits behind Ahead others in
+ * the class's execution queue (counting the one it waits for, so 1 = next);
+ * Ahead 0 when it gets its slot.
+ */
+export interface QueuedPayload {
+  iteration: number /* int */;
+  ahead: number /* int */;
 }
 export interface IterationPayload {
   iteration: number /* int */;
@@ -87,10 +102,37 @@ export interface GeneratedPayload {
   code: string;
   language: string;
   format_error?: string; // set when no usable code was found
+  /**
+   * FormatCode and FormatParams name FormatError for a frontend that words
+   * it itself (loop.Format* codes).
+   */
+  format_code?: string;
+  format_params?: { [key: string]: string};
   input_tokens?: number /* int */;
   output_tokens?: number /* int */;
   duration_ms: number /* int64 */;
 }
+/**
+ * ExecOutputPayload is a piece of one stream of the running code, between
+ * exec_started and exec_finished. Pieces of one stream arrive in order and
+ * join into what it printed, up to a limit per execution (the head that
+ * exec_finished keeps); the piece that reaches the limit is Capped, and no
+ * more of that stream follows live. The two streams are separate pipes:
+ * their pieces are not ordered relative to each other. exec_finished carries
+ * the whole capped head and tail and supersedes the pieces.
+ */
+export interface ExecOutputPayload {
+  iteration: number /* int */;
+  stream: string; // stdout | stderr
+  text: string;
+  capped?: boolean;
+}
+export const StreamStdout = "stdout";
+export const StreamStderr = "stderr";
+/**
+ * Streams of ExecOutputPayload.
+ */
+export type StreamStd = typeof StreamStdout | typeof StreamStderr;
 export interface ExecPayload {
   iteration: number /* int */;
   status: string; // sandbox.Status
@@ -108,6 +150,24 @@ export interface ExecPayload {
    */
   protections?: { [key: string]: boolean};
   warnings?: string[];
+  /**
+   * Images are the pictures the program left (matplotlib figures, image
+   * files it wrote), stored with the run: the bytes are fetched by run,
+   * iteration and name. ImagesSkipped says which were left out and why
+   * (not a picture, too large, too many).
+   */
+  images?: ImageRef[];
+  images_skipped?: string[];
+}
+/**
+ * ImageRef names one stored picture of an execution.
+ */
+export interface ImageRef {
+  name: string; // its path in the run dir: "figure-1.png", "out/chart.svg"
+  mime: string; // image/png, image/jpeg, image/gif or image/svg+xml
+  size: number /* int64 */; // bytes
+  width?: number /* int */;
+  height?: number /* int */;
 }
 export interface ReflectionPayload {
   iteration: number /* int */;
@@ -140,6 +200,12 @@ export interface RunFinishedPayload {
    * to the provider: ErrorWorkspaceGuard, or "" for any other error.
    */
   error_kind?: string;
+  /**
+   * ErrorCode and ErrorParams name Error for a UI that shows it in its
+   * own words (service.Code; "" for runs recorded before codes).
+   */
+  error_code?: string;
+  error_params?: { [key: string]: string};
   input_tokens: number /* int */;
   output_tokens: number /* int */;
   duration_ms: number /* int64 */;
@@ -150,6 +216,11 @@ export interface RunFinishedPayload {
  * or HEAD left the run's branch — before running git on it again.
  */
 export const ErrorWorkspaceGuard = "workspace_guard";
+/**
+ * ErrorQuota (RunFinishedPayload.ErrorKind): a class limit (a token budget)
+ * stopped the run.
+ */
+export const ErrorQuota = "quota";
 export interface LogPayload {
   level: string; // info | warn
   message: string;

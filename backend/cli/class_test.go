@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/wire"
+)
+
+var (
+	classInstructor = regexp.MustCompile(`instructor: (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{32})`)
+	classStudents   = regexp.MustCompile(`students: +(http://\S+/join) +code: ([2-9A-HJKMNP-Z]{3}-[2-9A-HJKMNP-Z]{3})$`)
+)
+
+// TestClassCommand: `loopforge class` prints the class, the instructor's
+// URL and the students' link and code; the instructor is in class mode,
+// a student joins with the printed code; Ctrl-C ends it with exit 0.
+func TestClassCommand(t *testing.T) {
+	outR, outW := io.Pipe()
+	var errb lockedBuffer
+	e := &env{stdin: strings.NewReader(""), stdout: outW, stderr: &errb, newService: tempService(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		code := e.main(ctx, []string{"class", "--name", "Turma A", "--listen", "127.0.0.1:0"})
+		outW.Close()
+		done <- code
+	}()
+	var lines []string
+	var inst, stud []string
+	for sc := bufio.NewScanner(outR); stud == nil && sc.Scan(); {
+		lines = append(lines, sc.Text())
+		if m := classInstructor.FindStringSubmatch(sc.Text()); m != nil {
+			inst = m
+		}
+		stud = classStudents.FindStringSubmatch(sc.Text())
+	}
+	go io.Copy(io.Discard, outR)
+	if inst == nil || stud == nil || !strings.HasPrefix(lines[0], `class "Turma A" (id c_`) {
+		t.Fatalf("printed:\n%s\nstderr:\n%s", strings.Join(lines, "\n"), errb.String())
+	}
+	if stud[1] != inst[1]+"/join" {
+		t.Errorf("the students' link %s is not on %s", stud[1], inst[1])
+	}
+	req, _ := http.NewRequest("GET", inst[1]+"/api/me", nil)
+	req.Header.Set("Authorization", "Bearer "+inst[2])
+	var me wire.Me
+	if resp, err := http.DefaultClient.Do(req); err != nil || json.NewDecoder(resp.Body).Decode(&me) != nil || me.Class == nil || me.Class.JoinCode != stud[2] {
+		t.Fatalf("the instructor's Me: %+v, %v", me, err)
+	}
+	resp, err := http.Post(inst[1]+"/api/class/join", "application/json", strings.NewReader(`{"code":"`+strings.ToLower(stud[2])+`","name":"Ana"}`))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("join with the printed code: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Errorf("exit %d, want 0; stderr:\n%s", code, errb.String())
+	}
+}
+
+func TestClassListenNeedsAnAddress(t *testing.T) {
+	var out, errb lockedBuffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, newService: tempService(t)}
+	if code := e.main(context.Background(), []string{"class", "--listen", "lab-pc:8765"}); code != ExitUsage {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, errb.String())
+	}
+}

@@ -1,0 +1,570 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// The classroom (`loopforge class`): one class open in this process, the
+// students who joined it with its code, their limits and usage, the wall
+// the instructor watches, and the execution queue every run shares. The
+// caller of each operation comes from the context (backend/access); see
+// README "Teaching a class".
+
+var (
+	// ErrNoClass: a class operation outside class mode.
+	ErrNoClass = errors.New("not in class mode")
+	// ErrClassPaused: a student's run while the instructor paused the class.
+	ErrClassPaused = errors.New("The class is paused by the instructor")
+	// ErrForbidden: the caller may not do this.
+	ErrForbidden = errors.New("not allowed")
+	// ErrWrongCode: a join with a code that is not the class's.
+	ErrWrongCode = fmt.Errorf("%w: wrong class code", ErrForbidden)
+	// ErrNotAStudent: a student token that is unknown, of another class, or
+	// of a removed student.
+	ErrNotAStudent = errors.New("not a student of this class")
+)
+
+// QuotaError is a run refused (or stopped) by a class limit. Its message
+// names the limit; RetryAt, when set, is when it will be possible again.
+type QuotaError struct {
+	Limit   string // concurrent_runs, runs_per_hour, tokens_per_student, tokens_for_class, cost_per_student_usd
+	Msg     string
+	RetryAt time.Time
+}
+
+func (e *QuotaError) Error() string { return e.Msg }
+
+// ClassLimits is what the instructor allows each student (see
+// wire.ClassLimits; zero = no limit, empty lists = everything configured).
+type ClassLimits struct {
+	Providers            []string `json:"providers"`
+	Presets              []string `json:"presets"`
+	MaxIterations        int      `json:"max_iterations"`
+	ConcurrentRuns       int      `json:"concurrent_runs"`
+	RunsPerHour          int      `json:"runs_per_hour"`
+	TokensPerStudent     int      `json:"tokens_per_student"`
+	TokensForClass       int      `json:"tokens_for_class"`
+	CostPerStudentUSD    float64  `json:"cost_per_student_usd"`
+	ConcurrentExecutions int      `json:"concurrent_executions"`
+	ScratchWorkspace     bool     `json:"scratch_workspace"`
+}
+
+// Assignment is what the instructor pushes to every student's form.
+type Assignment struct {
+	Title          string   `json:"title,omitempty"`
+	Prompt         string   `json:"prompt"`
+	Preset         string   `json:"preset,omitempty"`
+	Providers      []string `json:"providers,omitempty"`
+	MaxIterations  int      `json:"max_iterations,omitempty"`
+	Language       string   `json:"language,omitempty"`
+	TimeoutSeconds float64  `json:"timeout_seconds,omitempty"`
+	Reflect        *bool    `json:"reflect,omitempty"`
+}
+
+// ClassUsage counts what has been spent.
+type ClassUsage struct {
+	Runs         int
+	RunningRuns  int
+	RunsLastHour int
+	Tokens       int
+	CostUSD      float64
+}
+
+// ClassView is a class as one caller sees it: JoinCode and JoinURL for the
+// instructor only; Usage the caller's own (a student) or the class's.
+type ClassView struct {
+	ID, Name          string
+	JoinCode, JoinURL string
+	Paused            bool
+	Assignment        *Assignment
+	Spotlight         string
+	Limits            ClassLimits
+	Usage             ClassUsage
+	CreatedAt         time.Time
+	EndedAt           *time.Time
+}
+
+// Me is who the caller is.
+type Me struct {
+	Role      access.Role
+	StudentID string
+	Name      string
+	Class     *ClassView
+}
+
+// WallRun is a student's latest run on the wall.
+type WallRun struct {
+	RunID, SessionID string
+	Provider, Model  string
+	Status           event.RunStatus
+	Iteration        int
+	MaxIter          int
+	StartedAt        time.Time
+	EndedAt          *time.Time
+	QueuePosition    int
+}
+
+// WallEntry is one student's line on the wall.
+type WallEntry struct {
+	StudentID string
+	Name      string
+	JoinedAt  time.Time
+	Removed   bool
+	Current   *WallRun
+	Usage     ClassUsage
+}
+
+// ClassOptions open a class (OpenClass).
+type ClassOptions struct {
+	Name string
+	// Resume reopens this stored class: same id and students, a new code.
+	Resume string
+	// JoinURL is where students join (shown to the instructor).
+	JoinURL string
+}
+
+// classroom is the open class. mu guards everything below it; the store
+// is written with mu released where a write may wait (joins, settings).
+type classroom struct {
+	s       *Service
+	hub     *classHub
+	queue   *execQueue
+	joinURL string
+
+	mu      sync.Mutex
+	row     store.Class
+	limits  ClassLimits
+	assign  *Assignment
+	code    string // normalised (joinCodeLen characters, no dash)
+	members map[string]*member
+	order   []string          // student ids in join order
+	byHash  map[string]string // token hash → student id
+	ended   bool
+}
+
+// member is one student and what the class knows of its runs.
+type member struct {
+	st   store.Student
+	gone chan struct{} // closed on removal: its sockets close
+	// runs counts every run started; starts are those of the last hour.
+	runs    int
+	starts  []time.Time
+	pending int // admitted, not yet registered as running
+	active  map[string]*classRun
+	// tokens and cost of finished runs; active runs add their own.
+	tokens  int
+	cost    float64
+	current *WallRun
+}
+
+// classRun is one active run of a student.
+type classRun struct {
+	tokens int // seen so far (generation usage)
+	wall   *WallRun
+}
+
+// classOf returns the open class, or nil.
+func (s *Service) classOf() *classroom {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.class
+}
+
+// InClass reports whether a class is open.
+func (s *Service) InClass() bool { return s.classOf() != nil }
+
+// joinAlphabet has no 0/O, 1/I/L: a code read off a projector is typed right.
+const (
+	joinAlphabet = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+	joinCodeLen  = 6
+)
+
+func newJoinCode() string {
+	b := make([]byte, joinCodeLen)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = joinAlphabet[int(b[i])%len(joinAlphabet)]
+	}
+	return string(b)
+}
+
+// normaliseCode reads a typed code: case ignored, dashes and spaces dropped.
+func normaliseCode(c string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || unicode.IsSpace(r) {
+			return -1
+		}
+		return unicode.ToUpper(r)
+	}, c)
+}
+
+// GroupCode shows a code as two groups of three: K7Q-X2M.
+func GroupCode(c string) string {
+	if len(c) != joinCodeLen {
+		return c
+	}
+	return c[:3] + "-" + c[3:]
+}
+
+func hashToken(tok string) string {
+	h := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(h[:])
+}
+
+// OpenClass starts class mode: a new class, or the stored one o.Resume
+// names (its students and their usage come back; the code is new).
+func (s *Service) OpenClass(ctx context.Context, o ClassOptions) (ClassView, error) {
+	if s.classOf() != nil {
+		return ClassView{}, fmt.Errorf("%w: a class is already open", ErrInvalidRequest)
+	}
+	cr := &classroom{s: s, hub: newClassHub(), joinURL: o.JoinURL, code: newJoinCode(),
+		members: map[string]*member{}, byHash: map[string]string{}}
+	if o.Resume != "" {
+		row, err := s.store.GetClass(ctx, o.Resume)
+		if err != nil {
+			return ClassView{}, fmt.Errorf("class %s: %w", o.Resume, err)
+		}
+		cr.row = *row
+		cr.row.EndedAt = nil
+		if o.Name != "" {
+			cr.row.Name = o.Name
+		}
+		if err := cr.load(ctx); err != nil {
+			return ClassView{}, err
+		}
+		if err := s.store.UpdateClass(ctx, &cr.row); err != nil {
+			return ClassView{}, err
+		}
+	} else {
+		name := strings.TrimSpace(o.Name)
+		if name == "" {
+			name = "Class of " + time.Now().Format("2006-01-02 15:04")
+		}
+		cr.row = store.Class{Name: name, Limits: "{}"}
+		if err := s.store.CreateClass(ctx, &cr.row); err != nil {
+			return ClassView{}, err
+		}
+	}
+	cr.queue = newExecQueue(cr.limits.executions())
+	s.mu.Lock()
+	s.class = cr
+	s.mu.Unlock()
+	return cr.view(access.Caller{Role: access.Instructor}), nil
+}
+
+// load reads a stored class's settings, students and usage.
+func (cr *classroom) load(ctx context.Context) error {
+	if err := json.Unmarshal([]byte(cr.row.Limits), &cr.limits); err != nil {
+		return fmt.Errorf("class %s: its limits: %w", cr.row.ID, err)
+	}
+	if cr.row.Assignment != "" {
+		cr.assign = &Assignment{}
+		if err := json.Unmarshal([]byte(cr.row.Assignment), cr.assign); err != nil {
+			return fmt.Errorf("class %s: its assignment: %w", cr.row.ID, err)
+		}
+	}
+	sts, err := cr.s.store.ListStudents(ctx, cr.row.ID)
+	if err != nil {
+		return err
+	}
+	for _, st := range sts {
+		cr.addMember(st)
+	}
+	sessions, err := cr.s.store.ClassSessions(ctx, cr.row.ID)
+	if err != nil {
+		return err
+	}
+	owner := map[string]string{}
+	for _, cs := range sessions {
+		owner[cs.ID] = cs.StudentID
+	}
+	runs, err := cr.s.store.ClassRuns(ctx, cr.row.ID)
+	if err != nil {
+		return err
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	for _, r := range runs {
+		m := cr.members[owner[r.SessionID]]
+		if m == nil {
+			continue
+		}
+		m.runs++
+		m.tokens += r.InputTokens + r.OutputTokens
+		m.cost += r.CostUSD
+		if r.StartedAt.After(hourAgo) {
+			m.starts = append(m.starts, r.StartedAt)
+		}
+		m.current = wallRunOf(r)
+	}
+	return nil
+}
+
+func wallRunOf(r store.Run) *WallRun {
+	return &WallRun{RunID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Status: r.Status,
+		Iteration: r.Iterations, MaxIter: r.MaxIterations, StartedAt: r.StartedAt, EndedAt: r.FinishedAt}
+}
+
+func (cr *classroom) addMember(st store.Student) *member {
+	m := &member{st: st, gone: make(chan struct{}), active: map[string]*classRun{}}
+	if st.RemovedAt != nil {
+		close(m.gone)
+	}
+	cr.members[st.ID] = m
+	cr.order = append(cr.order, st.ID)
+	cr.byHash[st.TokenHash] = st.ID
+	return m
+}
+
+// EndClass records the class's end (Ctrl-C on `loopforge class`).
+func (s *Service) EndClass(ctx context.Context) error {
+	cr := s.classOf()
+	if cr == nil {
+		return nil
+	}
+	cr.mu.Lock()
+	end := time.Now().UTC()
+	cr.row.EndedAt, cr.ended = &end, true
+	row := cr.row
+	cr.mu.Unlock()
+	return s.store.UpdateClass(ctx, &row)
+}
+
+func (l ClassLimits) executions() int {
+	if l.ConcurrentExecutions > 0 {
+		return l.ConcurrentExecutions
+	}
+	return runtime.NumCPU()
+}
+
+// Join adds a student to the open class: code must be the class's, name
+// 1–40 printable characters (a name taken gets " (2)"). It returns the
+// student as Me and the token of its cookie.
+func (s *Service) Join(ctx context.Context, code, name string) (Me, string, error) {
+	cr := s.classOf()
+	if cr == nil {
+		return Me{}, "", ErrNoClass
+	}
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > 40 || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return Me{}, "", fmt.Errorf("%w: a name is 1 to 40 printable characters", ErrInvalidRequest)
+	}
+	cr.mu.Lock()
+	ok := normaliseCode(code) == cr.code && !cr.ended
+	cr.mu.Unlock()
+	if !ok {
+		return Me{}, "", ErrWrongCode
+	}
+	tok := newStudentToken()
+	st := store.Student{ClassID: cr.row.ID, TokenHash: hashToken(tok)}
+	// The name is chosen and the row written under mu, so two students
+	// joining as "Ana" at once get "Ana" and "Ana (2)".
+	cr.mu.Lock()
+	st.Name = cr.freeName(name)
+	if err := s.store.AddStudent(ctx, &st); err != nil {
+		cr.mu.Unlock()
+		return Me{}, "", err
+	}
+	cr.addMember(st)
+	cr.mu.Unlock()
+	cr.hub.studentChanged(st.ID)
+	caller := access.Caller{Role: access.Student, StudentID: st.ID, ClassID: cr.row.ID}
+	me, err := s.Me(access.With(ctx, caller))
+	return me, tok, err
+}
+
+func newStudentToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// freeName returns name, or name (2), (3)… when a present student has it;
+// cr.mu is held.
+func (cr *classroom) freeName(name string) string {
+	taken := map[string]bool{}
+	for _, m := range cr.members {
+		if m.st.RemovedAt == nil {
+			taken[strings.ToLower(m.st.Name)] = true
+		}
+	}
+	cand := name
+	for i := 2; taken[strings.ToLower(cand)]; i++ {
+		cand = fmt.Sprintf("%s (%d)", name, i)
+	}
+	return cand
+}
+
+// Student returns the caller a student token stands for: ErrNotAStudent
+// when it is unknown, of another class, or its student was removed.
+func (s *Service) Student(token string) (access.Caller, error) {
+	cr := s.classOf()
+	if cr == nil || token == "" {
+		return access.Caller{}, ErrNotAStudent
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	m := cr.members[cr.byHash[hashToken(token)]]
+	if m == nil || m.st.RemovedAt != nil {
+		return access.Caller{}, ErrNotAStudent
+	}
+	return access.Caller{Role: access.Student, StudentID: m.st.ID, ClassID: cr.row.ID}, nil
+}
+
+// StudentGone is closed when the student is removed (nil for an unknown
+// student, or outside class mode).
+func (s *Service) StudentGone(studentID string) <-chan struct{} {
+	cr := s.classOf()
+	if cr == nil {
+		return nil
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if m := cr.members[studentID]; m != nil {
+		return m.gone
+	}
+	return nil
+}
+
+// Me says who the caller is and, in class mode, the class as it sees it.
+func (s *Service) Me(ctx context.Context) (Me, error) {
+	c := access.From(ctx)
+	cr := s.classOf()
+	if cr == nil {
+		if c.IsStudent() {
+			return Me{}, ErrNotAStudent
+		}
+		return Me{Role: access.Instructor}, nil
+	}
+	v := cr.view(c)
+	me := Me{Role: c.Role, Class: &v}
+	if c.IsStudent() {
+		cr.mu.Lock()
+		m := cr.members[c.StudentID]
+		cr.mu.Unlock()
+		if m == nil {
+			return Me{}, ErrNotAStudent
+		}
+		me.StudentID, me.Name = m.st.ID, m.st.Name
+	}
+	return me, nil
+}
+
+// ClassView is the open class as the caller sees it.
+func (s *Service) ClassView(ctx context.Context) (ClassView, error) {
+	cr := s.classOf()
+	if cr == nil {
+		return ClassView{}, ErrNoClass
+	}
+	return cr.view(access.From(ctx)), nil
+}
+
+func (cr *classroom) view(c access.Caller) ClassView {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	v := ClassView{ID: cr.row.ID, Name: cr.row.Name, Paused: cr.row.Paused, Spotlight: cr.row.Spotlight,
+		Limits: cr.limits, CreatedAt: cr.row.CreatedAt, EndedAt: cr.row.EndedAt}
+	if cr.assign != nil {
+		a := *cr.assign
+		v.Assignment = &a
+	}
+	now := time.Now()
+	if c.IsStudent() {
+		if m := cr.members[c.StudentID]; m != nil {
+			v.Usage = m.usage(now)
+		}
+		return v
+	}
+	v.JoinCode, v.JoinURL = GroupCode(cr.code), cr.joinURL
+	for _, m := range cr.members {
+		u := m.usage(now)
+		v.Usage.Runs += u.Runs
+		v.Usage.RunningRuns += u.RunningRuns
+		v.Usage.RunsLastHour += u.RunsLastHour
+		v.Usage.Tokens += u.Tokens
+		v.Usage.CostUSD += u.CostUSD
+	}
+	return v
+}
+
+// usage is what m has spent; cr.mu is held.
+func (m *member) usage(now time.Time) ClassUsage {
+	u := ClassUsage{Runs: m.runs, RunningRuns: len(m.active), Tokens: m.tokens, CostUSD: m.cost}
+	for _, r := range m.active {
+		u.Tokens += r.tokens
+	}
+	for _, t := range m.starts {
+		if now.Sub(t) < time.Hour {
+			u.RunsLastHour++
+		}
+	}
+	return u
+}
+
+// Wall is every student's line, in join order (instructor only).
+func (s *Service) Wall(ctx context.Context) ([]WallEntry, error) {
+	cr, err := s.instructorClass(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	out := make([]WallEntry, 0, len(cr.order))
+	for _, id := range cr.order {
+		out = append(out, cr.entry(cr.members[id], time.Now()))
+	}
+	return out, nil
+}
+
+// WallEntry is one student's line (instructor only).
+func (s *Service) WallEntry(ctx context.Context, studentID string) (WallEntry, error) {
+	cr, err := s.instructorClass(ctx)
+	if err != nil {
+		return WallEntry{}, err
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	m := cr.members[studentID]
+	if m == nil {
+		return WallEntry{}, fmt.Errorf("student %s: %w", studentID, store.ErrNotFound)
+	}
+	return cr.entry(m, time.Now()), nil
+}
+
+// entry is m's wall line; cr.mu is held.
+func (cr *classroom) entry(m *member, now time.Time) WallEntry {
+	e := WallEntry{StudentID: m.st.ID, Name: m.st.Name, JoinedAt: m.st.JoinedAt, Removed: m.st.RemovedAt != nil, Usage: m.usage(now)}
+	if m.current != nil {
+		w := *m.current
+		e.Current = &w
+	}
+	return e
+}
+
+// instructorClass returns the open class when the caller is its
+// instructor.
+func (s *Service) instructorClass(ctx context.Context) (*classroom, error) {
+	if access.From(ctx).IsStudent() {
+		return nil, fmt.Errorf("%w: only the instructor may do this", ErrForbidden)
+	}
+	cr := s.classOf()
+	if cr == nil {
+		return nil, ErrNoClass
+	}
+	return cr, nil
+}

@@ -1,0 +1,416 @@
+package service
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
+)
+
+// gateExec stands in for the sandbox where a test must hold an execution:
+// each Run says it started, then waits for release (or its ctx).
+type gateExec struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func newGateExec() *gateExec {
+	return &gateExec{started: make(chan struct{}, 64), release: make(chan struct{}, 64)}
+}
+
+func (g *gateExec) Run(ctx context.Context, _ sandbox.Request) (sandbox.Result, error) {
+	g.started <- struct{}{}
+	select {
+	case <-g.release:
+		return sandbox.Result{Status: sandbox.StatusOK}, nil
+	case <-ctx.Done():
+		return sandbox.Result{Status: sandbox.StatusKilled, ExitCode: -1}, nil
+	}
+}
+
+// classService is a service (not yet in class mode) whose profile "fake"
+// is m; exec nil = the real sandbox.
+func classService(t *testing.T, m *echoModel, exec *gateExec, cfgDir ...string) *Service {
+	t.Helper()
+	svc := unclosedService(t, m, exec, cfgDir...)
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// unclosedService is classService for a test that closes it itself.
+func unclosedService(t *testing.T, m *echoModel, exec *gateExec, cfgDir ...string) *Service {
+	t.Helper()
+	home := t.TempDir()
+	if len(cfgDir) > 0 {
+		home = cfgDir[0]
+	}
+	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) {
+		if k == "LOOPFORGE_HOME" {
+			return home, true
+		}
+		return "", false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profiles["fake"] = provider.Profile{Name: "fake", Kind: "fake"}
+	cfg.Order = append([]string{"fake"}, cfg.Order...)
+	reg := DefaultRegistry()
+	reg["fake"] = func(provider.Profile) (provider.Provider, error) { return namedModel{m}, nil }
+	o := Options{Config: cfg, Registry: reg}
+	if exec != nil {
+		o.Executor = exec
+	}
+	svc, err := New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func openClass(t *testing.T, svc *Service, l ClassLimits) ClassView {
+	t.Helper()
+	v, err := svc.OpenClass(context.Background(), ClassOptions{Name: "Turma A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetClassLimits(context.Background(), l); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// joinAs joins a student and returns a context speaking as it.
+func joinAs(t *testing.T, svc *Service, code, name string) (context.Context, string) {
+	t.Helper()
+	me, tok, err := svc.Join(context.Background(), code, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller, err := svc.Student(tok)
+	if err != nil || caller.StudentID != me.StudentID {
+		t.Fatalf("the student's token: %+v, %v", caller, err)
+	}
+	return access.With(context.Background(), caller), tok
+}
+
+func runTo(t *testing.T, svc *Service, ctx context.Context) (RunInfo, error) {
+	t.Helper()
+	return svc.StartRun(ctx, RunRequest{Prompt: "p", Provider: "fake", MaxIterations: 1})
+}
+
+func mustRun(t *testing.T, svc *Service, ctx context.Context) RunInfo {
+	t.Helper()
+	info, err := runTo(t, svc, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func quotaOf(t *testing.T, err error, limit string) *QuotaError {
+	t.Helper()
+	q, ok := errors.AsType[*QuotaError](err)
+	if !ok || q.Limit != limit || Classify(err) != ClassQuota {
+		t.Fatalf("want a %s quota error, got %v", limit, err)
+	}
+	return q
+}
+
+func TestQuotaConcurrentRuns(t *testing.T) {
+	m := &echoModel{answers: []string{"print(1)"}, gate: make(chan struct{})}
+	svc := classService(t, m, newGateExec())
+	v := openClass(t, svc, ClassLimits{ConcurrentRuns: 1})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	first := mustRun(t, svc, ana)
+	_, err := runTo(t, svc, ana)
+	if q := quotaOf(t, err, "concurrent_runs"); q.Msg != "You already have 1 run going (the limit is 1)" {
+		t.Errorf("message %q", q.Msg)
+	}
+	// A comparison counts each of its runs.
+	if _, err := svc.StartCompare(ana, CompareRequest{RunRequest: RunRequest{Prompt: "p"}, Providers: []string{"fake", "gemini-api"}}); err == nil {
+		t.Error("a comparison passed the limit")
+	}
+	// The instructor is not limited.
+	if _, err := runTo(t, svc, context.Background()); err != nil {
+		t.Errorf("the instructor's run: %v", err)
+	}
+	svc.Cancel(first.RunID)
+	svc.Wait(context.Background(), first.RunID)
+	if _, err := runTo(t, svc, ana); err != nil {
+		t.Errorf("after the first ended: %v", err)
+	}
+}
+
+func TestQuotaRunsPerHour(t *testing.T) {
+	g := newGateExec()
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, g)
+	v := openClass(t, svc, ClassLimits{RunsPerHour: 2})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	var firstStart time.Time
+	for i := range 2 {
+		info := mustRun(t, svc, ana)
+		g.release <- struct{}{}
+		r, err := svc.Wait(context.Background(), info.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			firstStart = r.StartedAt
+		}
+	}
+	_, err := runTo(t, svc, ana)
+	q := quotaOf(t, err, "runs_per_hour")
+	if !q.RetryAt.Equal(firstStart.Add(time.Hour)) {
+		t.Errorf("retry at %v, want %v", q.RetryAt, firstStart.Add(time.Hour))
+	}
+	want := "2 runs in the last hour is the limit; the next one is possible at " + firstStart.Add(time.Hour).Local().Format("15:04")
+	if q.Msg != want {
+		t.Errorf("message %q, want %q", q.Msg, want)
+	}
+}
+
+// TestQuotaTokensPerStudent: a run that uses up the budget mid-way is
+// stopped (error, kind quota); the next is refused at the start.
+func TestQuotaTokensPerStudent(t *testing.T) {
+	g := newGateExec()
+	m := &echoModel{answers: []string{"print(1)"}, usage: provider.Usage{InputTokens: 400, OutputTokens: 200}}
+	svc := classService(t, m, g)
+	v := openClass(t, svc, ClassLimits{TokensPerStudent: 1000})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	first := mustRun(t, svc, ana)
+	g.release <- struct{}{}
+	if r, _ := svc.Wait(context.Background(), first.RunID); r.Status != event.RunStatusSuccess {
+		t.Fatalf("first run: %s %s", r.Status, r.Error)
+	}
+	second := mustRun(t, svc, ana) // 600 < 1000: allowed; its answer brings 1200
+	r, _ := svc.Wait(context.Background(), second.RunID)
+	if r.Status != event.RunStatusError || r.Error != "Your token budget (1,000) is used up" {
+		t.Fatalf("second run: %s %q", r.Status, r.Error)
+	}
+	evs := collect(t, svc, second.RunID, 0)
+	var fin event.RunFinishedPayload
+	_ = evs[len(evs)-1].Decode(&fin)
+	if fin.Status != event.RunStatusError || fin.ErrorKind != event.ErrorQuota {
+		t.Errorf("run_finished: %+v", fin)
+	}
+	_, err := runTo(t, svc, ana)
+	if q := quotaOf(t, err, "tokens_per_student"); q.Msg != "Your token budget (1,000) is used up" {
+		t.Errorf("message %q", q.Msg)
+	}
+}
+
+func TestQuotaClassTokensAndCost(t *testing.T) {
+	g := newGateExec()
+	m := &echoModel{answers: []string{"print(1)"}, usage: provider.Usage{InputTokens: 300, OutputTokens: 300, CostUSD: 0.3}}
+	svc := classService(t, m, g)
+	v := openClass(t, svc, ClassLimits{TokensForClass: 1000, CostPerStudentUSD: 0.5})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	bo, _ := joinAs(t, svc, v.JoinCode, "Bo")
+	for _, ctx := range []context.Context{ana, bo} {
+		info := mustRun(t, svc, ctx)
+		g.release <- struct{}{}
+		svc.Wait(context.Background(), info.RunID)
+	}
+	_, err := runTo(t, svc, bo)
+	if q := quotaOf(t, err, "tokens_for_class"); q.Msg != "The class token budget is used up" {
+		t.Errorf("message %q", q.Msg)
+	}
+	if _, err := svc.SetClassLimits(context.Background(), ClassLimits{CostPerStudentUSD: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	info := mustRun(t, svc, ana) // 0.3 < 0.5
+	g.release <- struct{}{}
+	svc.Wait(context.Background(), info.RunID)
+	_, err = runTo(t, svc, ana)
+	if q := quotaOf(t, err, "cost_per_student_usd"); q.Msg != "Your cost budget ($0.50) is used up" {
+		t.Errorf("message %q", q.Msg)
+	}
+}
+
+func TestPausedClass(t *testing.T) {
+	g := newGateExec()
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, g)
+	v := openClass(t, svc, ClassLimits{})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	if _, err := svc.PauseClass(ana, true); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a student pausing the class: %v", err)
+	}
+	if _, err := svc.PauseClass(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runTo(t, svc, ana)
+	if !errors.Is(err, ErrClassPaused) || Classify(err) != ClassUnavailable || err.Error() != "The class is paused by the instructor" {
+		t.Errorf("a run in a paused class: %v", err)
+	}
+	info, err := runTo(t, svc, context.Background())
+	if err != nil {
+		t.Errorf("the instructor's run in a paused class: %v", err)
+	} else {
+		g.release <- struct{}{}
+		svc.Wait(context.Background(), info.RunID)
+	}
+	svc.PauseClass(context.Background(), false)
+	if _, err := runTo(t, svc, ana); err != nil {
+		t.Errorf("after resuming: %v", err)
+	}
+}
+
+// TestRunsQueueForTheSandbox: with one execution slot, a second run's
+// execution waits: it says so (queued, ahead 1), the wall shows it, and it
+// runs (ahead 0) once the first is done. A run cancelled while queued
+// frees its place.
+func TestRunsQueueForTheSandbox(t *testing.T) {
+	g := newGateExec()
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, g)
+	v := openClass(t, svc, ClassLimits{ConcurrentExecutions: 1})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	bo, _ := joinAs(t, svc, v.JoinCode, "Bo")
+	cy, _ := joinAs(t, svc, v.JoinCode, "Cy")
+	first := mustRun(t, svc, ana)
+	<-g.started
+	second := mustRun(t, svc, bo)
+	waitUntil(t, "Bo's run to queue", func() bool { _, w := svc.classOf().queue.stats(); return w == 1 })
+	third := mustRun(t, svc, cy)
+	waitUntil(t, "the wall to show Bo 1st and Cy 2nd in line", func() bool {
+		w, _ := svc.Wall(context.Background())
+		return w[1].Current.QueuePosition == 1 && w[2].Current.QueuePosition == 2
+	})
+
+	svc.Cancel(second.RunID) // leaves the line: Cy moves up
+	if r, _ := svc.Wait(context.Background(), second.RunID); r.Status != event.RunStatusCancelled {
+		t.Errorf("the run cancelled in the queue: %s", r.Status)
+	}
+	waitUntil(t, "Cy to move up", func() bool {
+		w, _ := svc.Wall(context.Background())
+		return w[2].Current.QueuePosition == 1
+	})
+	g.release <- struct{}{}
+	<-g.started // Cy's turn
+	g.release <- struct{}{}
+	for _, id := range []string{first.RunID, third.RunID} {
+		if r, _ := svc.Wait(context.Background(), id); r.Status != event.RunStatusSuccess {
+			t.Errorf("run %s: %s", id, r.Status)
+		}
+	}
+	var places []int
+	for _, e := range collect(t, svc, third.RunID, 0) {
+		if e.Type == event.Queued {
+			var p event.QueuedPayload
+			_ = e.Decode(&p)
+			if p.Iteration != 1 {
+				t.Errorf("queued for iteration %d", p.Iteration)
+			}
+			places = append(places, p.Ahead)
+		}
+	}
+	if len(places) != 3 || places[0] != 2 || places[1] != 1 || places[2] != 0 {
+		t.Errorf("Cy's queued events: %v, want [2 1 0]", places)
+	}
+	for _, e := range collect(t, svc, first.RunID, 0) {
+		if e.Type == event.Queued {
+			t.Error("a run served at once reported a queue place")
+		}
+	}
+	if busy, waiting := svc.classOf().queue.stats(); busy != 0 || waiting != 0 {
+		t.Errorf("queue at the end: %d busy, %d waiting", busy, waiting)
+	}
+}
+
+// TestClassHistoryAndResume: an ended class is listed with its counts and
+// reads back as it was; resumed in a new process, its students' tokens
+// still work and the code is new.
+func TestClassHistoryAndResume(t *testing.T) {
+	home := t.TempDir()
+	svc := unclosedService(t, &echoModel{answers: []string{"print('hi')"}}, nil, home)
+	v := openClass(t, svc, ClassLimits{MaxIterations: 3})
+	ana, tok := joinAs(t, svc, v.JoinCode, "Ana")
+	info := mustRun(t, svc, ana)
+	if r, _ := svc.Wait(context.Background(), info.RunID); r.Status != event.RunStatusSuccess {
+		t.Fatalf("run: %s %s", r.Status, r.Error)
+	}
+	if err := svc.EndClass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+
+	again := classService(t, &echoModel{answers: []string{"print('hi')"}}, nil, home)
+	list, err := again.Classes(context.Background())
+	if err != nil || len(list) != 1 || list[0].Students != 1 || list[0].Runs != 1 || list[0].EndedAt == nil {
+		t.Fatalf("classes: %+v, %v", list, err)
+	}
+	d, err := again.ClassDetail(context.Background(), v.ID)
+	if err != nil || d.Class.Limits.MaxIterations != 3 || d.Class.JoinCode != "" || len(d.Students) != 1 ||
+		d.Students[0].Current == nil || d.Students[0].Current.RunID != info.RunID || d.Students[0].Usage.Runs != 1 ||
+		len(d.Sessions) != 1 || d.Sessions[0].StudentName != "Ana" {
+		t.Fatalf("class detail: %+v, %v", d, err)
+	}
+	if _, err := again.Student(tok); !errors.Is(err, ErrNotAStudent) {
+		t.Errorf("a token before the class is resumed: %v", err)
+	}
+	v2, err := again.OpenClass(context.Background(), ClassOptions{Resume: v.ID})
+	if err != nil || v2.ID != v.ID || v2.JoinCode == v.JoinCode || v2.Limits.MaxIterations != 3 || v2.Usage.Runs != 1 {
+		t.Fatalf("resumed: %+v, %v", v2, err)
+	}
+	if c, err := again.Student(tok); err != nil || c.ClassID != v.ID {
+		t.Errorf("Ana's token in the resumed class: %+v, %v", c, err)
+	}
+	if _, err := again.ClassDetail(access.With(context.Background(), access.Caller{Role: access.Student}), v.ID); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a student reading the class history: %v", err)
+	}
+}
+
+func TestClassExport(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print('hi')"}}, nil)
+	v := openClass(t, svc, ClassLimits{})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana Lima")
+	joinAs(t, svc, v.JoinCode, "Bo")
+	info := mustRun(t, svc, ana)
+	svc.Wait(context.Background(), info.RunID)
+
+	name, data, err := svc.ExportClass(context.Background(), "", "zip")
+	if err != nil || !strings.HasSuffix(name, ".zip") {
+		t.Fatalf("zip: %s, %v", name, err)
+	}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range z.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		files[f.Name] = string(b)
+	}
+	if strings.TrimSpace(files["ana-lima/01-p.py"]) != "print('hi')" {
+		t.Errorf("zip files: %v", files)
+	}
+	wantCSV := "student,runs,successes,last status,iterations,provider,tokens,cost (USD)\n" +
+		"Ana Lima,1,1,success,1,fake,0,0.0000\nBo,0,0,,0,,0,0.0000\n"
+	if files["summary.csv"] != wantCSV {
+		t.Errorf("summary.csv:\n%s\nwant:\n%s", files["summary.csv"], wantCSV)
+	}
+	if !strings.Contains(files["summary.md"], "| Ana Lima | 1 | 1 | success | 1 | fake | 0 | 0.0000 |") {
+		t.Errorf("summary.md:\n%s", files["summary.md"])
+	}
+	if _, csv, err := svc.ExportClass(context.Background(), v.ID, "csv"); err != nil || string(csv) != wantCSV {
+		t.Errorf("csv: %s %v", csv, err)
+	}
+	if _, _, err := svc.ExportClass(ana, "", "csv"); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a student's export of the class: %v", err)
+	}
+	if _, _, err := svc.ExportClass(context.Background(), "", "pdf"); Classify(err) != ClassInvalid {
+		t.Errorf("an unknown format: %v", err)
+	}
+}

@@ -1,0 +1,230 @@
+package service
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/gitops"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// The class export: every student's final script of each session, and a
+// summary table (one line per student).
+
+// ClassSummaryRow is one student's line of the summary.
+type ClassSummaryRow struct {
+	Student    string
+	Runs       int
+	Successes  int
+	LastStatus event.RunStatus
+	Iterations int // of the last run
+	Provider   string
+	Tokens     int
+	CostUSD    float64
+}
+
+var summaryHeader = []string{"student", "runs", "successes", "last status", "iterations", "provider", "tokens", "cost (USD)"}
+
+func (r ClassSummaryRow) cells() []string {
+	return []string{r.Student, strconv.Itoa(r.Runs), strconv.Itoa(r.Successes), string(r.LastStatus), strconv.Itoa(r.Iterations),
+		r.Provider, strconv.Itoa(r.Tokens), strconv.FormatFloat(r.CostUSD, 'f', 4, 64)}
+}
+
+// classRecord is what the export reads of a class.
+type classRecord struct {
+	class    *store.Class
+	students []store.Student
+	sessions []store.ClassSession
+	runs     []store.Run // in start order
+}
+
+// ExportClass renders a class (classID "" = the open one) as format zip,
+// csv or md (instructor only): the file name and its bytes.
+func (s *Service) ExportClass(ctx context.Context, classID, format string) (name string, data []byte, err error) {
+	if access.From(ctx).IsStudent() {
+		return "", nil, fmt.Errorf("%w: only the instructor may export the class", ErrForbidden)
+	}
+	format = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(format), "."))
+	if format == "" {
+		format = "zip"
+	}
+	if format != "zip" && format != "csv" && format != "md" {
+		return "", nil, fmt.Errorf("%w: unknown class export format %q (want zip, csv or md)", ErrInvalidRequest, format)
+	}
+	if classID == "" {
+		cr := s.classOf()
+		if cr == nil {
+			return "", nil, ErrNoClass
+		}
+		classID = cr.row.ID
+	}
+	rec, err := s.classRecord(ctx, classID)
+	if err != nil {
+		return "", nil, err
+	}
+	rows := rec.summary()
+	base := "class-" + gitops.Slug(rec.class.Name) + "-" + rec.class.CreatedAt.Local().Format("2006-01-02")
+	switch format {
+	case "csv":
+		return base + ".csv", summaryCSV(rows), nil
+	case "md":
+		return base + ".md", summaryMarkdown(rec.class, rows), nil
+	}
+	b, err := rec.zip(rows)
+	return base + ".zip", b, err
+}
+
+func (s *Service) classRecord(ctx context.Context, id string) (*classRecord, error) {
+	c, err := s.store.GetClass(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rec := &classRecord{class: c}
+	if rec.students, err = s.store.ListStudents(ctx, id); err != nil {
+		return nil, err
+	}
+	if rec.sessions, err = s.store.ClassSessions(ctx, id); err != nil {
+		return nil, err
+	}
+	if rec.runs, err = s.store.ClassRuns(ctx, id); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// summary is one row per student, in join order.
+func (rec *classRecord) summary() []ClassSummaryRow {
+	owner := map[string]string{}
+	for _, cs := range rec.sessions {
+		owner[cs.ID] = cs.StudentID
+	}
+	rows := make([]ClassSummaryRow, len(rec.students))
+	at := map[string]int{}
+	for i, st := range rec.students {
+		rows[i].Student = st.Name
+		at[st.ID] = i
+	}
+	for _, r := range rec.runs {
+		i, ok := at[owner[r.SessionID]]
+		if !ok {
+			continue
+		}
+		row := &rows[i]
+		row.Runs++
+		if r.Status == event.RunStatusSuccess {
+			row.Successes++
+		}
+		row.LastStatus, row.Iterations, row.Provider = r.Status, r.Iterations, r.Provider
+		row.Tokens += r.InputTokens + r.OutputTokens
+		row.CostUSD += r.CostUSD
+	}
+	return rows
+}
+
+func summaryCSV(rows []ClassSummaryRow) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write(summaryHeader)
+	for _, r := range rows {
+		_ = w.Write(r.cells())
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func summaryMarkdown(c *store.Class, rows []ClassSummaryRow) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s", mdCell(c.Name), c.CreatedAt.Local().Format("2006-01-02 15:04"))
+	if c.EndedAt != nil {
+		fmt.Fprintf(&b, " – %s", c.EndedAt.Local().Format("15:04"))
+	}
+	fmt.Fprintf(&b, " · %d %s\n\n", len(rows), plural(len(rows), "student"))
+	b.WriteString("| " + strings.Join(summaryHeader, " | ") + " |\n")
+	b.WriteString(strings.Repeat("|---", len(summaryHeader)) + "|\n")
+	for _, r := range rows {
+		cells := r.cells()
+		for i := range cells {
+			cells[i] = mdCell(cells[i])
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return []byte(b.String())
+}
+
+// mdCell keeps a value inside its table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+// zip holds STUDENT/NN-SESSION.ext, the last code each session produced,
+// and both summaries.
+func (rec *classRecord) zip(rows []ClassSummaryRow) ([]byte, error) {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	add := func(name string, data []byte) error {
+		w, err := z.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Now()})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	last := map[string]store.Run{} // session → its last run with code
+	for _, r := range rec.runs {
+		if strings.TrimSpace(r.FinalCode) != "" {
+			last[r.SessionID] = r
+		}
+	}
+	folder := map[string]string{}
+	taken := map[string]bool{}
+	for _, st := range rec.students {
+		f := gitops.Slug(st.Name)
+		for i := 2; taken[f]; i++ {
+			f = gitops.Slug(st.Name) + "-" + strconv.Itoa(i)
+		}
+		taken[f], folder[st.ID] = true, f
+	}
+	n := map[string]int{}
+	for _, cs := range rec.sessions {
+		r, ok := last[cs.ID]
+		f, student := folder[cs.StudentID]
+		if !ok || !student {
+			continue
+		}
+		n[f]++
+		name := fmt.Sprintf("%s/%02d-%s%s", f, n[f], gitops.Slug(cs.Title), scriptExt(r.Language))
+		if err := add(name, []byte(r.FinalCode)); err != nil {
+			return nil, err
+		}
+	}
+	if err := add("summary.csv", summaryCSV(rows)); err != nil {
+		return nil, err
+	}
+	if err := add("summary.md", summaryMarkdown(rec.class, rows)); err != nil {
+		return nil, err
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func scriptExt(lang string) string {
+	switch strings.ToLower(lang) {
+	case "sh", "bash", "shell":
+		return ".sh"
+	case "javascript", "js", "node":
+		return ".js"
+	case "diff":
+		return ".patch"
+	}
+	return ".py"
+}

@@ -1,0 +1,352 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// Runs in class mode: a student's request is limited and counted
+// (admit), every run of the class (the instructor's too) waits in the
+// execution queue, and each student's runs feed the wall.
+
+// classTicket is an admitted request: n runs reserved for its student (m
+// nil: the instructor's, which only share the queue).
+type classTicket struct {
+	cr         *classroom
+	m          *member
+	n, started int
+}
+
+// admit checks a run request against the open class and the caller
+// (nil ticket outside class mode). For a student it refuses what is not
+// theirs to ask, clamps what the instructor limited, and checks the
+// quotas, reserving n runs; done gives back what was not started.
+func (s *Service) admit(ctx context.Context, req *RunRequest, providers []string) (*classTicket, error) {
+	cr := s.classOf()
+	c := access.From(ctx)
+	if req.SessionID != "" {
+		if err := s.checkSession(ctx, req.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	if cr == nil {
+		if c.IsStudent() {
+			return nil, ErrNotAStudent
+		}
+		return nil, nil
+	}
+	if !c.IsStudent() {
+		return &classTicket{cr: cr}, nil
+	}
+	cr.mu.Lock()
+	limits, assign := cr.limits, cr.assign
+	cr.mu.Unlock()
+	if err := s.restrict(req, providers, limits, assign); err != nil {
+		return nil, err
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	m := cr.members[c.StudentID]
+	if m == nil || m.st.RemovedAt != nil {
+		return nil, ErrNotAStudent
+	}
+	if cr.row.Paused {
+		return nil, ErrClassPaused
+	}
+	n := max(len(providers), 1)
+	if err := cr.quota(m, n, time.Now()); err != nil {
+		return nil, err
+	}
+	m.pending += n
+	return &classTicket{cr: cr, m: m, n: n}, nil
+}
+
+// restrict refuses a student's request what only the instructor may ask
+// for and clamps its settings to the class's limits.
+func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a *Assignment) error {
+	switch {
+	case req.Model != "" || req.BaseURL != "":
+		return fmt.Errorf("%w: students cannot change a provider's model or endpoint", ErrForbidden)
+	case req.AllowNetwork:
+		return fmt.Errorf("%w: network access for generated code is not open to students", ErrForbidden)
+	case req.Mode == modeWorkspace:
+		// Limits.ScratchWorkspace (a workspace folder per student) is not
+		// built yet; until it is, no student edits any folder of this
+		// machine.
+		return fmt.Errorf("%w: workspace mode is not open to students in this class", ErrForbidden)
+	case req.Task != nil || len(req.Validate) > 0 && req.Mode != modeWorkspace:
+		return fmt.Errorf("%w: students run script tasks only", ErrForbidden)
+	}
+	req.Workdir = ""
+	if req.Provider == "" && len(providers) == 0 && len(l.Providers) > 0 {
+		if def, _ := s.cfg.DefaultProvider(); !slices.Contains(l.Providers, def) {
+			req.Provider = l.Providers[0]
+		}
+	}
+	for _, p := range append(slices.Clone(providers), req.Provider, req.Auditor) {
+		if p != "" && len(l.Providers) > 0 && !slices.Contains(l.Providers, p) {
+			return fmt.Errorf("%w: provider %q is not allowed in this class", ErrForbidden, p)
+		}
+	}
+	if req.MaxIterations == 0 {
+		req.MaxIterations = s.cfg.MaxIterations
+	}
+	if l.MaxIterations > 0 {
+		req.MaxIterations = min(req.MaxIterations, l.MaxIterations)
+	}
+	// One execution may take as long as the configuration or the
+	// assignment says, not longer: a queue slot is shared.
+	limit := s.cfg.Timeout
+	if a != nil && a.TimeoutSeconds > 0 {
+		limit = max(limit, seconds(a.TimeoutSeconds))
+	}
+	if req.Timeout == 0 || req.Timeout > limit {
+		req.Timeout = limit
+	}
+	return nil
+}
+
+// quota refuses n more runs of m when a limit would be passed; cr.mu is
+// held.
+func (cr *classroom) quota(m *member, n int, now time.Time) error {
+	l := cr.limits
+	u := m.usage(now)
+	going := u.RunningRuns + m.pending
+	switch {
+	case l.ConcurrentRuns > 0 && going+n > l.ConcurrentRuns:
+		return &QuotaError{Limit: "concurrent_runs", Msg: fmt.Sprintf("You already have %d %s going (the limit is %d)", going, plural(going, "run"), l.ConcurrentRuns)}
+	case l.RunsPerHour > 0 && u.RunsLastHour+m.pending+n > l.RunsPerHour:
+		next := m.nextSlot(now)
+		return &QuotaError{Limit: "runs_per_hour", RetryAt: next,
+			Msg: fmt.Sprintf("%d runs in the last hour is the limit; the next one is possible at %s", l.RunsPerHour, next.Local().Format("15:04"))}
+	case l.TokensPerStudent > 0 && u.Tokens >= l.TokensPerStudent:
+		return &QuotaError{Limit: "tokens_per_student", Msg: fmt.Sprintf("Your token budget (%s) is used up", thousands(l.TokensPerStudent))}
+	case l.CostPerStudentUSD > 0 && u.CostUSD >= l.CostPerStudentUSD:
+		return &QuotaError{Limit: "cost_per_student_usd", Msg: fmt.Sprintf("Your cost budget ($%.2f) is used up", l.CostPerStudentUSD)}
+	case l.TokensForClass > 0 && cr.tokens(now) >= l.TokensForClass:
+		return &QuotaError{Limit: "tokens_for_class", Msg: "The class token budget is used up"}
+	}
+	return nil
+}
+
+// nextSlot is when the oldest run of the last hour leaves it.
+func (m *member) nextSlot(now time.Time) time.Time {
+	var oldest time.Time
+	for _, t := range m.starts {
+		if now.Sub(t) < time.Hour && (oldest.IsZero() || t.Before(oldest)) {
+			oldest = t
+		}
+	}
+	if oldest.IsZero() {
+		return now
+	}
+	return oldest.Add(time.Hour)
+}
+
+// tokens is the class's total; cr.mu is held.
+func (cr *classroom) tokens(now time.Time) int {
+	n := 0
+	for _, m := range cr.members {
+		n += m.usage(now).Tokens
+	}
+	return n
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// thousands writes n with comma separators: 50,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// session marks a new session as the class's and the student's.
+func (t *classTicket) session(sess *store.Session) {
+	if t == nil || t.m == nil {
+		return
+	}
+	sess.ClassID, sess.StudentID = t.cr.row.ID, t.m.st.ID
+}
+
+// done gives back the reserved runs that were not started.
+func (t *classTicket) done() {
+	if t == nil || t.m == nil {
+		return
+	}
+	t.cr.mu.Lock()
+	t.m.pending -= t.n - t.started
+	t.started = t.n
+	t.cr.mu.Unlock()
+}
+
+// register makes a launched run the class's: its student's running run and
+// wall line. It runs before the run's first event.
+func (t *classTicket) register(ar *activeRun, run *store.Run) {
+	if t == nil {
+		return
+	}
+	ar.class = t.cr
+	if t.m == nil {
+		return
+	}
+	ar.student = t.m.st.ID
+	t.cr.mu.Lock()
+	t.started++
+	t.m.pending--
+	w := wallRunOf(*run)
+	t.m.active[run.ID] = &classRun{wall: w}
+	t.m.runs++
+	t.m.starts = append(slices.DeleteFunc(t.m.starts, func(x time.Time) bool { return time.Since(x) >= time.Hour }), run.StartedAt)
+	t.m.current = w
+	t.cr.mu.Unlock()
+	t.cr.hub.studentChanged(t.m.st.ID)
+}
+
+// observe follows a class run's events for the wall and the token
+// budgets; it runs in the run's goroutine, after the event was emitted.
+func (s *Service) observe(ar *activeRun, e event.Event) {
+	cr := ar.class
+	if cr == nil {
+		return
+	}
+	var p struct {
+		Iteration    int `json:"iteration"`
+		Ahead        int `json:"ahead"`
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	}
+	switch e.Type {
+	case event.IterationStarted, event.ExecStarted, event.Queued, event.Generated:
+		if e.Decode(&p) != nil {
+			return
+		}
+	default:
+		return
+	}
+	if e.Type == event.IterationStarted {
+		ar.iteration.Store(int64(p.Iteration))
+	}
+	if ar.student == "" {
+		return
+	}
+	cr.mu.Lock()
+	m := cr.members[ar.student]
+	r := m.active[ar.id]
+	if r == nil {
+		cr.mu.Unlock()
+		return
+	}
+	var over error
+	switch e.Type {
+	case event.IterationStarted:
+		r.wall.Iteration, r.wall.QueuePosition = p.Iteration, 0
+	case event.Queued:
+		r.wall.QueuePosition = p.Ahead
+	case event.Generated:
+		r.tokens += p.InputTokens + p.OutputTokens
+		over = cr.overBudget(m, time.Now())
+	}
+	cr.mu.Unlock()
+	if over != nil {
+		ar.cancel(over)
+	}
+	if e.Type != event.Generated {
+		cr.hub.studentChanged(ar.student)
+	}
+}
+
+// overBudget is the token budget a running run of m has used up; cr.mu is
+// held.
+func (cr *classroom) overBudget(m *member, now time.Time) error {
+	l := cr.limits
+	if l.TokensPerStudent > 0 && m.usage(now).Tokens >= l.TokensPerStudent {
+		return &QuotaError{Limit: "tokens_per_student", Msg: fmt.Sprintf("Your token budget (%s) is used up", thousands(l.TokensPerStudent))}
+	}
+	if l.TokensForClass > 0 && cr.tokens(now) >= l.TokensForClass {
+		return &QuotaError{Limit: "tokens_for_class", Msg: "The class token budget is used up"}
+	}
+	return nil
+}
+
+// classFinished moves an ended run's spending to its student and its end
+// to the wall.
+func (s *Service) classFinished(ar *activeRun, run *store.Run) {
+	cr := ar.class
+	if cr == nil || ar.student == "" {
+		return
+	}
+	cr.mu.Lock()
+	m := cr.members[ar.student]
+	if r := m.active[ar.id]; r != nil {
+		delete(m.active, ar.id)
+		m.tokens += run.InputTokens + run.OutputTokens
+		m.cost += run.CostUSD
+		if m.current == r.wall {
+			w := wallRunOf(*run)
+			m.current = w
+		}
+	}
+	cr.mu.Unlock()
+	cr.hub.studentChanged(ar.student)
+}
+
+// quotaStatus turns a run a quota stopped (cancelled with a *QuotaError)
+// into an error whose kind says so.
+func quotaStatus(out loop.Outcome) (event.RunStatus, string, bool) {
+	if _, ok := errors.AsType[*QuotaError](out.Err); ok && out.Status == event.RunStatusCancelled {
+		return event.RunStatusError, event.ErrorQuota, true
+	}
+	return out.Status, "", false
+}
+
+// queuedExec runs code through the class's execution queue, telling the
+// run its place while it waits.
+type queuedExec struct {
+	inner loop.Executor
+	q     *execQueue
+	wait  func(ahead int)
+}
+
+func (x *queuedExec) Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error) {
+	release, err := x.q.acquire(ctx, x.wait)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	defer release()
+	return x.inner.Run(ctx, req)
+}
+
+// executorFor is the executor of one run: in class mode, behind the queue.
+func (s *Service) executorFor(ar *activeRun) loop.Executor {
+	exec, _ := s.executor() // made by prepare; nil only where the run needs none (unsandboxed workspace commands)
+	if exec == nil || ar.class == nil {
+		return exec
+	}
+	cr := ar.class
+	return &queuedExec{inner: exec, q: cr.queue, wait: func(ahead int) {
+		e := event.New(event.Queued, event.QueuedPayload{Iteration: int(ar.iteration.Load()), Ahead: ahead})
+		if err := s.emit(ar, e); err != nil {
+			s.log.Warn("recording a queue position", "run", ar.id, "err", err)
+			return
+		}
+		s.observe(ar, e)
+	}}
+}

@@ -1,0 +1,237 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
+	"maps"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/export"
+	"github.com/loopforge/loopforge/backend/gitops"
+	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// TestExplainNamesEveryKindOfError: the code and parameters come from the
+// error's type (wrapped or not), never from its text, and the English text
+// is kept whole for the faces that show it as it is.
+func TestExplainNamesEveryKindOfError(t *testing.T) {
+	tests := []struct {
+		err    error
+		code   Code
+		params map[string]string // those that must be there (others may be)
+	}{
+		{errors.New("disk full"), CodeInternal, map[string]string{"detail": "disk full"}},
+		{fmt.Errorf("%w: something new", ErrInvalidRequest), CodeInvalid, map[string]string{"detail": "something new"}},
+		{invalid(CodePromptEmpty, nil, "the prompt is empty"), CodePromptEmpty, nil},
+		{fmt.Errorf("start: %w", invalid(CodeCompareTwice, map[string]string{"provider": "a"}, "twice")), CodeCompareTwice, map[string]string{"provider": "a"}},
+		{&config.Error{File: "loopforge.yml", Msg: "invalid YAML"}, CodeConfig, map[string]string{"detail": "loopforge.yml: invalid YAML"}},
+		{fmt.Errorf("%w: the prompt is empty", loop.ErrInvalidSettings), CodeSettings, map[string]string{"detail": "the prompt is empty"}},
+		{fmt.Errorf("get: %w", store.ErrNotFound), CodeNotFound, nil},
+		{fmt.Errorf("cancel: %w", ErrRunNotFound), CodeRunNotFound, nil},
+		{fmt.Errorf("export: %w", export.ErrRunNotFound), CodeRunNotFound, nil},
+		{fmt.Errorf("export: %w", export.ErrNoCode), CodeExportNoCode, nil},
+		{fmt.Errorf("export: %w", export.ErrNotRunnable), CodeExportNotRunnable, nil},
+		{ErrCancelled, CodeCancelled, nil},
+		{fmt.Errorf("run: %w", errShutdown), CodeShutdown, nil},
+		{&provider.Error{Kind: provider.KindMissingKey, Provider: "openai", EnvVar: "OPENAI_API_KEY"}, CodeMissingKey,
+			map[string]string{"provider": "openai", "env": "OPENAI_API_KEY"}},
+		{&provider.Error{Kind: provider.KindMissingEnv, Provider: "codex", EnvVar: "AZURE_KEY"}, CodeMissingEnv,
+			map[string]string{"provider": "codex", "env": "AZURE_KEY"}},
+		{&provider.NotFoundError{Provider: "codex", Binary: "codex", Hint: "npm install -g @openai/codex"}, CodeCLINotFound,
+			map[string]string{"provider": "codex", "binary": "codex", "hint": "npm install -g @openai/codex"}},
+		{fmt.Errorf("iteration 1: generate: %w", &provider.Error{Kind: provider.KindAuth, Provider: "openai", Status: 401, EnvVar: "OPENAI_API_KEY", Message: "Incorrect API key"}),
+			CodeProviderAuth, map[string]string{"provider": "openai", "status": "401", "env": "OPENAI_API_KEY", "message": "Incorrect API key"}},
+		{&provider.Error{Kind: provider.KindForbidden, Provider: "gemini-api", Status: 403, Model: "gemini-x"}, CodeProviderForbidden,
+			map[string]string{"provider": "gemini-api", "model": "gemini-x", "status": "403"}},
+		{&provider.Error{Kind: provider.KindRateLimit, Provider: "p", Status: 429, Attempts: 3, RetryAfter: 20 * time.Second}, CodeProviderRateLimit,
+			map[string]string{"attempts": "3", "retry_after": "20s"}},
+		{&provider.Error{Kind: provider.KindServer, Provider: "p", Status: 503}, CodeProviderServer, map[string]string{"status": "503"}},
+		{&provider.Error{Kind: provider.KindBadRequest, Provider: "p", Status: 400, Message: "unknown model"}, CodeProviderBadRequest,
+			map[string]string{"message": "unknown model"}},
+		{&provider.Error{Kind: provider.KindUnreachable, Provider: "ollama", URL: "http://localhost:11434/v1"}, CodeProviderUnreach,
+			map[string]string{"url": "http://localhost:11434/v1"}},
+		{&provider.Error{Kind: provider.KindTimeout, Provider: "p", Err: &provider.TimeoutError{Provider: "p", Phase: provider.PhaseIdle, Limit: time.Minute}},
+			CodeProviderTimeout, map[string]string{"phase": "idle", "limit": "1m0s", "key": "idle_timeout"}},
+		{&provider.Error{Kind: provider.KindProtocol, Provider: "p"}, CodeProviderProtocol, map[string]string{"provider": "p"}},
+		{&provider.PartialError{Err: &provider.ExecutionError{Provider: "codex", ExitCode: 1, Message: "boom"}}, CodeCLIFailed,
+			map[string]string{"provider": "codex", "exit": "1", "message": "boom"}},
+		{&provider.ParseError{Provider: "codex", Line: 3}, CodeCLIOutput, map[string]string{"line": "3"}},
+		{&gitops.TamperError{Dir: "/p", Actor: "the model", Changed: []string{".git/config"}}, CodeWorkspaceTampered,
+			map[string]string{"files": ".git/config", "dir": "/p", "actor": "the model"}},
+		{&gitops.BranchMovedError{Dir: "/p", Branch: "loopforge/x", Head: "main"}, CodeWorkspaceMoved,
+			map[string]string{"branch": "loopforge/x", "head": "main"}},
+		{fmt.Errorf("%w: %w", ErrInvalidRequest, &gitops.DirtyError{Dir: "/p", Changes: []string{" M a.py"}}), CodeWorkspaceDirty,
+			map[string]string{"dir": "/p", "changes": " M a.py"}},
+	}
+	for _, tt := range tests {
+		p := Explain(tt.err)
+		if p.Code != tt.code || p.Message != firstLine(tt.err) || p.Class != Classify(tt.err) {
+			t.Errorf("Explain(%v) = %+v, want code %s, the error's first line and its class", tt.err, p, tt.code)
+			continue
+		}
+		for k, v := range tt.params {
+			if got, ok := p.Params[k]; !ok || got != v {
+				t.Errorf("Explain(%v).Params[%q] = %q, want %q (all: %v)", tt.err, k, got, v, p.Params)
+			}
+		}
+	}
+}
+
+// TestCodeIsProviderOnlyForTheProvidersOwnFailures: "The provider said:"
+// must not introduce loopforge's own refusals.
+func TestCodeIsProviderOnlyForTheProvidersOwnFailures(t *testing.T) {
+	for _, c := range []Code{CodeProviderAuth, CodeProviderRateLimit, CodeProviderServer, CodeCLIFailed, CodeProviderTimeout} {
+		if !c.IsProvider() {
+			t.Errorf("%s is the provider's", c)
+		}
+	}
+	for _, c := range []Code{CodeMissingKey, CodeCLINotFound, CodeSandbox, CodeSettings, CodeConfig, CodeWorkspaceTampered, CodeInternal, CodeCancelled} {
+		if c.IsProvider() {
+			t.Errorf("%s is loopforge's, not the provider's", c)
+		}
+	}
+}
+
+// TestRefusedRequestsCarryTheirCode: the service's own refusals name their
+// code and parameters, keep their class and their English text.
+func TestRefusedRequestsCarryTheirCode(t *testing.T) {
+	svc := newService(t, &echoModel{answers: []string{"print(1)"}})
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		call   func() error
+		code   Code
+		params map[string]string
+	}{
+		{"empty prompt", func() error { _, err := svc.StartRun(ctx, RunRequest{Prompt: "  ", Provider: "fake"}); return err },
+			CodePromptEmpty, map[string]string{}},
+		{"iterations", func() error {
+			_, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "fake", MaxIterations: 51})
+			return err
+		}, CodeMaxIterations, map[string]string{"n": "51", "max": "50"}},
+		{"unknown provider", func() error { _, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "skynet"}); return err },
+			CodeUnknownProvider, map[string]string{"provider": "skynet"}},
+		{"language", func() error {
+			_, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "fake", Language: "cobol"})
+			return err
+		}, CodeLanguage, map[string]string{"language": "cobol"}},
+		{"one provider", func() error {
+			_, err := svc.StartCompare(ctx, CompareRequest{RunRequest: RunRequest{Prompt: "x"}, Providers: []string{"fake"}})
+			return err
+		}, CodeCompareTooFew, map[string]string{"n": "1"}},
+		{"missing folder", func() error { _, err := svc.SetWorkdir("/no/such/folder"); return err },
+			CodeWorkdirMissing, map[string]string{"path": "/no/such/folder"}},
+		{"export format", func() error { _, _, err := svc.Export(ctx, "s", "docx", "", ""); return err },
+			CodeExportFormat, map[string]string{"format": "docx"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			p := Explain(err)
+			if err == nil || p.Class != ClassInvalid || p.Code != tt.code || !maps.Equal(p.Params, tt.params) {
+				t.Fatalf("err %v → %+v; want class invalid, code %s, params %v", err, p, tt.code, tt.params)
+			}
+		})
+	}
+}
+
+// TestAFailedRunKeepsItsErrorCode: run_finished and the stored run (what
+// the history shows later) carry the code and parameters of the error.
+func TestAFailedRunKeepsItsErrorCode(t *testing.T) {
+	fake := &fakeOpenAI{}
+	fake.reject.Store(true)
+	svc, _ := openAIService(t, fake)
+	ctx := context.Background()
+	info, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "openai", MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Wait(ctx, info.RunID); !errors.Is(err, provider.ErrAuth) {
+		t.Fatalf("want an auth failure, got %v", err)
+	}
+	d, err := svc.Session(ctx, info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Runs[0]
+	if r.ErrorCode != string(CodeProviderAuth) || r.ErrorParams["provider"] != "openai" || r.ErrorParams["env"] != "OPENAI_API_KEY" {
+		t.Fatalf("stored run: code %q params %v", r.ErrorCode, r.ErrorParams)
+	}
+	evs := collect(t, svc, info.RunID, 0)
+	var fin event.RunFinishedPayload
+	if err := evs[len(evs)-1].Decode(&fin); err != nil {
+		t.Fatal(err)
+	}
+	if fin.ErrorCode != string(CodeProviderAuth) || !maps.Equal(fin.ErrorParams, r.ErrorParams) || fin.Error != r.Error {
+		t.Fatalf("run_finished: %+v; stored %q %v", fin, r.ErrorCode, r.ErrorParams)
+	}
+}
+
+// TestFrontendWordsEveryCode: the frontend's tables (frontend/src/strings.ts,
+// errors, in English and Portuguese) have words for every code the backend
+// sends: service.Code and the loop's format codes.
+func TestFrontendWordsEveryCode(t *testing.T) {
+	codes := map[string]bool{}
+	for _, f := range []string{"errclass.go", "../loop/extract.go"} {
+		file, err := parser.ParseFile(gotoken.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok || len(vs.Values) != 1 {
+				return true
+			}
+			lit, ok := vs.Values[0].(*ast.BasicLit)
+			if !ok || lit.Kind != gotoken.STRING {
+				return true
+			}
+			if id, ok := vs.Type.(*ast.Ident); (ok && id.Name == "Code") || strings.HasPrefix(vs.Names[0].Name, "Format") {
+				codes[strings.Trim(lit.Value, `"`)] = true
+			}
+			return true
+		})
+	}
+	if len(codes) < 50 {
+		t.Fatalf("found %d codes: the parse no longer finds them", len(codes))
+	}
+	src, err := os.ReadFile("../../frontend/src/strings.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each language's table starts at "errors: {" and ends at the first
+	// line that closes it.
+	tables := regexp.MustCompile(`(?s)\n  errors: \{\n(.*?)\n  \}`).FindAllStringSubmatch(string(src), -1)
+	if len(tables) != 2 {
+		t.Fatalf("found %d errors tables in strings.ts, want 2 (en, pt)", len(tables))
+	}
+	key := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`)
+	for i, tab := range tables {
+		have := map[string]bool{}
+		for _, m := range key.FindAllStringSubmatch(tab[1], -1) {
+			have[m[1]] = true
+		}
+		for c := range codes {
+			if !have[c] {
+				t.Errorf("table %d of strings.ts has no words for %s", i, c)
+			}
+		}
+		for c := range have {
+			if !codes[c] {
+				t.Errorf("table %d of strings.ts words %s, which the backend never sends", i, c)
+			}
+		}
+	}
+}

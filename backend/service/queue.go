@@ -1,0 +1,138 @@
+package service
+
+import (
+	"context"
+	"sync"
+)
+
+// execQueue caps the executions of generated code running at once in class
+// mode: a counting semaphore whose waiters are served first come, first
+// served, each told its place while it waits. A slot is handed from the
+// releaser straight to the first waiter, so no newcomer overtakes the line.
+type execQueue struct {
+	mu      sync.Mutex
+	size    int
+	busy    int
+	waiting []*queueWaiter
+}
+
+type queueWaiter struct {
+	ready   chan struct{} // closed when the slot is this waiter's
+	granted bool          // under execQueue.mu
+	// pos holds the newest place (1 = next); a newer one replaces an
+	// unread one.
+	pos chan int
+}
+
+func newExecQueue(size int) *execQueue { return &execQueue{size: max(size, 1)} }
+
+// acquire waits for a slot. A waiter is told its place (ahead ≥ 1) when it
+// starts waiting and whenever it moves, and ahead 0 once it has the slot;
+// one served at once is told nothing. It fails only when ctx ends first,
+// and then holds no slot. release gives the slot back; call it once.
+func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release func(), err error) {
+	q.mu.Lock()
+	if q.busy < q.size && len(q.waiting) == 0 {
+		q.busy++
+		q.mu.Unlock()
+		return q.releaser(), nil
+	}
+	w := &queueWaiter{ready: make(chan struct{}), pos: make(chan int, 1)}
+	q.waiting = append(q.waiting, w)
+	ahead := len(q.waiting)
+	q.mu.Unlock()
+	told(ahead)
+	for {
+		select {
+		case <-w.ready:
+			told(0)
+			return q.releaser(), nil
+		case p := <-w.pos:
+			if p != ahead {
+				ahead = p
+				told(p)
+			}
+		case <-ctx.Done():
+			if q.leave(w) {
+				return nil, context.Cause(ctx)
+			}
+			// The slot came as ctx ended: pass it on.
+			q.releaser()()
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+func (q *execQueue) releaser() func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			q.mu.Lock()
+			q.busy--
+			q.grant()
+			q.mu.Unlock()
+		})
+	}
+}
+
+// grant hands free slots to the first waiters and tells the others their
+// new places; q.mu is held.
+func (q *execQueue) grant() {
+	moved := false
+	for q.busy < q.size && len(q.waiting) > 0 {
+		w := q.waiting[0]
+		q.waiting = q.waiting[1:]
+		q.busy++
+		w.granted = true
+		close(w.ready)
+		moved = true
+	}
+	if moved {
+		q.tell()
+	}
+}
+
+// tell sends every waiter its place; q.mu is held.
+func (q *execQueue) tell() {
+	for i, w := range q.waiting {
+		select {
+		case <-w.pos: // drop the unread older place
+		default:
+		}
+		w.pos <- i + 1
+	}
+}
+
+// leave takes a waiter out of the line; false when it was granted the slot
+// meanwhile (the caller then holds it).
+func (q *execQueue) leave(w *queueWaiter) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if w.granted {
+		return false
+	}
+	for i, x := range q.waiting {
+		if x == w {
+			q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
+			break
+		}
+	}
+	q.tell()
+	return true
+}
+
+// setSize changes how many run at once; a larger size lets waiters in now,
+// a smaller one lets running executions finish.
+func (q *execQueue) setSize(n int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.size = max(n, 1)
+	q.grant()
+}
+
+// stats: executions running and waiting (tests, the bench).
+func (q *execQueue) stats() (busy, waiting int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.busy, len(q.waiting)
+}

@@ -1,0 +1,156 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loopforge/loopforge/backend/testwait"
+)
+
+// waitUntil polls cond (a condition, never a duration to sleep).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	testwait.Until(t, what, 30*time.Second, cond)
+}
+
+// waiter acquires in a goroutine and reports what it is told.
+type waiter struct {
+	told    chan int
+	got     chan func()
+	err     chan error
+	cancel  context.CancelFunc
+	release func()
+}
+
+func startWaiter(q *execQueue) *waiter {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &waiter{told: make(chan int, 64), got: make(chan func(), 1), err: make(chan error, 1), cancel: cancel}
+	go func() {
+		rel, err := q.acquire(ctx, func(ahead int) { w.told <- ahead })
+		if err != nil {
+			w.err <- err
+			return
+		}
+		w.got <- rel
+	}()
+	return w
+}
+
+func (w *waiter) expect(t *testing.T, name string, ahead int) {
+	t.Helper()
+	select {
+	case got := <-w.told:
+		if got != ahead {
+			t.Fatalf("%s told %d, want %d", name, got, ahead)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: no place told (want %d)", name, ahead)
+	}
+}
+
+func (w *waiter) slot(t *testing.T, name string) func() {
+	t.Helper()
+	select {
+	case rel := <-w.got:
+		return rel
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s never got its slot", name)
+		return nil
+	}
+}
+
+// TestQueueFIFOPositionsAndCancel: with one slot, waiters are served in
+// arrival order, each told its place when it starts waiting and when it
+// moves, 0 on getting the slot; one cancelled while waiting leaves the line
+// (those behind move up) and holds nothing.
+func TestQueueFIFOPositionsAndCancel(t *testing.T) {
+	q := newExecQueue(1)
+	relA, err := q.acquire(context.Background(), func(int) { t.Error("served at once, yet told a place") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startWaiter(q)
+	b.expect(t, "B", 1)
+	c := startWaiter(q)
+	c.expect(t, "C", 2)
+	d := startWaiter(q)
+	d.expect(t, "D", 3)
+
+	relA()
+	b.expect(t, "B", 0)
+	relB := b.slot(t, "B")
+	c.expect(t, "C", 1)
+	d.expect(t, "D", 2)
+
+	c.cancel()
+	if err := <-c.err; !errors.Is(err, context.Canceled) {
+		t.Fatalf("C cancelled: %v", err)
+	}
+	d.expect(t, "D", 1)
+	if busy, waiting := q.stats(); busy != 1 || waiting != 1 {
+		t.Fatalf("after C left: %d busy, %d waiting", busy, waiting)
+	}
+	relB()
+	relB() // a second release is a no-op
+	d.expect(t, "D", 0)
+	d.slot(t, "D")()
+	if busy, waiting := q.stats(); busy != 0 || waiting != 0 {
+		t.Fatalf("at the end: %d busy, %d waiting", busy, waiting)
+	}
+}
+
+// TestQueueGrowsLetsWaitersIn: a larger size admits waiters at once.
+func TestQueueGrowsLetsWaitersIn(t *testing.T) {
+	q := newExecQueue(1)
+	rel, _ := q.acquire(context.Background(), func(int) {})
+	b := startWaiter(q)
+	b.expect(t, "B", 1)
+	q.setSize(2)
+	b.expect(t, "B", 0)
+	b.slot(t, "B")()
+	rel()
+	if busy, waiting := q.stats(); busy != 0 || waiting != 0 {
+		t.Fatalf("%d busy, %d waiting", busy, waiting)
+	}
+}
+
+// TestQueueNeverLeaksASlot: many goroutines acquire, some cancelled while
+// waiting (or just as they are served); never more than size run at once,
+// and at the end no slot is held and no one waits. Run with -race.
+func TestQueueNeverLeaksASlot(t *testing.T) {
+	const size, n = 3, 300
+	q := newExecQueue(size)
+	var running, peak atomic.Int64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if i%3 == 0 {
+				go cancel() // races with being served
+			}
+			rel, err := q.acquire(ctx, func(int) {})
+			if err != nil {
+				return
+			}
+			if r := running.Add(1); r > peak.Load() {
+				peak.Store(r)
+			}
+			running.Add(-1)
+			rel()
+		}()
+	}
+	wg.Wait()
+	if p := peak.Load(); p > size {
+		t.Errorf("%d ran at once with %d slots", p, size)
+	}
+	if busy, waiting := q.stats(); busy != 0 || waiting != 0 {
+		t.Fatalf("slots leaked: %d busy, %d waiting", busy, waiting)
+	}
+}

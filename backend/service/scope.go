@@ -1,0 +1,126 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/store"
+)
+
+// What a student may see: its own sessions and runs. Someone else's reads
+// as missing (the same error as an unknown id), so ids leak nothing.
+
+// checkSession refuses a student a session that is not its own.
+func (s *Service) checkSession(ctx context.Context, sessionID string) error {
+	c := access.From(ctx)
+	if !c.IsStudent() {
+		return nil
+	}
+	o, err := s.store.SessionOwner(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	if o.StudentID != c.StudentID {
+		return fmt.Errorf("store: get session %q: %w", sessionID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// checkRun refuses a student a run that is not its own.
+func (s *Service) checkRun(ctx context.Context, runID string) error {
+	c := access.From(ctx)
+	if !c.IsStudent() {
+		return nil
+	}
+	o, err := s.store.RunOwner(ctx, runID)
+	if err == nil && o.StudentID != c.StudentID {
+		err = store.ErrNotFound
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: %s", ErrRunNotFound, runID)
+	}
+	return err
+}
+
+// CancelRun is Cancel for the caller: a student stops only its own runs.
+func (s *Service) CancelRun(ctx context.Context, runID string) error {
+	if err := s.checkRun(ctx, runID); err != nil {
+		return err
+	}
+	return s.Cancel(runID)
+}
+
+// listScope limits a history listing to the caller's own sessions.
+func listScope(ctx context.Context, o *store.ListOptions) {
+	if c := access.From(ctx); c.IsStudent() {
+		o.StudentID = c.StudentID
+	}
+}
+
+// studentLimits returns the open class's limits when the caller is a
+// student of it.
+func (s *Service) studentLimits(ctx context.Context) (ClassLimits, bool) {
+	if !access.From(ctx).IsStudent() {
+		return ClassLimits{}, false
+	}
+	cr := s.classOf()
+	if cr == nil {
+		return ClassLimits{}, true // no class: nothing is allowed
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	return cr.limits, true
+}
+
+// ProvidersFor is ProvidersContext for the caller: a student sees only the
+// providers the class allows, and nothing about their keys or endpoints.
+func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
+	l, student := s.studentLimits(ctx)
+	all := s.ProvidersContext(ctx)
+	if !student {
+		return all
+	}
+	out := []ProviderStatus{}
+	for _, p := range all {
+		if len(l.Providers) > 0 && !slices.Contains(l.Providers, p.Name) {
+			continue
+		}
+		p.BaseURL, p.KeyEnv, p.KeyRejected = "", "", nil
+		if p.Reason != "" {
+			p.Reason = "not available on the instructor's machine"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// DefaultsFor is Defaults for the caller: a student's are clamped to the
+// class's limits.
+func (s *Service) DefaultsFor(ctx context.Context) Defaults {
+	d := s.Defaults()
+	l, student := s.studentLimits(ctx)
+	if !student {
+		return d
+	}
+	if l.MaxIterations > 0 {
+		d.MaxIterations = min(d.MaxIterations, l.MaxIterations)
+	}
+	if len(l.Providers) > 0 && !slices.Contains(l.Providers, d.Provider) {
+		d.Provider = l.Providers[0]
+	}
+	return d
+}
+
+// PresetsFor is Presets for the caller: a student sees the allowed ones.
+func (s *Service) PresetsFor(ctx context.Context) []config.Preset {
+	all := s.Presets()
+	l, student := s.studentLimits(ctx)
+	if !student || len(l.Presets) == 0 {
+		return all
+	}
+	return slices.DeleteFunc(all, func(p config.Preset) bool { return !slices.Contains(l.Presets, p.ID) })
+}

@@ -1,0 +1,177 @@
+package wire
+
+// The classroom server (`loopforge class`): an instructor and the students who
+// joined with the class's code. These types are the contract of its
+// operations (backend/api) and of its websocket stream; see README "Teaching
+// a class" for the behaviour.
+
+// Role is who a request comes from.
+type Role string
+
+const (
+	// RoleInstructor holds the server's token: every operation (the only
+	// role of `loopforge serve` and of the desktop window).
+	RoleInstructor Role = "instructor"
+	// RoleStudent joined a class with its code: only the student
+	// operations, only on its own sessions and runs.
+	RoleStudent Role = "student"
+)
+
+// Me is who the caller is: every face asks first and shows the UI of its
+// role. Class is nil outside class mode.
+type Me struct {
+	// Role is a Role; TypeScript reads it as a string because the Wails
+	// bindings return one (compare with RoleInstructor / RoleStudent).
+	Role Role `json:"role" tstype:"string"`
+	// StudentID and Name: a student's own (empty for the instructor).
+	StudentID string     `json:"student_id,omitempty"`
+	Name      string     `json:"name,omitempty"`
+	Class     *ClassView `json:"class,omitempty"`
+}
+
+// ClassView is what every member of a class sees of it. JoinCode and
+// JoinURL are filled for the instructor only.
+type ClassView struct {
+	ID         string      `json:"id"`
+	Name       string      `json:"name"`
+	JoinCode   string      `json:"join_code,omitempty"`
+	JoinURL    string      `json:"join_url,omitempty"`
+	Paused     bool        `json:"paused"`
+	Assignment *Assignment `json:"assignment,omitempty"`
+	// Spotlight is the run on the stage ("" = none).
+	Spotlight string `json:"spotlight,omitempty"`
+	// Limits apply to each student; Usage is the caller's own (a student's)
+	// or the class's total (the instructor's).
+	Limits ClassLimits `json:"limits"`
+	Usage  ClassUsage  `json:"usage"`
+}
+
+// ClassLimits is what the instructor allows each student. Zero means "no
+// limit" for the counts and budgets; empty Providers/Presets mean "all
+// configured ones".
+type ClassLimits struct {
+	Providers []string `json:"providers"`
+	Presets   []string `json:"presets"`
+	// MaxIterations caps a student run's iteration limit.
+	MaxIterations     int     `json:"max_iterations"`
+	ConcurrentRuns    int     `json:"concurrent_runs"`
+	RunsPerHour       int     `json:"runs_per_hour"`
+	TokensPerStudent  int     `json:"tokens_per_student"`
+	TokensForClass    int     `json:"tokens_for_class"`
+	CostPerStudentUSD float64 `json:"cost_per_student_usd"`
+	// ConcurrentExecutions caps the sandbox executions running at once over
+	// the whole server (students and instructor); the others queue.
+	ConcurrentExecutions int `json:"concurrent_executions"`
+	// ScratchWorkspace gives each student a workspace folder of their own
+	// (under the class's data directory) for workspace-mode runs; off = no
+	// workspace mode for students.
+	ScratchWorkspace bool `json:"scratch_workspace"`
+}
+
+// ClassUsage counts what has been spent.
+type ClassUsage struct {
+	Runs         int     `json:"runs"`
+	RunningRuns  int     `json:"running_runs"`
+	RunsLastHour int     `json:"runs_last_hour"`
+	Tokens       int     `json:"tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// Assignment is what the instructor pushes to every student: their run form
+// is filled with it.
+type Assignment struct {
+	Title     string   `json:"title,omitempty"`
+	Prompt    string   `json:"prompt"`
+	Preset    string   `json:"preset,omitempty"`
+	Providers []string `json:"providers,omitempty"`
+	// MaxIterations, Language, TimeoutSeconds: 0/"" = the defaults.
+	MaxIterations  int     `json:"max_iterations,omitempty"`
+	Language       string  `json:"language,omitempty"`
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
+	// Reflect: nil = the default.
+	Reflect *bool `json:"reflect,omitempty"`
+}
+
+// JoinRequest is a student joining (POST /api/class/join, the one request
+// without a token: it is rate-limited per client address). On success the
+// server sets the student's cookie and answers with Me.
+type JoinRequest struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
+// WallEntry is one student's line on the instructor's live wall.
+type WallEntry struct {
+	StudentID string `json:"student_id"`
+	Name      string `json:"name"`
+	JoinedAt  string `json:"joined_at"` // RFC 3339
+	// Removed: the instructor removed this student (kept on the wall, greyed).
+	Removed bool       `json:"removed,omitempty"`
+	Current *WallRun   `json:"current,omitempty"` // the latest run, running or not
+	Usage   ClassUsage `json:"usage"`
+}
+
+// WallRun is a student's latest run as the wall shows it.
+type WallRun struct {
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model,omitempty"`
+	Status    string `json:"status"` // backend/event.RunStatus
+	Iteration int    `json:"iteration"`
+	MaxIter   int    `json:"max_iterations"`
+	StartedAt string `json:"started_at"`         // RFC 3339
+	EndedAt   string `json:"ended_at,omitempty"` // RFC 3339
+	// QueuePosition > 0: the run's next execution waits behind this many.
+	QueuePosition int `json:"queue_position,omitempty"`
+}
+
+// ClassSummary is one class in the history (GET /api/classes).
+type ClassSummary struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	CreatedAt string `json:"created_at"`
+	EndedAt   string `json:"ended_at,omitempty"`
+	Students  int    `json:"students"`
+	Runs      int    `json:"runs"`
+}
+
+// ClassDetail is a class as it was: its settings, its students' lines and
+// their sessions (GET /api/classes/{id}).
+type ClassDetail struct {
+	Class    ClassView        `json:"class"`
+	Students []WallEntry      `json:"students"`
+	Sessions []SessionSummary `json:"sessions"`
+}
+
+// Spotlight puts one run on the stage ("" = none).
+type Spotlight struct {
+	RunID string `json:"run_id"`
+}
+
+// Pause stops (or lets again) students start runs; running ones go on.
+type Pause struct {
+	Paused bool `json:"paused"`
+}
+
+// StudentRef names a student (DELETE /api/class/students/{id}).
+type StudentRef struct {
+	ID string `json:"id" path:"id"`
+}
+
+// ClassRef names a class of the history.
+type ClassRef struct {
+	ID string `json:"id" path:"id"`
+}
+
+// The websocket's class stream: a client sends
+// {"op":"subscribe_class"}; the server then sends envelopes
+// {"type": ClassStateType, "payload": ClassView} whenever the class changes
+// (assignment, pause, spotlight, limits) and, to the instructor only,
+// {"type": WallType, "payload": WallEntry} whenever a student's line changes
+// (joined, removed, a run started, an iteration began, a run ended, its
+// queue position moved). Both come once on subscribing (the state now).
+const (
+	ClassStateType = "class_state"
+	WallType       = "wall"
+)

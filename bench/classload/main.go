@@ -1,0 +1,382 @@
+// Command classload puts a class on `loopforge class`: many students join
+// and run loops at once against a fake model on loopback, while the
+// instructor's socket follows the wall.
+//
+//	go run ./bench/classload [-students 40] [-runs 2] [-chunk-delay 10ms] [-executions 0]
+//
+// It builds loopforge, serves a fake OpenAI-compatible model (a working
+// program streamed in small chunks, -chunk-delay apart), starts `loopforge
+// class` on a fresh LOOPFORGE_HOME whose only provider is that model, opens
+// the instructor's websocket (subscribe_class; every run that appears on
+// the wall is subscribed to), then lets -students join over HTTP and start
+// -runs runs each, one after the other, all students at once. It reports,
+// from the moment a student's POST /api/runs was sent: the time until the
+// instructor's socket saw the run on the wall and its first token (p50,
+// p99, max); the execution queue waits (between a run's first queued event
+// and its ahead-0 event, server timestamps); the runs by status; and the
+// server's memory (VmHWM, VmRSS). Nothing is asserted: it prints numbers.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+func main() {
+	students := flag.Int("students", 40, "students joining the class")
+	runs := flag.Int("runs", 2, "runs per student, one after the other")
+	delay := flag.Duration("chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
+	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default, its CPUs)")
+	flag.Parse()
+	if err := run(*students, *runs, *delay, *execs); err != nil {
+		fmt.Fprintln(os.Stderr, "classload:", err)
+		os.Exit(1)
+	}
+}
+
+type runTimes struct {
+	sent, wall, token time.Time
+	queued, served    time.Time // server timestamps of the first queued and the ahead-0 events
+	status            string
+	done              chan struct{}
+}
+
+type tracker struct {
+	mu   sync.Mutex
+	runs map[string]*runTimes
+}
+
+func (t *tracker) get(id string) *runTimes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.runs[id]
+	if r == nil {
+		r = &runTimes{done: make(chan struct{})}
+		t.runs[id] = r
+	}
+	return r
+}
+
+func run(nStudents, nRuns int, delay time.Duration, execs int) error {
+	tmp, err := os.MkdirTemp("", "classload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "loopforge")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return fmt.Errorf("building loopforge: %w\n%s", err, out)
+	}
+	model, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go func() { _ = http.Serve(model, fakeModel(delay)) }()
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	yml := fmt.Sprintf("provider: fake\nmax_iterations: 3\nproviders:\n  fake:\n    kind: openai\n    model: m\n    base_url: http://%s/v1\n    api_key_env: \"\"\n", model.Addr())
+	if err := os.WriteFile(filepath.Join(home, "loopforge.yml"), []byte(yml), 0o600); err != nil {
+		return err
+	}
+
+	cmd := exec.Command(bin, "class", "--name", "classload", "--listen", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = home, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	base, token, code, err := readBanner(stdout)
+	if err != nil {
+		return err
+	}
+	if execs > 0 {
+		if err := put(base, token, "/api/class/limits", fmt.Sprintf(`{"providers":[],"presets":[],"concurrent_executions":%d}`, execs)); err != nil {
+			return err
+		}
+	}
+
+	tr := &tracker{runs: map[string]*runTimes{}}
+	ws, err := instructorSocket(base, token, tr)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, nStudents)
+	for i := range nStudents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := student(base, code, fmt.Sprintf("Student %02d", i+1), nRuns, tr); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	hwm, rss := memory(cmd.Process.Pid)
+	report(tr, nStudents, nRuns, elapsed, hwm, rss)
+	return nil
+}
+
+var bannerURL = regexp.MustCompile(`instructor: (http://[^/]+)/\?token=([0-9a-f]+)`)
+var bannerCode = regexp.MustCompile(`code: ([A-Z0-9-]+)`)
+
+func readBanner(r io.Reader) (base, token, code string, err error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if m := bannerURL.FindStringSubmatch(sc.Text()); m != nil {
+			base, token = m[1], m[2]
+		}
+		if m := bannerCode.FindStringSubmatch(sc.Text()); m != nil {
+			code = m[1]
+			go func() { _, _ = io.Copy(io.Discard, r) }()
+			return base, token, code, nil
+		}
+	}
+	return "", "", "", fmt.Errorf("loopforge class printed no join code")
+}
+
+func put(base, token, path, body string) error {
+	req, _ := http.NewRequest("PUT", base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("PUT %s: %d", path, resp.StatusCode)
+	}
+	return nil
+}
+
+// instructorSocket follows the class: each run that shows on the wall is
+// subscribed to; its first token, queue events and end are recorded.
+func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) {
+	h := http.Header{"Authorization": {"Bearer " + token}}
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/ws", h)
+	if err != nil {
+		return nil, err
+	}
+	if err := ws.WriteJSON(map[string]string{"op": "subscribe_class"}); err != nil {
+		return nil, err
+	}
+	go func() {
+		seen := map[string]bool{}
+		for {
+			var m struct {
+				Type    string          `json:"type"`
+				RunID   string          `json:"run_id"`
+				TS      time.Time       `json:"ts"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := ws.ReadJSON(&m); err != nil {
+				return
+			}
+			now := time.Now()
+			switch m.Type {
+			case "wall":
+				var e struct {
+					Current *struct {
+						RunID string `json:"run_id"`
+					} `json:"current"`
+				}
+				_ = json.Unmarshal(m.Payload, &e)
+				if e.Current == nil || seen[e.Current.RunID] {
+					continue
+				}
+				seen[e.Current.RunID] = true
+				r := tr.get(e.Current.RunID)
+				tr.mu.Lock()
+				r.wall = now
+				tr.mu.Unlock()
+				_ = ws.WriteJSON(map[string]string{"op": "subscribe", "run_id": e.Current.RunID})
+			case "token":
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				if r.token.IsZero() {
+					r.token = now
+				}
+				tr.mu.Unlock()
+			case "queued":
+				var p struct {
+					Ahead int `json:"ahead"`
+				}
+				_ = json.Unmarshal(m.Payload, &p)
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				if p.Ahead > 0 && r.queued.IsZero() {
+					r.queued = m.TS
+				} else if p.Ahead == 0 {
+					r.served = m.TS
+				}
+				tr.mu.Unlock()
+			case "run_finished":
+				var p struct {
+					Status string `json:"status"`
+				}
+				_ = json.Unmarshal(m.Payload, &p)
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				r.status = p.Status
+				tr.mu.Unlock()
+				close(r.done)
+			}
+		}
+	}()
+	return ws, nil
+}
+
+// student joins and runs nRuns runs, each after the previous ended.
+func student(base, code, name string, nRuns int, tr *tracker) error {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 5 * time.Minute}
+	body, _ := json.Marshal(map[string]string{"code": code, "name": name})
+	resp, err := c.Post(base+"/api/class/join", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: join: %d", name, resp.StatusCode)
+	}
+	for i := range nRuns {
+		sent := time.Now()
+		resp, err := c.Post(base+"/api/runs", "application/json",
+			strings.NewReader(fmt.Sprintf(`{"prompt":"classload %s run %d"}`, name, i)))
+		if err != nil {
+			return err
+		}
+		var info struct {
+			RunID string `json:"run_id"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&info)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusCreated {
+			return fmt.Errorf("%s: start run: %d %v", name, resp.StatusCode, err)
+		}
+		r := tr.get(info.RunID)
+		tr.mu.Lock()
+		r.sent = sent
+		tr.mu.Unlock()
+		select {
+		case <-r.done:
+		case <-time.After(5 * time.Minute):
+			return fmt.Errorf("%s: run %s did not end", name, info.RunID)
+		}
+	}
+	return nil
+}
+
+// fakeModel answers every chat completion with a working program, streamed
+// three characters at a time, delay apart.
+func fakeModel(delay time.Duration) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ResponseFormat json.RawMessage `json:"response_format"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		code := "print(sum(range(10)))\n"
+		answer := "```python\n" + code + "```"
+		if len(req.ResponseFormat) > 0 {
+			b, _ := json.Marshal(map[string]string{"explanation": "", "code": code})
+			answer = string(b)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 0; i < len(answer); i += 3 {
+			delta, _ := json.Marshal(answer[i:min(i+3, len(answer))])
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", delta)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(delay):
+			}
+		}
+		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":20}}\n\ndata: [DONE]\n\n")
+	}
+}
+
+// memory reads a process's peak and current resident set (kB).
+func memory(pid int) (hwm, rss string) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?", "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			hwm = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			rss = strings.TrimSpace(v)
+		}
+	}
+	return hwm, rss
+}
+
+func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss string) {
+	var wall, token, waits []time.Duration
+	statuses := map[string]int{}
+	queued := 0
+	tr.mu.Lock()
+	for _, r := range tr.runs {
+		statuses[r.status]++
+		if r.sent.IsZero() {
+			continue
+		}
+		if !r.wall.IsZero() {
+			wall = append(wall, r.wall.Sub(r.sent))
+		}
+		if !r.token.IsZero() {
+			token = append(token, r.token.Sub(r.sent))
+		}
+		if !r.queued.IsZero() && !r.served.IsZero() {
+			queued++
+			waits = append(waits, r.served.Sub(r.queued))
+		}
+	}
+	tr.mu.Unlock()
+	fmt.Printf("%d students × %d runs = %d runs in %s; statuses %v\n", nStudents, nRuns, nStudents*nRuns, elapsed.Round(time.Millisecond), statuses)
+	fmt.Printf("run on the instructor's wall after the POST: %s\n", stats(wall))
+	fmt.Printf("first token on the instructor's socket:      %s\n", stats(token))
+	fmt.Printf("executions that queued: %d of %d; queue wait: %s\n", queued, nStudents*nRuns, stats(waits))
+	fmt.Printf("server memory: VmHWM %s, VmRSS %s (after the class)\n", hwm, rss)
+}
+
+func stats(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	pct := func(p float64) time.Duration { return ds[min(len(ds)-1, int(p*float64(len(ds))))] }
+	return fmt.Sprintf("p50 %s, p99 %s, max %s (n=%d)", pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond),
+		ds[len(ds)-1].Round(time.Millisecond), len(ds))
+}

@@ -1,0 +1,24 @@
+// The classroom server's side of the api (`loopforge class`): the class
+// stream's messages and the export formats. The operations themselves
+// (Me, ClassSettings, Assign, PauseClass, SetSpotlight, Wall,
+// RemoveStudent…) go through Api.call like every other; only the join and
+// the class export are web specials (Api.joinClass, Api.fetchClassExport).
+
+import { ClassStateType, WallType, type ClassView, type WallEntry } from './gen/wire'
+
+/** A message of the class stream (backend/wire class.go). */
+export type ClassMessage = { type: typeof ClassStateType; payload: ClassView } | { type: typeof WallType; payload: WallEntry }
+
+/** isClassMessage tells a class stream envelope from a run's event. */
+export function isClassMessage(m: unknown): m is ClassMessage {
+  const t = (m as { type?: unknown } | null)?.type
+  return (t === ClassStateType || t === WallType) && typeof (m as { payload?: unknown }).payload === 'object'
+}
+
+/** zip: every student's final script per session and the summary; csv / md: the summary table. */
+export type ClassExportFormat = 'zip' | 'csv' | 'md'
+
+/** classExportURL is the download address of the class export. */
+export function classExportURL(format: ClassExportFormat): string {
+  return `/api/class/export?format=${encodeURIComponent(format)}`
+}

@@ -1,0 +1,109 @@
+import { memo } from 'react'
+import type { WallEntry } from '../../api/gen/wire'
+import { elapsedMs, wallState } from '../../classroom'
+import { clock, count } from '../../format'
+import { useNow } from '../../hooks/useNow'
+import { strings } from '../../strings'
+
+interface WallProps {
+  entries: WallEntry[]
+  /** The run on the stage ("" = none): its card is marked. */
+  spotlight: string
+  onOpen(studentId: string): void
+}
+
+/**
+ * Wall: a card per student — name, status, provider, iteration i/n, the
+ * time the run has been going (ticking) and its place in the sandbox queue
+ * — fed by the class stream. Cards keep their places (join order), and 40
+ * of them fit a 1920×1080 screen.
+ */
+export function Wall({ entries, spotlight, onOpen }: WallProps) {
+  const t = strings.classroom.instructor
+  const ticking = entries.some((e) => !e.removed && e.current?.status === 'running')
+  // One clock for the whole wall: every running card's elapsed time moves together.
+  const now = useNow(ticking, 1000)
+  if (entries.length === 0) {
+    return (
+      <p className="wall-empty muted" data-testid="wall-empty">
+        {t.emptyWall}
+      </p>
+    )
+  }
+  return (
+    <ul className="wall" aria-label={t.wall} data-testid="wall">
+      {entries.map((e) => (
+        <li key={e.student_id} className="wall-item">
+          <WallCard entry={e} now={e.current?.status === 'running' ? now : 0} onStage={!!spotlight && e.current?.run_id === spotlight} onOpen={onOpen} />
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+interface CardProps {
+  entry: WallEntry
+  /** The wall's clock for a running card (0 for the others, so they do not re-render). */
+  now: number
+  onStage: boolean
+  onOpen(studentId: string): void
+}
+
+const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: CardProps) {
+  const t = strings.classroom.instructor
+  const state = wallState(e)
+  const r = e.current
+  const queued = r && r.status === 'running' ? (r.queue_position ?? 0) : 0
+  return (
+    <button
+      type="button"
+      className={`wall-card wall-${state}${onStage ? ' wall-on-stage' : ''}`}
+      onClick={() => onOpen(e.student_id)}
+      aria-label={t.open(e.name)}
+      data-testid="wall-card"
+      data-student={e.name}
+      data-student-id={e.student_id}
+      data-state={state}
+      data-run-id={r?.run_id ?? ''}
+      data-iteration={r?.iteration ?? 0}
+    >
+      <span className="wall-top">
+        <span className={`wall-dot wall-dot-${state}`} aria-hidden="true" />
+        <span className="wall-name" title={e.name}>
+          {e.name}
+        </span>
+        {onStage && (
+          <span className="wall-stage" title={t.onStage}>
+            ★
+          </span>
+        )}
+        {e.removed && <span className="tag">{t.removedTag}</span>}
+      </span>
+      {r ? (
+        <>
+          <span className="wall-provider" title={r.model ? `${r.provider} · ${r.model}` : r.provider}>
+            {r.provider}
+            {r.model && <span className="muted"> · {r.model}</span>}
+          </span>
+          <span className="wall-progress">
+            <span>{t.iteration(r.iteration, r.max_iterations)}</span>
+            <span className="wall-time" data-testid="wall-elapsed">
+              {clock(elapsedMs(r, now || Date.now()))}
+            </span>
+          </span>
+          <span className="wall-foot">
+            <span className={`pill pill-${r.status}`}>{strings.status[r.status] ?? r.status}</span>
+            {queued > 0 && (
+              <span className="wall-queue" data-testid="wall-queue">
+                {t.ahead(queued)}
+              </span>
+            )}
+            <span className="wall-usage muted">{t.tokens(count(e.usage.tokens))}</span>
+          </span>
+        </>
+      ) : (
+        <span className="wall-none muted">{t.noRun}</span>
+      )}
+    </button>
+  )
+})

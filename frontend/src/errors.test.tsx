@@ -1,0 +1,108 @@
+// @vitest-environment happy-dom
+// Errors from the backend carry a stable code and parameters (wire.ErrorBody);
+// the UI words them in its own language, with the backend's English text
+// only for a code it does not know.
+import { cleanup, fireEvent, render, screen } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { App } from './App'
+import { ApiError, errorMessage, toApiError } from './api'
+import { httpApi } from './api/http'
+import { RunBanner } from './components/RunBanner'
+import { createStores } from './stores'
+import { newRun } from './stores/runModel'
+import { setLanguage, strings } from './strings'
+import { fakeApi, memoryStorage } from './test/fakeApi'
+
+afterEach(() => {
+  cleanup()
+  setLanguage('en')
+})
+
+const missingKey = () =>
+  new ApiError('openai: no API key: set OPENAI_API_KEY in the environment or in a .env file', 400, 'provider.missing_key', {
+    provider: 'openai',
+    env: 'OPENAI_API_KEY',
+  })
+
+describe('error words', () => {
+  it('picks the text by code in the language in use', () => {
+    setLanguage('pt')
+    expect(errorMessage(missingKey())).toBe('openai: sem chave de API. Defina OPENAI_API_KEY no ambiente ou em um arquivo .env.')
+    setLanguage('en')
+    expect(errorMessage(missingKey())).toBe('openai: no API key. Set OPENAI_API_KEY in the environment or in a .env file.')
+  })
+
+  it("falls back to the backend's text for an unknown code, and to the message of anything else", () => {
+    setLanguage('pt')
+    expect(errorMessage(new ApiError('class: quota used up', 429, 'class.some_new_code', {}))).toBe('class: quota used up')
+    expect(errorMessage(new ApiError('plain', 500))).toBe('plain')
+    expect(errorMessage(new Error('boom'))).toBe('boom')
+    expect(errorMessage('a string')).toBe('a string')
+  })
+
+  it('has the same codes in both languages', () => {
+    setLanguage('en')
+    const en = Object.keys(strings.errors).sort()
+    setLanguage('pt')
+    expect(Object.keys(strings.errors).sort()).toEqual(en)
+    expect(en.length).toBeGreaterThan(50)
+  })
+
+  it('reads the code and parameters of a failed web request', async () => {
+    const body = { error: 'the prompt is empty', code: 'request.prompt_empty', params: {} }
+    const fetchFn = vi.fn().mockResolvedValue(new Response(JSON.stringify(body), { status: 400, headers: { 'Content-Type': 'application/json' } }))
+    const err = await httpApi(fetchFn)
+      .startRun({ prompt: ' ' } as never)
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).code).toBe('request.prompt_empty')
+    expect((err as ApiError).status).toBe(400)
+    setLanguage('pt')
+    expect(errorMessage(err)).toBe('O prompt está vazio.')
+  })
+
+  it('reads the body a desktop binding rejects with', () => {
+    const e = toApiError({ error: '/x does not exist', code: 'workdir.missing', params: { path: '/x' } })
+    expect(e.code).toBe('workdir.missing')
+    setLanguage('pt')
+    expect(errorMessage(e)).toBe('/x não existe.')
+    expect(toApiError('a plain rejection').message).toBe('a plain rejection')
+  })
+})
+
+describe('the app in Portuguese', () => {
+  it('shows a refused run in Portuguese', async () => {
+    const api = fakeApi()
+    api.startRun.mockRejectedValue(missingKey())
+    const stores = createStores(api, { storage: memoryStorage(), schedule: (fn) => fn(), lang: 'pt' })
+    render(<App stores={stores} />)
+    await screen.findByTestId('provider-fake')
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'Olá' } })
+    fireEvent.click(screen.getByTestId('run'))
+    const alert = await screen.findByTestId('start-error')
+    expect(alert.textContent).toBe('A execução não começou: openai: sem chave de API. Defina OPENAI_API_KEY no ambiente ou em um arquivo .env.')
+  })
+})
+
+describe('RunBanner', () => {
+  const failed = (errorCode: string, errorParams: Record<string, string>, error: string) =>
+    newRun({ runId: 'r', status: 'error', error, errorCode, errorParams })
+
+  it("introduces only the provider's own failures with “The provider said”", () => {
+    setLanguage('pt')
+    render(<RunBanner run={failed('provider.auth', { provider: 'openai', status: '401', env: 'OPENAI_API_KEY', message: 'Incorrect API key' }, 'openai: the API key was rejected (HTTP 401)')} />)
+    expect(screen.getByTestId('run-error').textContent).toBe(
+      'O provedor disse: openai: a chave de API foi recusada (HTTP 401); verifique OPENAI_API_KEY. Ele disse: Incorrect API key',
+    )
+    cleanup()
+    render(<RunBanner run={failed('sandbox.unavailable', { detail: 'bwrap: no user namespaces' }, 'cannot run generated code: bwrap: no user namespaces')} />)
+    const text = screen.getByTestId('run-error').textContent ?? ''
+    expect(text).not.toContain('provedor')
+    expect(text).toContain('O código gerado não pode ser executado nesta máquina')
+  })
+
+  it('shows a run recorded before codes as it was recorded, without naming the provider', () => {
+    render(<RunBanner run={failed('', {}, 'something old')} />)
+    expect(screen.getByTestId('run-error').textContent).toBe('something old')
+  })
+})

@@ -1,0 +1,188 @@
+import { describe, expect, it, vi } from 'vitest'
+import { ApiError } from '../api'
+import { defaults, fakeApi, memoryStorage } from '../test/fakeApi'
+import { classView, fakeClass, instructorClass, wallEntry } from '../test/fakeClass'
+import { createStores } from './index'
+
+function setup(role: 'student' | 'instructor' = 'student', patch = {}) {
+  const api = fakeApi()
+  const storage = memoryStorage()
+  const me = role === 'student' ? { role, student_id: 'st-1', name: 'Ana', class: classView(patch) } : { role, class: instructorClass(patch) }
+  const ops = fakeClass(api, me)
+  const saveFile = vi.fn()
+  const stores = createStores(api, { storage, schedule: (fn) => fn(), lang: 'en', saveFile })
+  return { api, ops, stores, storage, saveFile, c: () => stores.classroom.getState(), form: () => stores.composer.getState() }
+}
+
+describe('classroom store: who the caller is', () => {
+  it('a student: Me with their class', async () => {
+    const { c } = setup('student')
+    await c().loadMe()
+    expect(c().status).toBe('ready')
+    expect(c().me?.name).toBe('Ana')
+    expect(c().class?.name).toBe('Turma A')
+  })
+
+  it('no token and no cookie (401): signed out; a student signed out while in the app was removed', async () => {
+    const { api, c } = setup('student')
+    await c().loadMe()
+    api.call.mockRejectedValue(new ApiError('missing or wrong token', 401))
+    await c().loadMe()
+    expect(c().status).toBe('signedOut')
+    expect(c().removed).toBe(true)
+
+    const fresh = setup('student')
+    fresh.api.call.mockRejectedValue(new ApiError('missing or wrong token', 401))
+    await fresh.c().loadMe()
+    expect(fresh.c().status).toBe('signedOut')
+    expect(fresh.c().removed).toBe(false)
+  })
+
+  it('a server from before classes (404): the instructor, no class', async () => {
+    const { api, c } = setup()
+    api.call.mockRejectedValue(new ApiError('no such API endpoint: GET /api/me', 404))
+    await c().loadMe()
+    expect(c().status).toBe('ready')
+    expect(c().me).toEqual({ role: 'instructor' })
+    expect(c().class).toBeNull()
+  })
+
+  it('any other failure says why', async () => {
+    const { api, c } = setup()
+    api.call.mockRejectedValue(new Error('connection refused'))
+    await c().loadMe()
+    expect(c().status).toBe('failed')
+    expect(c().error).toBe('connection refused')
+  })
+})
+
+describe('classroom store: joining', () => {
+  it('sends the code as the server compares it and the trimmed name, and knows the student after', async () => {
+    const { api, c } = setup()
+    api.joinClass!.mockResolvedValue({ role: 'student', student_id: 'st-9', name: 'Bia', class: classView() })
+    expect(await c().join(' k7q-x2m', '  Bia ')).toBe(true)
+    expect(api.joinClass).toHaveBeenCalledWith({ code: 'K7QX2M', name: 'Bia' })
+    expect(c().me?.role).toBe('student')
+    expect(c().status).toBe('ready')
+  })
+
+  it('a refusal keeps its message, and a rate limit when joining is possible again', async () => {
+    const { api, c } = setup()
+    api.joinClass!.mockRejectedValueOnce(new ApiError('wrong class code', 403))
+    expect(await c().join('AAAAAA', 'Bia')).toBe(false)
+    expect(c().joinError).toEqual({ message: 'wrong class code' })
+
+    const before = Date.now()
+    api.joinClass!.mockRejectedValueOnce(new ApiError('too many attempts', 429, undefined, undefined, 42))
+    await c().join('AAAAAA', 'Bia')
+    expect(c().joinError?.message).toBe('too many attempts')
+    expect(c().joinError?.retryAt).toBeGreaterThanOrEqual(before + 42_000)
+  })
+})
+
+describe('classroom store: the stream', () => {
+  it('keeps the class and one wall line per student, the newest winning over a snapshot read earlier', async () => {
+    const { api, ops, c } = setup('instructor')
+    await c().loadMe()
+    c().follow()
+    c().follow() // once
+    expect(api.events.classListeners.size).toBe(1)
+    api.events.emitClass({ type: 'wall', payload: wallEntry('Ana', { iteration: 2 }) })
+    // A snapshot answered after the stream spoke: Ana's older line must not come back.
+    ops.Wall.mockResolvedValue([wallEntry('Ana', { iteration: 1 }), wallEntry('Bia', null)])
+    await c().loadWall()
+    expect(c().wall['st-Ana'].current?.iteration).toBe(2)
+    expect(c().wall['st-Bia'].name).toBe('Bia')
+    api.events.emitClass({ type: 'class_state', payload: instructorClass({ paused: true }) })
+    expect(c().class?.paused).toBe(true)
+  })
+})
+
+describe('classroom store: an assignment reaches the student form', () => {
+  it('fills an empty form with the prompt and its settings, and again after the configured defaults arrive', async () => {
+    const { api, c, form, stores } = setup('student', { assignment: { title: 'Ex 1', prompt: 'Sort a list', max_iterations: 7, language: 'sh', reflect: false, providers: ['fake'] } })
+    let resolve!: (d: typeof defaults) => void
+    api.defaults.mockReturnValue(new Promise((r) => (resolve = r)))
+    await c().loadMe()
+    expect(form().prompt).toBe('Sort a list')
+    expect(form().maxIterations).toBe(7)
+    expect(form().language).toBe('sh')
+    expect(form().reflect).toBe(false)
+    expect(form().providers).toEqual(['fake'])
+    const loading = stores.providers.getState().load()
+    resolve({ ...defaults, max_iterations: 3, language: 'python', reflect: true })
+    await loading
+    // The defaults landed in the form, and the assignment's settings went back over them.
+    expect(form().maxIterations).toBe(7)
+    expect(form().language).toBe('sh')
+    expect(form().reflect).toBe(false)
+  })
+
+  it('asks before replacing a typed prompt; keep leaves it, and the same assignment is not asked again', async () => {
+    const { api, c, form } = setup('student')
+    await c().loadMe()
+    c().follow()
+    form().set({ prompt: 'my own idea' })
+    api.events.emitClass({ type: 'class_state', payload: classView({ assignment: { prompt: 'Sort a list' } }) })
+    expect(c().pendingAssignment?.prompt).toBe('Sort a list')
+    expect(form().prompt).toBe('my own idea')
+    c().resolveAssignment(false)
+    expect(c().pendingAssignment).toBeNull()
+    expect(form().prompt).toBe('my own idea')
+    api.events.emitClass({ type: 'class_state', payload: classView({ assignment: { prompt: 'Sort a list' }, paused: true }) })
+    expect(c().pendingAssignment).toBeNull()
+
+    // A new one: asked again; replace fills.
+    api.events.emitClass({ type: 'class_state', payload: classView({ assignment: { prompt: 'Reverse a string' } }) })
+    expect(c().pendingAssignment?.prompt).toBe('Reverse a string')
+    c().resolveAssignment(true)
+    expect(form().prompt).toBe('Reverse a string')
+  })
+
+  it('refills the untouched form with the next assignment without asking, and remembers across a reload', async () => {
+    const { api, c, form, storage } = setup('student', { assignment: { prompt: 'Sort a list' } })
+    await c().loadMe()
+    c().follow()
+    api.events.emitClass({ type: 'class_state', payload: classView({ assignment: { prompt: 'Reverse a string' } }) })
+    expect(c().pendingAssignment).toBeNull()
+    expect(form().prompt).toBe('Reverse a string')
+
+    // A reload: the same assignment and the same prompt (the form is kept) — nothing to ask.
+    const api2 = fakeApi()
+    fakeClass(api2, { role: 'student', name: 'Ana', class: classView({ assignment: { prompt: 'Reverse a string' } }) })
+    const again = createStores(api2, { storage, schedule: (fn) => fn(), lang: 'en' })
+    again.composer.getState().set({ prompt: 'Reverse a string, in place' })
+    await again.classroom.getState().loadMe()
+    expect(again.classroom.getState().pendingAssignment).toBeNull()
+    expect(again.composer.getState().prompt).toBe('Reverse a string, in place')
+  })
+
+  it('the instructor form is never touched', async () => {
+    const { c, form } = setup('instructor', { assignment: { prompt: 'Sort a list' } })
+    await c().loadMe()
+    expect(form().prompt).toBe('')
+  })
+})
+
+describe('classroom store: instructor actions', () => {
+  it('each answer is the class now; a refusal is kept with the action it belongs to', async () => {
+    const { ops, c } = setup('instructor')
+    await c().loadMe()
+    expect(await c().setPaused(true)).toBe(true)
+    expect(ops.PauseClass).toHaveBeenCalledWith({ paused: true })
+    expect(c().class?.paused).toBe(true)
+    expect(await c().spotlight('run-Ana')).toBe(true)
+    expect(c().class?.spotlight).toBe('run-Ana')
+    ops.Assign.mockRejectedValueOnce(new ApiError('not in class mode', 409))
+    expect(await c().assign({ prompt: 'x' })).toBe(false)
+    expect(c().actionError).toEqual({ action: 'assign', message: 'not in class mode' })
+    expect(c().busy).toBeNull()
+  })
+
+  it('export downloads the file the server names', async () => {
+    const { api, c, saveFile } = setup('instructor')
+    await c().exportClass('csv')
+    expect(api.fetchClassExport).toHaveBeenCalledWith('csv')
+    expect(saveFile).toHaveBeenCalledWith('class.csv', expect.any(Blob))
+  })
+})

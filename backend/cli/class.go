@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
-	"os"
 	"strconv"
 	"time"
 
@@ -52,18 +50,12 @@ func (e *env) class(ctx context.Context, f classFlags) error {
 	if host != "" && host != "localhost" && net.ParseIP(host) == nil {
 		return usagef("--listen %q: give an IP address (0.0.0.0 for every interface) or localhost", f.listen)
 	}
-	ln, err := e.listen(f.listen, f.explicit)
+	h, err := e.startServing(ctx, f.listen, f.explicit)
 	if err != nil {
 		return err
 	}
-	wd, _ := os.Getwd()
-	svc, err := e.newService(ctx, wd)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	defer svc.Close()
-	defer logToFile(e.stderr, svc.Config().LogDir)()
+	defer h.close()
+	ln, svc := h.ln, h.svc
 
 	port := ln.Addr().(*net.TCPAddr).Port
 	joinHost := publicHost(host)
@@ -81,23 +73,18 @@ func (e *env) class(ctx context.Context, f classFlags) error {
 		}
 	}()
 
-	token := server.NewToken()
-	srv := &http.Server{
-		Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version, Backend: svc}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
 	local := net.JoinHostPort(host, strconv.Itoa(port))
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		local = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	}
 	fmt.Fprintf(e.stdout, "class %q (id %s)\n", view.Name, view.ID)
-	fmt.Fprintf(e.stdout, "  instructor: http://%s/?token=%s    ← keep private; opens the instructor view\n", local, token)
+	fmt.Fprintf(e.stdout, "  instructor: http://%s/?token=%s    ← keep private; opens the instructor view\n", local, h.token)
 	fmt.Fprintf(e.stdout, "  students:   %s    code: %s\n", joinURL, view.JoinCode)
 	if server.IsLoopback(host) {
 		fmt.Fprintln(e.stderr, "listening on loopback only: students on other machines need --listen 0.0.0.0:PORT")
 	}
 	fmt.Fprintln(e.stderr, "press Ctrl-C to end the class")
-	return serveUntilSignal(ctx, srv, ln)
+	return serveUntilSignal(ctx, h.srv, ln)
 }
 
 // publicHost is the host students use: the listen address, or for an

@@ -45,27 +45,49 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 	if !server.IsLoopback(host) {
 		return usagef("--addr %q: loopforge serves on loopback only (127.0.0.1, ::1 or localhost)", addr)
 	}
-	ln, err := e.listen(addr, explicit)
+	h, err := e.startServing(ctx, addr, explicit)
 	if err != nil {
 		return err
+	}
+	defer h.close()
+	fmt.Fprintf(e.stdout, "loopforge is serving at http://%s/?token=%s\n", h.ln.Addr(), h.token)
+	fmt.Fprintln(e.stderr, "open that URL in a browser; press Ctrl-C to stop")
+	return serveUntilSignal(ctx, h.srv, h.ln)
+}
+
+// hosting is what `serve` and `class` share: the listener, the service on
+// the history, and the HTTP server guarded by a fresh token.
+type hosting struct {
+	ln    net.Listener
+	svc   *service.Service
+	srv   *http.Server
+	token string
+	close func() // closes the service and stops logging to its file
+}
+
+// startServing listens on addr, opens the service and logs to its file.
+// On error nothing is left open.
+func (e *env) startServing(ctx context.Context, addr string, explicit bool) (*hosting, error) {
+	ln, err := e.listen(addr, explicit)
+	if err != nil {
+		return nil, err
 	}
 	wd, _ := os.Getwd()
 	svc, err := e.newService(ctx, wd)
 	if err != nil {
 		ln.Close()
-		return err
+		return nil, err
 	}
-	defer svc.Close()
-	defer logToFile(e.stderr, svc.Config().LogDir)()
-
+	stopLog := logToFile(e.stderr, svc.Config().LogDir)
 	token := server.NewToken()
-	srv := &http.Server{
-		Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version, Backend: svc}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	fmt.Fprintf(e.stdout, "loopforge is serving at http://%s/?token=%s\n", ln.Addr(), token)
-	fmt.Fprintln(e.stderr, "open that URL in a browser; press Ctrl-C to stop")
-	return serveUntilSignal(ctx, srv, ln)
+	return &hosting{
+		ln: ln, svc: svc, token: token,
+		srv: &http.Server{
+			Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version, Backend: svc}),
+			ReadHeaderTimeout: 10 * time.Second,
+		},
+		close: func() { stopLog(); svc.Close() },
+	}, nil
 }
 
 // serveUntilSignal serves until the server fails or Ctrl-C (or SIGTERM)

@@ -3,6 +3,7 @@ package procgroup
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/testwait"
 )
 
 // parentEnv makes the test binary play loopforge for TestParentDies: it
@@ -35,33 +38,25 @@ func TestMain(m *testing.M) {
 // waitDead polls until pid is dead, failing (and killing it) at a deadline.
 func waitDead(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for Alive(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("process %d outlived its reaper", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	testwait.Until(t, fmt.Sprintf("process %d to die with its reaper", pid), 10*time.Second,
+		func() bool { return !Alive(pid) })
 }
 
 // waitFile polls until file has content and returns it as a pid.
 func waitPID(t *testing.T, file string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(file); err == nil && bytes.HasSuffix(b, []byte("\n")) {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s", file)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var b []byte
+	testwait.Until(t, "a pid in "+file, 10*time.Second, func() bool {
+		var err error
+		b, err = os.ReadFile(file)
+		return err == nil && bytes.HasSuffix(b, []byte("\n"))
+	})
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return pid
 }
 
 // escape writes a script that runs `sleep` in a session of its own, its pid

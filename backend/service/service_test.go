@@ -164,8 +164,11 @@ func TestCancelKillsRunningCode(t *testing.T) {
 	var evs []event.Event
 	err = svc.Follow(ctx, info.RunID, 0, func(e event.Event) error {
 		evs = append(evs, e)
-		if e.Type == event.ExecStarted {
-			go func() { time.Sleep(200 * time.Millisecond); _ = svc.Cancel(info.RunID) }()
+		// Cancel once the program has printed: it is then surely running
+		// (ExecStarted comes before the interpreter has started).
+		var out event.ExecOutputPayload
+		if e.Type == event.ExecOutput && e.Decode(&out) == nil && strings.Contains(out.Text, "start") {
+			return svc.Cancel(info.RunID)
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/procgroup"
+	"github.com/loopforge/loopforge/backend/testwait"
 )
 
 func newWS(t *testing.T) (*Workspace, string) {
@@ -214,17 +216,22 @@ func TestExecRunnerCancel(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { // cancel once the command runs
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "started")); err == nil || ctx.Err() != nil {
-				cancel()
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+	type outcome struct {
+		res CommandResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := ExecRunner{}.RunCommand(ctx, dir, "touch started; exec sleep 30", nil)
+		done <- outcome{res, err}
 	}()
-	res, err := ExecRunner{}.RunCommand(ctx, dir, "touch started; exec sleep 30", nil)
-	if !errors.Is(err, context.Canceled) || res.TimedOut || res.OK() {
+	testwait.Until(t, "the command to start", time.Minute, func() bool {
+		_, err := os.Stat(filepath.Join(dir, "started"))
+		return err == nil
+	})
+	cancel()
+	o := <-done
+	if res, err := o.res, o.err; !errors.Is(err, context.Canceled) || res.TimedOut || res.OK() {
 		t.Errorf("res = %+v, err = %v", res, err)
 	}
 }
@@ -269,12 +276,7 @@ func TestExecRunnerKillsSetsidEscapee(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for procgroup.Alive(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("process %d outlived the command", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	testwait.Until(t, fmt.Sprintf("process %d to die with the command", pid), 10*time.Second,
+		func() bool { return !procgroup.Alive(pid) })
 }

@@ -3,6 +3,7 @@ package cliproc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/testwait"
 )
 
 // escapee writes a script that starts a grandchild in a session of its own
@@ -51,14 +53,9 @@ func readPID(t *testing.T, file string) int {
 // it when it is not, so that a failing test leaves nothing behind.
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for procgroup.Alive(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the grandchild %d that called setsid outlived the call", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	testwait.Until(t, fmt.Sprintf("the grandchild %d that called setsid to die with the call", pid), 10*time.Second,
+		func() bool { return !procgroup.Alive(pid) })
 }
 
 // A grandchild that left the CLI's process group and session does not

@@ -3,6 +3,7 @@ package codexcli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/loopforge/loopforge/backend/procgroup"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/cliproc/clitest"
+	"github.com/loopforge/loopforge/backend/testwait"
 )
 
 var newClient = clitest.ClientMaker("codex", New)
@@ -207,13 +209,8 @@ func TestEscapedHelperDoesNotBlock(t *testing.T) {
 	if done.Content != clitest.HelloAnswer {
 		t.Errorf("content %q", done.Content)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for procgroup.Alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the helper %d that left codex's session outlived the call", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, fmt.Sprintf("the helper %d that left codex's session to die with the call", pid), 10*time.Second,
+		func() bool { return !procgroup.Alive(pid) })
 }
 
 // codexHome writes config.toml (and other files) into a fresh CODEX_HOME.

@@ -24,11 +24,14 @@ if [ "${WITH_BROWSER:-0}" = 1 ]; then
 fi
 if [ -n "$need" ]; then
   echo "setup: installing Debian packages:$need"
-  $SUDO apt-get update -qq
+  # A fresh machine often runs unattended-upgrades (or another set-up) at the same time: wait for
+  # dpkg's lock instead of failing at once.
+  apt="$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600"
+  $apt update -qq
   # Debian 12 / Ubuntu 22.04 ship webkit2gtk-4.0; newer releases only 4.1 (build tag webkit2_41).
   webkit=libwebkit2gtk-4.1-dev
   apt-cache show libwebkit2gtk-4.0-dev >/dev/null 2>&1 && webkit=libwebkit2gtk-4.0-dev
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ${need/WEBKIT/$webkit} >/dev/null
+  $apt install -y -qq --no-install-recommends ${need/WEBKIT/$webkit} >/dev/null
 fi
 
 command -v go >/dev/null || { echo "setup: Go 1.26 or newer is required (https://go.dev/dl/)" >&2; exit 1; }

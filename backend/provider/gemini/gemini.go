@@ -1,5 +1,12 @@
 // Package gemini adapts the Gemini API (generativelanguage.googleapis.com)
-// to provider.Provider, using the official google.golang.org/genai SDK.
+// to provider.Provider, speaking its REST wire format (wire.go) directly.
+//
+// Why not the official google.golang.org/genai SDK: this package uses one
+// endpoint of it, and linking it brought gRPC, OpenCensus, go-cmp and the
+// Google auth stack into every loopforge process, whose package
+// initialisation cost about a quarter of `loopforge --version`'s CPU time
+// (issue 13). The request and response shapes below are the documented
+// REST ones; the tests drive them against a local server speaking them.
 //
 // Contract: each range over Stream sends one streamGenerateContent request
 // (alt=sse). It yields the text parts of the first candidate in arrival order
@@ -10,8 +17,7 @@
 // error wrapping context.Canceled. Time limits and retries are
 // provider.HTTPCall's: 429, 408, 5xx and a stream cut before any text are
 // retried there, visibly (Notice deltas), waiting what a 429's RetryInfo
-// asks; the SDK's own retries are off. Nothing is retried once text has
-// been yielded. Breaking out of the loop, or cancelling ctx, closes the
+// asks. Nothing is retried once text has been yielded. Breaking out of the loop, or cancelling ctx, closes the
 // HTTP response.
 //
 // Given Request.Tools (sent as functionDeclarations with
@@ -25,18 +31,19 @@
 // sentinel instead. RoleTool messages become functionResponse parts
 // ({"output": content}, named after the call they answer) of one user turn.
 //
-// Everything comes from the Profile: the key and base URL are always passed
-// explicitly, so the SDK's fallbacks (GEMINI_API_KEY, GOOGLE_API_KEY,
-// GOOGLE_GEMINI_BASE_URL) are never used. A Client is safe for concurrent use.
+// Everything comes from the Profile: the key and base URL are always given
+// explicitly (no GEMINI_API_KEY, GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL
+// fallbacks). A Client is safe for concurrent use.
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -45,19 +52,19 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/genai"
-
 	"github.com/loopforge/loopforge/backend/provider"
 )
 
 const (
 	// DefaultModel is used when the profile names none.
 	DefaultModel = "gemini-2.5-flash"
-	// DefaultBaseURL is the Gemini API host; the SDK appends the API
-	// version and the method path.
+	// DefaultBaseURL is the Gemini API host; the API version and the
+	// method path are appended to it.
 	DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 	// DefaultKeyEnv names the key variable when the profile names none.
 	DefaultKeyEnv = "GEMINI_API_KEY"
+	// defaultVersion is the API version when the base URL names none.
+	defaultVersion = "v1beta"
 )
 
 // Client is a Gemini API provider for one profile.
@@ -67,7 +74,8 @@ type Client struct {
 	errs       provider.ErrorContext // builds errors; hides the key
 	structured bool
 	call       *provider.HTTPCall // limits and retries
-	models     *genai.Models
+	endpoint   string             // the streamGenerateContent URL
+	key        string
 	sigs       *signatures
 }
 
@@ -129,40 +137,13 @@ func New(p provider.Profile) (provider.Provider, error) {
 	if p.APIKey == "" {
 		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: keyEnv}
 	}
-	base, version, shown := DefaultBaseURL, "", strings.TrimRight(DefaultBaseURL, "/")
-	if p.BaseURL != "" {
-		u, err := url.Parse(p.BaseURL)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("profile %q: base_url %q is not an absolute URL", name, p.BaseURL)
-		}
-		// The SDK appends the version itself, so a base URL copied with
-		// its /v1beta would double it: move it to APIVersion instead.
-		u.Path, version = splitVersion(u.Path)
-		base, shown = u.String(), strings.TrimRight(p.BaseURL, "/")
-		if u.User != nil {
-			shown = u.Redacted()
-		}
+	endpoint, shown, err := endpointOf(p.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", name, err)
 	}
 	model := p.Model
 	if model == "" {
 		model = DefaultModel
-	}
-
-	// No RetryOptions: the SDK then sends each request once. Retries are
-	// the HTTPCall's, where the user sees them.
-	call := provider.NewHTTPCall(name, p)
-	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
-		APIKey:     p.APIKey,
-		Backend:    genai.BackendGeminiAPI,
-		HTTPClient: call.Client(),
-		HTTPOptions: genai.HTTPOptions{
-			BaseURL:    base,
-			APIVersion: version,
-		},
-	})
-	if err != nil {
-		// Not err itself: the SDK prints its whole config, key included.
-		return nil, fmt.Errorf("profile %q: cannot set up the Gemini client", name)
 	}
 	errs := provider.NewErrorContext(name, keyEnv, shown, p.APIKey)
 	errs.Model = model
@@ -171,10 +152,34 @@ func New(p provider.Profile) (provider.Provider, error) {
 		model:      model,
 		errs:       errs,
 		structured: p.Structured == nil || *p.Structured,
-		call:       call,
-		models:     client.Models,
+		call:       provider.NewHTTPCall(name, p),
+		endpoint:   endpoint + "models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse",
+		key:        p.APIKey,
 		sigs:       &signatures{},
 	}, nil
+}
+
+// endpointOf is the versioned API root ("https://host/v1beta/") of a
+// profile's base URL, and the URL as messages show it. A base URL copied
+// with its version (/v1beta, /v1) keeps it; one without gets v1beta.
+func endpointOf(baseURL string) (endpoint, shown string, err error) {
+	if baseURL == "" {
+		return DefaultBaseURL + defaultVersion + "/", strings.TrimRight(DefaultBaseURL, "/"), nil
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", "", fmt.Errorf("base_url %q is not an absolute URL", baseURL)
+	}
+	rest, version := splitVersion(u.Path)
+	if version == "" {
+		version = defaultVersion
+	}
+	u.Path = rest + version + "/"
+	shown = strings.TrimRight(baseURL, "/")
+	if u.User != nil {
+		shown = u.Redacted()
+	}
+	return u.String(), shown, nil
 }
 
 // Name is the profile name.
@@ -200,63 +205,40 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
 	return func(yield func(provider.Delta, error) bool) {
 		start := time.Now()
-		contents, cfg, err := c.request(req)
+		body, err := c.request(req)
 		if err != nil {
 			yield(provider.Delta{}, err)
 			return
 		}
+		res, err := c.post(ctx, body)
+		if err != nil {
+			yield(provider.Delta{}, err)
+			return
+		}
+		defer res.Body.Close()
 
 		var content strings.Builder
 		resp := provider.Response{Model: c.model}
-		for chunk, err := range c.models.GenerateContentStream(ctx, c.model, contents, cfg) {
+		for data, err := range sseData(res) {
 			if err != nil {
-				yield(provider.Delta{}, c.mapError(ctx, err))
+				yield(provider.Delta{}, c.transportError(ctx, err))
 				return
 			}
-			if chunk.ModelVersion != "" {
-				resp.Model = chunk.ModelVersion
-			}
-			if u := chunk.UsageMetadata; u != nil {
-				// Each chunk carries the running total. Thinking is billed as
-				// output, so it counts as output here.
-				resp.Usage.InputTokens = int(u.PromptTokenCount)
-				resp.Usage.OutputTokens = int(u.CandidatesTokenCount + u.ThoughtsTokenCount)
-			}
-			if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
-				msg := "prompt blocked: " + string(pf.BlockReason)
-				if pf.BlockReasonMessage != "" {
-					msg += ": " + pf.BlockReasonMessage
-				}
-				yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-					Message: c.errs.Clean(msg)})
+			var chunk generateResponse
+			if err := json.Unmarshal(data, &chunk); err != nil {
+				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
 				return
 			}
-			if len(chunk.Candidates) == 0 || chunk.Candidates[0] == nil {
-				continue
+			if err := c.chunkError(chunk); err != nil {
+				yield(provider.Delta{}, err)
+				return
 			}
-			cand := chunk.Candidates[0]
-			if cand.Content != nil {
-				for _, part := range cand.Content.Parts {
-					if part != nil && part.FunctionCall != nil {
-						resp.ToolCalls = append(resp.ToolCalls, c.toolCall(part))
-						continue
-					}
-					if part == nil || part.Text == "" || part.Thought {
-						continue
-					}
-					content.WriteString(part.Text)
-					if !yield(provider.Delta{Text: part.Text}, nil) {
-						return
-					}
-				}
-			}
-			if cand.FinishReason != "" && cand.FinishReason != genai.FinishReasonUnspecified {
-				resp.FinishReason = string(cand.FinishReason)
+			if !c.take(chunk, &resp, &content, yield) {
+				return
 			}
 		}
 		if resp.FinishReason == "" {
-			// The SDK ends a dropped stream without an error; the last chunk
-			// of a complete one has a finish reason.
+			// The last chunk of a complete answer has a finish reason.
 			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
 				Message: "stream ended without a finishReason", Err: provider.ErrStreamCut})
 			return
@@ -273,9 +255,87 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 	}
 }
 
+// post sends one streamGenerateContent request and returns the response
+// once its status is 200; any other status is read and mapped to an error.
+func (c *Client) post(ctx context.Context, body *generateRequest) (*http.Response, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest, Message: err.Error(), Err: err}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(b))
+	if err != nil {
+		return nil, c.errs.FromTransport(err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("x-goog-api-key", c.key)
+	res, err := c.call.Client().Do(hreq)
+	if err != nil {
+		return nil, c.transportError(ctx, err)
+	}
+	if res.StatusCode == http.StatusOK {
+		return res, nil
+	}
+	defer res.Body.Close()
+	msg, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	if err != nil {
+		return nil, c.transportError(ctx, err)
+	}
+	return nil, c.statusError(res.StatusCode, msg)
+}
+
+// maxErrorBody bounds what is read of an error answer.
+const maxErrorBody = 64 << 10
+
+// take adds one chunk to resp, yielding its text parts; false when the
+// consumer stopped or the prompt was blocked (the error then yielded).
+func (c *Client) take(chunk generateResponse, resp *provider.Response, content *strings.Builder,
+	yield func(provider.Delta, error) bool) bool {
+	if chunk.ModelVersion != "" {
+		resp.Model = chunk.ModelVersion
+	}
+	if u := chunk.UsageMetadata; u != nil {
+		// Each chunk carries the running total. Thinking is billed as
+		// output, so it counts as output here.
+		resp.Usage.InputTokens = u.PromptTokenCount
+		resp.Usage.OutputTokens = u.CandidatesTokenCount + u.ThoughtsTokenCount
+	}
+	if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
+		msg := "prompt blocked: " + pf.BlockReason
+		if pf.BlockReasonMessage != "" {
+			msg += ": " + pf.BlockReasonMessage
+		}
+		yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+			Message: c.errs.Clean(msg)})
+		return false
+	}
+	if len(chunk.Candidates) == 0 {
+		return true
+	}
+	cand := chunk.Candidates[0]
+	if cand.Content != nil {
+		for _, part := range cand.Content.Parts {
+			if part.FunctionCall != nil {
+				resp.ToolCalls = append(resp.ToolCalls, c.toolCall(part))
+				continue
+			}
+			if part.Text == "" || part.Thought {
+				continue
+			}
+			content.WriteString(part.Text)
+			if !yield(provider.Delta{Text: part.Text}, nil) {
+				return false
+			}
+		}
+	}
+	if cand.FinishReason != "" && cand.FinishReason != "FINISH_REASON_UNSPECIFIED" {
+		resp.FinishReason = cand.FinishReason
+	}
+	return true
+}
+
 // toolCall converts a functionCall part, giving it an id if it has none and
 // remembering its thought signature.
-func (c *Client) toolCall(part *genai.Part) provider.ToolCall {
+func (c *Client) toolCall(part part) provider.ToolCall {
 	fc := part.FunctionCall
 	id := fc.ID
 	if id == "" {
@@ -293,106 +353,128 @@ func (c *Client) toolCall(part *genai.Part) provider.ToolCall {
 	return provider.ToolCall{ID: id, Name: fc.Name, Input: input, Status: provider.ToolPending}
 }
 
-// request builds the contents and config. The system prompt travels as
+// request builds the request body. The system prompt travels as
 // systemInstruction; the assistant's role is "model". An assistant message's
 // ToolCalls become functionCall parts after its text; RoleTool messages
 // become functionResponse parts of one user turn (with the user's next text,
 // if any: the API wants as many responses as calls in the turn after them).
-func (c *Client) request(req provider.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	contents := make([]*genai.Content, 0, len(req.Messages))
-	names := map[string]string{} // call id -> function name
-	afterTools := false          // the last content holds function responses
-	for _, m := range req.Messages {
-		switch m.Role {
-		case provider.RoleUser:
-			if afterTools {
-				last := contents[len(contents)-1]
-				last.Parts = append(last.Parts, &genai.Part{Text: m.Content})
-			} else {
-				contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleUser))
-			}
-			afterTools = false
-		case provider.RoleAssistant:
-			if len(m.ToolCalls) == 0 {
-				contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleModel))
-				afterTools = false
-				continue
-			}
-			turn := &genai.Content{Role: genai.RoleModel}
-			if m.Content != "" {
-				turn.Parts = append(turn.Parts, &genai.Part{Text: m.Content})
-			}
-			for i, tc := range m.ToolCalls {
-				names[tc.ID] = tc.Name
-				fc := &genai.FunctionCall{Name: tc.Name, Args: args(tc.Input)}
-				if !strings.HasPrefix(tc.ID, generatedID) {
-					fc.ID = tc.ID
-				}
-				part := &genai.Part{FunctionCall: fc}
-				if sig, known := c.sigs.get(tc.ID); known {
-					part.ThoughtSignature = sig
-				} else if i == 0 {
-					// Only the first of parallel calls carries one.
-					part.ThoughtSignature = skipSignature
-				}
-				turn.Parts = append(turn.Parts, part)
-			}
-			contents = append(contents, turn)
-			afterTools = false
-		case provider.RoleTool:
-			if m.ToolCallID == "" {
-				return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-					Message: "tool message without a tool_call_id"}
-			}
-			name, ok := names[m.ToolCallID]
-			if !ok {
-				return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-					Message: fmt.Sprintf("tool message for call %q, which no assistant message made", m.ToolCallID)}
-			}
-			fr := &genai.FunctionResponse{Name: name, Response: map[string]any{"output": m.Content}}
-			if !strings.HasPrefix(m.ToolCallID, generatedID) {
-				fr.ID = m.ToolCallID
-			}
-			part := &genai.Part{FunctionResponse: fr}
-			if afterTools {
-				last := contents[len(contents)-1]
-				last.Parts = append(last.Parts, part)
-			} else {
-				contents = append(contents, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{part}})
-			}
-			afterTools = true
-		default:
-			return nil, nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
-		}
+func (c *Client) request(req provider.Request) (*generateRequest, error) {
+	contents, err := c.contents(req.Messages)
+	if err != nil {
+		return nil, err
 	}
-	cfg := &genai.GenerateContentConfig{}
+	body := &generateRequest{Contents: contents}
 	if len(req.Tools) > 0 {
-		decls := make([]*genai.FunctionDeclaration, 0, len(req.Tools))
+		decls := make([]functionDeclaration, 0, len(req.Tools))
 		for _, t := range req.Tools {
-			d := &genai.FunctionDeclaration{Name: t.Name, Description: t.Description}
-			if t.Parameters != nil {
-				// A plain JSON Schema, where parameters would need the
-				// OpenAPI subset.
-				d.ParametersJsonSchema = t.Parameters
+			// parametersJsonSchema takes a plain JSON Schema, where
+			// parameters would need the OpenAPI subset.
+			d := functionDeclaration{Name: t.Name, Description: t.Description}
+			if t.Parameters != nil { // not a typed nil in the interface: that is sent as null
+				d.ParametersJSONSchema = t.Parameters
 			}
 			decls = append(decls, d)
 		}
-		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+		body.Tools = []tool{{FunctionDeclarations: decls}}
 	}
 	if req.System != "" {
-		cfg.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
+		body.SystemInstruction = &content{Parts: []part{{Text: req.System}}}
 	}
 	if req.MaxTokens > 0 {
-		cfg.MaxOutputTokens = int32(req.MaxTokens)
+		body.GenerationConfig.MaxOutputTokens = req.MaxTokens
 	}
 	if req.Schema != nil && c.structured {
 		// responseJsonSchema takes a plain JSON Schema, where responseSchema
 		// would need it converted to the OpenAPI subset.
-		cfg.ResponseMIMEType = "application/json"
-		cfg.ResponseJsonSchema = req.Schema.JSON
+		body.GenerationConfig.ResponseMIMEType = "application/json"
+		body.GenerationConfig.ResponseJSONSchema = req.Schema.JSON
 	}
-	return contents, cfg, nil
+	return body, nil
+}
+
+// contents converts the messages; see request.
+func (c *Client) contents(msgs []provider.Message) ([]content, error) {
+	contents := make([]content, 0, len(msgs))
+	names := map[string]string{} // call id -> function name
+	afterTools := false          // the last content holds function responses
+	for _, m := range msgs {
+		switch m.Role {
+		case provider.RoleUser:
+			if afterTools {
+				last := &contents[len(contents)-1]
+				last.Parts = append(last.Parts, part{Text: m.Content})
+			} else {
+				contents = append(contents, content{Role: "user", Parts: []part{{Text: m.Content}}})
+			}
+			afterTools = false
+		case provider.RoleAssistant:
+			contents = append(contents, c.modelTurn(m, names))
+			afterTools = false
+		case provider.RoleTool:
+			p, err := c.functionResponse(m, names)
+			if err != nil {
+				return nil, err
+			}
+			if afterTools {
+				last := &contents[len(contents)-1]
+				last.Parts = append(last.Parts, p)
+			} else {
+				contents = append(contents, content{Role: "user", Parts: []part{p}})
+			}
+			afterTools = true
+		default:
+			return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
+		}
+	}
+	return contents, nil
+}
+
+// modelTurn is an assistant message: its text, then a functionCall part per
+// tool call, each with its thought signature. It records the calls' names.
+func (c *Client) modelTurn(m provider.Message, names map[string]string) content {
+	if len(m.ToolCalls) == 0 {
+		return content{Role: "model", Parts: []part{{Text: m.Content}}}
+	}
+	turn := content{Role: "model"}
+	if m.Content != "" {
+		turn.Parts = append(turn.Parts, part{Text: m.Content})
+	}
+	for i, tc := range m.ToolCalls {
+		names[tc.ID] = tc.Name
+		fc := &functionCall{Name: tc.Name, Args: args(tc.Input)}
+		if !strings.HasPrefix(tc.ID, generatedID) {
+			fc.ID = tc.ID
+		}
+		p := part{FunctionCall: fc}
+		if sig, known := c.sigs.get(tc.ID); known {
+			p.ThoughtSignature = sig
+		} else if i == 0 {
+			// Only the first of parallel calls carries one.
+			p.ThoughtSignature = skipSignature
+		}
+		turn.Parts = append(turn.Parts, p)
+	}
+	return turn
+}
+
+// functionResponse is a tool message as a functionResponse part, named
+// after the call it answers.
+func (c *Client) functionResponse(m provider.Message, names map[string]string) (part, error) {
+	if m.ToolCallID == "" {
+		return part{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+			Message: "tool message without a tool_call_id"}
+	}
+	name, ok := names[m.ToolCallID]
+	if !ok {
+		return part{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+			Message: fmt.Sprintf("tool message for call %q, which no assistant message made", m.ToolCallID)}
+	}
+	fr := &functionResponse{Name: name, Response: map[string]any{"output": m.Content}}
+	if !strings.HasPrefix(m.ToolCallID, generatedID) {
+		fr.ID = m.ToolCallID
+	}
+	return part{FunctionResponse: fr}, nil
 }
 
 // args is a call's input as functionCall args, which must be an object:
@@ -405,37 +487,54 @@ func args(in json.RawMessage) map[string]any {
 	return m
 }
 
-// mapError turns an SDK or transport error into a *provider.Error.
-func (c *Client) mapError(ctx context.Context, err error) error {
+// transportError maps a failure with no HTTP status (or a read cut short).
+func (c *Client) transportError(ctx context.Context, err error) error {
 	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
 		return ctxErr
 	}
-	var apiErr genai.APIError
-	var apiErrPtr *genai.APIError
-	switch {
-	case errors.As(err, &apiErr):
-	case errors.As(err, &apiErrPtr) && apiErrPtr != nil:
-		apiErr = *apiErrPtr
-	default:
-		return c.errs.FromTransport(err)
+	return c.errs.FromTransport(err)
+}
+
+// statusError maps an HTTP error answer: the Gemini API's error body when it
+// is one, else whatever the server (or a proxy) said.
+func (c *Client) statusError(status int, body []byte) error {
+	var eb errorBody
+	if json.Unmarshal(body, &eb) != nil || eb.Error == nil {
+		return c.errs.FromStatus(status, provider.BodyMessage(body), nil)
 	}
-	status := apiErr.Code
+	return c.statusOf(status, eb.Error)
+}
+
+// chunkError is the error a stream event carries instead of a response.
+func (c *Client) chunkError(chunk generateResponse) error {
+	if chunk.Error == nil {
+		return nil
+	}
+	return c.statusOf(0, chunk.Error)
+}
+
+// statusOf classifies the API's error object; status is the HTTP status, or
+// 0 inside a stream, where the object's code (or status name) says it.
+func (c *Client) statusOf(status int, e *rpcStatus) *provider.Error {
 	if status == 0 {
-		status = grpcStatus(apiErr.Status)
+		status = e.Code
 	}
-	e := c.errs.FromStatus(status, apiErr.Message, err)
-	if keyInvalid(apiErr) {
+	if status == 0 {
+		status = grpcStatus(e.Status)
+	}
+	pe := c.errs.FromStatus(status, e.Message, e)
+	if keyInvalid(e) {
 		// The Gemini API answers a bad key with 400 INVALID_ARGUMENT.
-		e.Kind, e.EnvVar = provider.KindAuth, c.errs.KeyEnv
+		pe.Kind, pe.EnvVar = provider.KindAuth, c.errs.KeyEnv
 	}
-	e.RetryAfter = retryDelay(apiErr)
-	return e
+	pe.RetryAfter = retryDelay(e)
+	return pe
 }
 
 // retryDelay is the wait a RESOURCE_EXHAUSTED error asks for in its
 // google.rpc.RetryInfo detail ("retryDelay": "38s"); the Gemini API sends
 // no Retry-After header.
-func retryDelay(e genai.APIError) time.Duration {
+func retryDelay(e *rpcStatus) time.Duration {
 	for _, d := range e.Details {
 		if t, _ := d["@type"].(string); !strings.HasSuffix(t, "google.rpc.RetryInfo") {
 			continue
@@ -451,7 +550,7 @@ func retryDelay(e genai.APIError) time.Duration {
 
 // keyInvalid reports the Gemini API's answer to a wrong key: a 400 whose
 // ErrorInfo reason is API_KEY_INVALID.
-func keyInvalid(e genai.APIError) bool {
+func keyInvalid(e *rpcStatus) bool {
 	for _, d := range e.Details {
 		if r, _ := d["reason"].(string); r == "API_KEY_INVALID" {
 			return true

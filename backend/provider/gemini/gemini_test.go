@@ -139,7 +139,6 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 		t.Errorf("x-goog-api-key = %q", got)
 	}
 	body := f.LastBody(t)
-	// The SDK adds "role": "user" to the system instruction; the API ignores it.
 	si, _ := body["systemInstruction"].(map[string]any)
 	if !reflect.DeepEqual(si["parts"], []any{map[string]any{"text": "You write Go."}}) {
 		t.Errorf("systemInstruction = %v", body["systemInstruction"])
@@ -436,7 +435,7 @@ func TestReplayedCallWithoutSignature(t *testing.T) {
 	// Calls this Client never returned (another run, a stored history) get
 	// the documented sentinel on the first call of the turn.
 	c := newClient(t, provider.Profile{Name: "g", APIKey: "k"}).(*Client)
-	contents, _, err := c.request(provider.Request{Messages: []provider.Message{
+	body, err := c.request(provider.Request{Messages: []provider.Message{
 		{Role: provider.RoleUser, Content: "go"},
 		{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
 			{ID: "c1", Name: "run", Input: json.RawMessage(`"not an object"`)},
@@ -449,7 +448,7 @@ func TestReplayedCallWithoutSignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(contents)
+	b, _ := json.Marshal(body.Contents)
 	want := `[{"parts":[{"text":"go"}],"role":"user"},` +
 		`{"parts":[{"functionCall":{"id":"c1","name":"run"},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},` +
 		`{"functionCall":{"id":"c2","args":{"cmd":"ls"},"name":"run"}}],"role":"model"},` +

@@ -1,0 +1,125 @@
+package gemini
+
+import (
+	"iter"
+	"net/http"
+
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// The REST shapes of models.streamGenerateContent, as far as loopforge uses
+// them (https://ai.google.dev/api/generate-content). Field order follows
+// the API reference, which is also the order the tests read.
+
+type generateRequest struct {
+	Contents          []content        `json:"contents"`
+	Tools             []tool           `json:"tools,omitempty"`
+	SystemInstruction *content         `json:"systemInstruction,omitempty"`
+	GenerationConfig  generationConfig `json:"generationConfig,omitzero"`
+}
+
+type content struct {
+	Parts []part `json:"parts"`
+	Role  string `json:"role,omitempty"`
+}
+
+type part struct {
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+	Text             string            `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	// ThoughtSignature is base64 on the wire, which is how encoding/json
+	// writes and reads a []byte.
+	ThoughtSignature []byte `json:"thoughtSignature,omitempty"`
+}
+
+type functionCall struct {
+	ID   string         `json:"id,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
+	Name string         `json:"name"`
+}
+
+type functionResponse struct {
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"`
+}
+
+type tool struct {
+	FunctionDeclarations []functionDeclaration `json:"functionDeclarations"`
+}
+
+type functionDeclaration struct {
+	Name                 string `json:"name"`
+	Description          string `json:"description,omitempty"`
+	ParametersJSONSchema any    `json:"parametersJsonSchema,omitempty"`
+}
+
+type generationConfig struct {
+	MaxOutputTokens    int    `json:"maxOutputTokens,omitempty"`
+	ResponseMIMEType   string `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema any    `json:"responseJsonSchema,omitempty"`
+}
+
+// generateResponse is one event of the stream. An event may carry an error
+// instead (the stream failed after it began).
+type generateResponse struct {
+	Candidates     []candidate     `json:"candidates"`
+	PromptFeedback *promptFeedback `json:"promptFeedback"`
+	UsageMetadata  *usageMetadata  `json:"usageMetadata"`
+	ModelVersion   string          `json:"modelVersion"`
+	Error          *rpcStatus       `json:"error"`
+}
+
+type candidate struct {
+	Content      *content `json:"content"`
+	FinishReason string   `json:"finishReason"`
+}
+
+type promptFeedback struct {
+	BlockReason        string `json:"blockReason"`
+	BlockReasonMessage string `json:"blockReasonMessage"`
+}
+
+type usageMetadata struct {
+	PromptTokenCount     int `json:"promptTokenCount"`
+	CandidatesTokenCount int `json:"candidatesTokenCount"`
+	ThoughtsTokenCount   int `json:"thoughtsTokenCount"`
+}
+
+// errorBody is an error answer: {"error": {...}}.
+type errorBody struct {
+	Error *rpcStatus `json:"error"`
+}
+
+// rpcStatus is Google's error object (google.rpc.Status as JSON).
+type rpcStatus struct {
+	Code    int              `json:"code"`
+	Message string           `json:"message"`
+	Status  string           `json:"status"`
+	Details []map[string]any `json:"details"`
+}
+
+func (e *rpcStatus) Error() string {
+	if e.Status != "" {
+		return e.Status + ": " + e.Message
+	}
+	return e.Message
+}
+
+// sseData yields the data of each server-sent event of res's body, then the
+// read error that cut it short, if any. The SSE decoding is openai-go's
+// (already a dependency, and the same text/event-stream rules).
+func sseData(res *http.Response) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		dec := ssestream.NewDecoder(res)
+		for dec.Next() {
+			if !yield(dec.Event().Data, nil) {
+				return
+			}
+		}
+		if err := dec.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}

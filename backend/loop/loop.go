@@ -131,6 +131,12 @@ func Run(ctx context.Context, m Model, x Executor, emit Emitter, s Settings, in 
 		out = r.run(ctx, msgs)
 	}
 	out.Usage = r.usage
+	return settled(ctx, out)
+}
+
+// settled is out as the caller reports it: a run that failed because ctx
+// ended was cancelled, whatever step noticed it.
+func settled(ctx context.Context, out Outcome) Outcome {
 	if out.Err != nil && ctx.Err() != nil {
 		out.Status, out.Err = event.RunStatusCancelled, context.Cause(ctx)
 	}

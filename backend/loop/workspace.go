@@ -135,7 +135,9 @@ func (r *runner) runWorkspace(ctx context.Context, msgs []provider.Message) (out
 	if err != nil {
 		return Outcome{Status: event.RunStatusError, Err: fmt.Errorf("%w: %w", ErrInvalidSettings, err)}
 	}
-	defer func() { w.finish(out) }()
+	// The metadata file says what Run will report: settled, so a cancelled
+	// run is not written down as an error.
+	defer func() { w.finish(settled(ctx, out)) }()
 	if err := w.prepare(ctx); err != nil {
 		return Outcome{Status: event.RunStatusError, Err: err}
 	}

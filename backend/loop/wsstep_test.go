@@ -403,3 +403,34 @@ func TestWorkspaceRunMetadata(t *testing.T) {
 		})
 	}
 }
+
+// A run stopped by its context is written down as cancelled, as Run reports
+// it, not as the error the interrupted step saw.
+func TestWorkspaceRunMetadataCancelled(t *testing.T) {
+	dir := gitRepo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &cliModel{name: "codex", edits: []func(string) error{func(string) error {
+		cancel()
+		return context.Canceled // what a CLI killed by the cancel reports
+	}}}
+	evs, emit := collect()
+	out := Run(ctx, m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})
+	if out.Status != event.RunStatusCancelled {
+		t.Fatalf("outcome %s: %v", out.Status, out.Err)
+	}
+	var path string
+	for _, g := range payloads[event.GitPayload](t, *evs, event.Git) {
+		if g.Action == "metadata" {
+			path = g.Path
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, path))
+	if err != nil {
+		t.Fatalf("metadata %q: %v", path, err)
+	}
+	var meta RunMeta
+	if err := json.Unmarshal(b, &meta); err != nil || meta.Status != event.RunStatusCancelled {
+		t.Fatalf("metadata status %q (%v): %s", meta.Status, err, b)
+	}
+}

@@ -124,6 +124,12 @@ export type ConnectionState =
   | { status: 'open' }
   /** Lost (or never reached): retrying in retryInMs; attempt counts from 1. */
   | { status: 'reconnecting'; attempt: number; retryInMs: number; reason: string }
+  /**
+   * The server closed the stream for good (close 1008: this client may no
+   * longer listen, e.g. a student removed from the class). No retry: the next
+   * subscribe, made once the client may listen again, connects anew.
+   */
+  | { status: 'refused'; reason: string }
 
 export interface EventStream {
   /**

@@ -117,6 +117,20 @@ describe('EventClient', () => {
     expect(client.connection().status).toBe('open')
   })
 
+  it('after a "you may not listen" close (1008) does not retry, and connects anew on the next subscribe', async () => {
+    make()
+    client.subscribe('r1', 0, () => {})
+    await settle()
+    sockets[0].accept()
+    sockets[0].drop(1008, 'removed from the class')
+    expect(client.connection()).toEqual({ status: 'refused', reason: 'removed from the class' })
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(sockets).toHaveLength(1)
+    client.subscribe('r2', 0, () => {})
+    await settle()
+    expect(sockets).toHaveLength(2)
+  })
+
   it('backs off between failed attempts and reports each one, then recovers', async () => {
     make()
     client.subscribe('r1', 0, () => {})

@@ -50,6 +50,8 @@ interface Subscription {
 }
 
 const CLOSE_TRY_AGAIN_LATER = 1013
+/** The server's "you may not listen" (a removed student): retrying would only be refused again. */
+const CLOSE_POLICY_VIOLATION = 1008
 
 export class EventClient implements EventStream {
   private readonly opts: Required<EventClientOptions>
@@ -176,7 +178,10 @@ export class EventClient implements EventStream {
       this.open = false
       this.busy = false
       if (this.stopped) return
-      if (ev.code === CLOSE_TRY_AGAIN_LATER) {
+      if (ev.code === CLOSE_POLICY_VIOLATION) {
+        this.attempt = 0
+        this.setState({ status: 'refused', reason: ev.reason || 'the server refused this connection' })
+      } else if (ev.code === CLOSE_TRY_AGAIN_LATER) {
         this.retry('the connection was too slow; catching up', this.opts.tooSlowDelayMs)
       } else {
         this.retry(ev.reason || `connection lost (code ${ev.code})`)

@@ -77,7 +77,8 @@ export function Header({ tab, onTab, tabs = ['run', 'history', 'stats'], workdir
 
 function ConnectionPill() {
   const c = useRuns((s) => s.connection)
-  if (c.status === 'open' || c.status === 'idle') return null
+  // refused: the page that was refused says why (a removed student's page shows the removal).
+  if (c.status === 'open' || c.status === 'idle' || c.status === 'refused') return null
   const text =
     c.status === 'connecting' ? strings.connection.connecting : strings.connection.reconnecting(c.attempt, Math.round(c.retryInMs / 1000))
   return (

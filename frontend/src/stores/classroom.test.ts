@@ -38,6 +38,16 @@ describe('classroom store: who the caller is', () => {
     expect(fresh.c().removed).toBe(false)
   })
 
+  it('a student whose stream the server closed for good (removed) asks who they are, and learns of the removal', async () => {
+    const { api, c } = setup('student')
+    await c().loadMe()
+    c().follow()
+    api.call.mockRejectedValue(new ApiError('missing or wrong token', 401))
+    api.events.setState({ status: 'refused', reason: 'removed from the class' })
+    await vi.waitFor(() => expect(c().removed).toBe(true))
+    expect(c().status).toBe('signedOut')
+  })
+
   it('a server from before classes (404): the instructor, no class', async () => {
     const { api, c } = setup()
     api.call.mockRejectedValue(new ApiError('no such API endpoint: GET /api/me', 404))

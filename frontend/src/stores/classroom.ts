@@ -195,9 +195,11 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
         if (offStream) return
         offStream = api.events.subscribeClass(onMessage)
         set({ following: true })
-        // A student removed by the instructor has their socket closed: ask who we are again, once per lost connection.
+        // A student removed by the instructor has their socket closed (1008, no retry): ask who we are again,
+        // which shows the removal; also once per lost connection, in case the close frame never arrived.
         offConnection = api.events.onConnection((c) => {
-          if (c.status === 'reconnecting' && c.attempt === 1 && get().me?.role === 'student') void get().loadMe()
+          const lost = c.status === 'refused' || (c.status === 'reconnecting' && c.attempt === 1)
+          if (lost && get().me?.role === 'student') void get().loadMe()
         })
       },
 

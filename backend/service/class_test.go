@@ -414,3 +414,26 @@ func TestClassExport(t *testing.T) {
 		t.Errorf("an unknown format: %v", err)
 	}
 }
+
+// Removing a student gives the class a new join code: the removed student
+// knows the old one. Those still in the class keep their places.
+func TestRemoveStudentRotatesTheCode(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, newGateExec())
+	v := openClass(t, svc, ClassLimits{})
+	_, anaTok := joinAs(t, svc, v.JoinCode, "Ana")
+	bo, _ := joinAs(t, svc, v.JoinCode, "Bo")
+	if err := svc.RemoveStudent(context.Background(), access.From(bo).StudentID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Join(context.Background(), v.JoinCode, "Bo again"); !errors.Is(err, ErrWrongCode) {
+		t.Fatalf("joining with the old code after a removal: %v", err)
+	}
+	now, err := svc.ClassView(context.Background())
+	if err != nil || now.JoinCode == v.JoinCode || now.JoinCode == "" {
+		t.Fatalf("the code after a removal: %q (was %q), %v", now.JoinCode, v.JoinCode, err)
+	}
+	joinAs(t, svc, now.JoinCode, "Cy")
+	if _, err := svc.Student(anaTok); err != nil {
+		t.Errorf("Ana, still in the class: %v", err)
+	}
+}

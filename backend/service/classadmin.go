@@ -184,6 +184,10 @@ func (s *Service) RemoveStudent(ctx context.Context, studentID string) error {
 	if m.st.RemovedAt == nil {
 		m.st.RemovedAt = &at
 		close(m.gone)
+		// A new join code: the removed student knows the old one and could
+		// otherwise come back under another name. Students in the class keep
+		// their cookies; the instructor's view shows the new code.
+		cr.code = newJoinCode()
 	}
 	for id := range m.active {
 		runs = append(runs, id)
@@ -193,6 +197,7 @@ func (s *Service) RemoveStudent(ctx context.Context, studentID string) error {
 		_ = s.Cancel(id)
 	}
 	cr.hub.studentChanged(studentID)
+	cr.hub.classChanged()
 	return nil
 }
 

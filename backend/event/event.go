@@ -153,25 +153,33 @@ const (
 )
 
 type ExecPayload struct {
-	Iteration   int    `json:"iteration"`
-	Status      string `json:"status"` // sandbox.Status
-	ExitCode    int    `json:"exit_code"`
-	Signal      string `json:"signal,omitempty"`
-	Stdout      string `json:"stdout"`
-	Stderr      string `json:"stderr"`
-	Truncated   bool   `json:"truncated"`
-	DurationMS  int64  `json:"duration_ms"`
-	Isolation   string `json:"isolation"`
-	Description string `json:"description"` // one line: "exit 1: ValueError: boom"
-	// Protections that applied to this execution (files, network,
-	// processes, memory, signals) and warnings about the missing ones.
+	Iteration  int        `json:"iteration"`
+	Status     ExecStatus `json:"status"`
+	ExitCode   int        `json:"exit_code"`
+	Signal     string     `json:"signal,omitempty"`
+	Stdout     string     `json:"stdout"`
+	Stderr     string     `json:"stderr"`
+	Truncated  bool       `json:"truncated"`
+	DurationMS int64      `json:"duration_ms"`
+	Isolation  string     `json:"isolation"`
+	// Outcome is how it ended, as data (an Outcome* code); Description is
+	// its English, one line: "exit 1: ValueError: boom". Events recorded
+	// before outcomes have only Description.
+	Outcome     *ExecNote `json:"outcome,omitempty"`
+	Description string    `json:"description"`
+	// Protections that applied to this execution, by Protection name
+	// (files, network, processes, memory, signals), and notes about the
+	// missing ones (Note* codes; Warnings are their English).
 	Protections map[string]bool `json:"protections,omitempty"`
+	Notes       []ExecNote      `json:"notes,omitempty"`
 	Warnings    []string        `json:"warnings,omitempty"`
 	// Images are the pictures the program left (matplotlib figures, image
 	// files it wrote), stored with the run: the bytes are fetched by run,
-	// iteration and name. ImagesSkipped says which were left out and why
-	// (not a picture, too large, too many).
+	// iteration and name. ImageNotes say which were left out and why (too
+	// large, too many, unreadable: NoteImage* codes), ImagesSkipped the
+	// same in English.
 	Images        []ImageRef `json:"images,omitempty"`
+	ImageNotes    []ExecNote `json:"image_notes,omitempty"`
 	ImagesSkipped []string   `json:"images_skipped,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/event"
@@ -71,7 +72,26 @@ func TestRealSandboxIteration(t *testing.T) {
 	if first.Status != "error" || first.Isolation == "" {
 		t.Fatalf("input() should fail with EOFError: %+v", first)
 	}
-	if _, ok := first.Protections["files"]; !ok || len(first.Protections) != 5 {
+	if len(first.Protections) != len(event.Protections()) {
 		t.Fatalf("the execution event should carry the five protection ticks: %+v", first.Protections)
+	}
+	for _, name := range event.Protections() {
+		if _, ok := first.Protections[string(name)]; !ok {
+			t.Errorf("no %s tick in %+v", name, first.Protections)
+		}
+	}
+	// How it ended, as data for the UI's words, and in English for the CLI.
+	if o := first.Outcome; o == nil || o.Code != string(event.OutcomeExit) || o.Params["exit"] != "1" ||
+		!strings.Contains(o.Params["detail"], "EOFError") || first.Description != "exit 1: "+o.Params["detail"] {
+		t.Fatalf("outcome %+v, description %q", first.Outcome, first.Description)
+	}
+	// Each missing protection has a note, and its English is the warning.
+	if len(first.Notes) != len(first.Warnings) {
+		t.Fatalf("notes %+v, warnings %q", first.Notes, first.Warnings)
+	}
+	for i, n := range first.Notes {
+		if sandbox.English(n) != first.Warnings[i] {
+			t.Errorf("note %+v: English %q, warning %q", n, sandbox.English(n), first.Warnings[i])
+		}
 	}
 }

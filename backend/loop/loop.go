@@ -399,15 +399,18 @@ func feedbackData(res sandbox.Result) execFeedback {
 }
 
 func execPayload(it int, res sandbox.Result) event.ExecPayload {
+	outcome := res.Outcome()
+	protections := map[string]bool{}
+	for name, on := range res.Protections.Map() {
+		protections[string(name)] = on
+	}
 	return event.ExecPayload{
-		Iteration: it, Status: string(res.Status), ExitCode: res.ExitCode, Signal: res.Signal,
+		Iteration: it, Status: res.Status, ExitCode: res.ExitCode, Signal: res.Signal,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated,
-		DurationMS: res.Duration.Milliseconds(), Isolation: res.Isolation, Description: res.Description(),
-		Warnings: res.Warnings, Images: imageRefs(res.Images), ImagesSkipped: res.ImagesSkipped,
-		Protections: map[string]bool{
-			"files": res.Protections.Files, "network": res.Protections.Network, "processes": res.Protections.Processes,
-			"memory": res.Protections.Memory, "signals": res.Protections.Signals,
-		},
+		DurationMS: res.Duration.Milliseconds(), Isolation: res.Isolation,
+		Outcome: &outcome, Description: sandbox.English(outcome),
+		Protections: protections, Notes: res.Notes, Warnings: res.Warnings,
+		Images: imageRefs(res.Images), ImageNotes: res.ImageNotes, ImagesSkipped: res.ImagesSkipped,
 	}
 }
 

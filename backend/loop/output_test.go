@@ -265,7 +265,7 @@ func TestRunStreamsOutputAndKeepsItWhenStopped(t *testing.T) {
 	if err := evs[len(evs)-1].Decode(&fin); err != nil {
 		t.Fatal(err)
 	}
-	if fin.Status != string(sandbox.StatusKilled) || fin.Stdout != "started\n" || fin.Iteration != 1 {
+	if fin.Status != sandbox.StatusKilled || fin.Stdout != "started\n" || fin.Iteration != 1 {
 		t.Errorf("exec_finished %+v; want killed with the printed line", fin)
 	}
 }

@@ -492,22 +492,29 @@ func TestCgroupV2MoveSelfToLeaf(t *testing.T) {
 	}
 }
 
-// TestCgroupWarning: the warning names exactly the limits a run's cgroup
-// lacks (desktops often delegate memory and pids but not cpu).
-func TestCgroupWarning(t *testing.T) {
+// TestCgroupNote: the note names exactly the controllers a run's cgroup
+// lacks (desktops often delegate memory and pids but not cpu), as data, and
+// its English says what that leaves unbounded.
+func TestCgroupNote(t *testing.T) {
 	for _, tc := range []struct {
-		cg    *runCgroup
-		nproc bool
-		want  string
+		cg          *runCgroup
+		nproc       bool
+		controllers string
+		want        string
 	}{
-		{nil, false, ""},
-		{&runCgroup{limits: []string{"pids", "memory", "cpu"}}, false, ""},
-		{&runCgroup{limits: []string{"pids", "memory"}}, false, "the run's cgroup has no cpu controller: CPU use is not capped (the timeout still applies) (see loopforge doctor)"},
-		{&runCgroup{}, false, "the run's cgroup has no pids, memory, cpu controller: the number of processes is not bounded; memory is limited per process only; CPU use is not capped (the timeout still applies) (see loopforge doctor)"},
-		{&runCgroup{limits: []string{"memory", "cpu"}}, true, "the run's cgroup has no pids controller: processes are bounded by RLIMIT_NPROC only (see loopforge doctor)"},
+		{nil, false, "", ""},
+		{&runCgroup{limits: []string{"pids", "memory", "cpu"}}, false, "", ""},
+		{&runCgroup{limits: []string{"pids", "memory"}}, false, "cpu", "the run's cgroup has no cpu controller: CPU use is not capped (the timeout still applies) (see loopforge doctor)"},
+		{&runCgroup{}, false, "pids,memory,cpu", "the run's cgroup has no pids, memory, cpu controller: the number of processes is not bounded; memory is limited per process only; CPU use is not capped (the timeout still applies) (see loopforge doctor)"},
+		{&runCgroup{limits: []string{"memory", "cpu"}}, true, "pids", "the run's cgroup has no pids controller: processes are bounded by RLIMIT_NPROC only (see loopforge doctor)"},
 	} {
-		if got := cgroupWarning(tc.cg, tc.nproc); got != tc.want {
-			t.Errorf("cgroupWarning(%+v, %v) = %q, want %q", tc.cg, tc.nproc, got, tc.want)
+		n, ok := cgroupNote(tc.cg, tc.nproc)
+		got := ""
+		if ok {
+			got = English(n)
+		}
+		if got != tc.want || ok != (tc.want != "") || n.Params["controllers"] != tc.controllers || (n.Params["nproc"] == "1") != (ok && tc.nproc) {
+			t.Errorf("cgroupNote(%+v, %v) = %+v %q, want controllers %q, %q", tc.cg, tc.nproc, n, got, tc.controllers, tc.want)
 		}
 	}
 }

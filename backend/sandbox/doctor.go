@@ -261,7 +261,11 @@ func (rep Report) Text() string {
 			"; image files a program writes are still shown. → install it: sudo apt install python3-matplotlib (or pip install matplotlib for that interpreter)\n"
 	}
 	if missing := p.Missing(); len(missing) > 0 {
-		s += "\nMissing: " + strings.Join(missing, ", ") + ". Each run records and shows what applied to it.\n"
+		names := make([]string, len(missing))
+		for i, m := range missing {
+			names[i] = string(m)
+		}
+		s += "\nMissing: " + strings.Join(names, ", ") + ". Each run records and shows what applied to it.\n"
 	}
 	if h := rep.Host; h != nil && h.Cached {
 		s += fmt.Sprintf("\nKernel and bwrap as probed at %s (kept until the next boot or a new loopforge binary; "+

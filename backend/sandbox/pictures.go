@@ -33,10 +33,13 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // Limits of the pictures kept from one run.
@@ -136,7 +139,7 @@ var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".svg"}
 
 // collectImages reads the pictures of the run dir wd within the limits; the
 // notes say what was left out and why.
-func collectImages(wd string) (imgs []Image, notes []string) {
+func collectImages(wd string) (imgs []Image, notes []event.ExecNote) {
 	files := findImages(wd)
 	slices.SortStableFunc(files, func(a, b imageFile) int {
 		if c := a.mod.Compare(b.mod); c != 0 {
@@ -147,20 +150,20 @@ func collectImages(wd string) (imgs []Image, notes []string) {
 	var total int64
 	for i, f := range files {
 		if len(imgs) == MaxImages {
-			notes = append(notes, fmt.Sprintf("%d more pictures not kept (at most %d per run)", len(files)-i, MaxImages))
+			notes = append(notes, event.NewNote(event.NoteImagesTooMany, "n", strconv.Itoa(len(files)-i), "max", strconv.Itoa(MaxImages)))
 			break
 		}
 		if f.size > MaxImageBytes {
-			notes = append(notes, fmt.Sprintf("%s: %s, over the %s limit for one picture", f.rel, approxBytes(f.size), formatBytes(MaxImageBytes)))
+			notes = append(notes, event.NewNote(event.NoteImageTooLarge, "name", f.rel, "bytes", strconv.FormatInt(f.size, 10), "max", strconv.FormatInt(MaxImageBytes, 10)))
 			continue
 		}
 		if total+f.size > MaxImagesBytes {
-			notes = append(notes, fmt.Sprintf("%s: not kept, the run's pictures would pass %s", f.rel, formatBytes(MaxImagesBytes)))
+			notes = append(notes, event.NewNote(event.NoteImagesTotal, "name", f.rel, "max", strconv.FormatInt(MaxImagesBytes, 10)))
 			continue
 		}
 		img, err := readImage(wd, f.rel)
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s: %v", f.rel, err))
+			notes = append(notes, event.NewNote(event.NoteImageUnreadable, "name", f.rel, "detail", err.Error()))
 			continue
 		}
 		total += int64(len(img.Data))

@@ -14,10 +14,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/procgroup"
 	"golang.org/x/sys/unix"
 )
@@ -423,50 +425,41 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd, dir string,
 		res.Isolation += CgroupSuffix
 	}
 	if !p.Files {
-		res.Warnings = append(res.Warnings, "no file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock)")
+		res.note(event.NewNote(event.NoteNoFiles))
 	}
 	switch {
 	case req.AllowNetwork:
-		res.Warnings = append(res.Warnings, "network access allowed for this run")
+		res.note(event.NewNote(event.NoteNetworkAllowed))
 	case !p.Network:
-		res.Warnings = append(res.Warnings, "no network isolation: the code can reach the network (install bubblewrap)")
+		res.note(event.NewNote(event.NoteNoNetwork))
 	}
-	if w := cgroupWarning(cg, r.nproc); w != "" {
-		res.Warnings = append(res.Warnings, w)
+	if n, ok := cgroupNote(cg, r.nproc); ok {
+		res.note(n)
 	}
 	return spec
 }
 
-// cgroupWarning explains the limits a run's cgroup lacks (a cgroup v2
-// parent without delegated controllers gives only the complete kill), ""
-// when it has them all or there is no cgroup.
-func cgroupWarning(cg *runCgroup, nproc bool) string {
+// cgroupNote explains the limits a run's cgroup lacks (a cgroup v2 parent
+// without delegated controllers gives only the complete kill); false when
+// it has them all or there is no cgroup.
+func cgroupNote(cg *runCgroup, nproc bool) (event.ExecNote, bool) {
 	if cg == nil {
-		return ""
+		return event.ExecNote{}, false
 	}
-	var missing, effects []string
+	var missing []string
 	for _, c := range v1Controllers {
-		if cg.has(c) {
-			continue
-		}
-		missing = append(missing, c)
-		switch c {
-		case "pids":
-			if nproc {
-				effects = append(effects, "processes are bounded by RLIMIT_NPROC only")
-			} else {
-				effects = append(effects, "the number of processes is not bounded")
-			}
-		case "memory":
-			effects = append(effects, "memory is limited per process only")
-		case "cpu":
-			effects = append(effects, "CPU use is not capped (the timeout still applies)")
+		if !cg.has(c) {
+			missing = append(missing, c)
 		}
 	}
 	if len(missing) == 0 {
-		return ""
+		return event.ExecNote{}, false
 	}
-	return fmt.Sprintf("the run's cgroup has no %s controller: %s (see loopforge doctor)", strings.Join(missing, ", "), strings.Join(effects, "; "))
+	bounded := ""
+	if nproc {
+		bounded = "1"
+	}
+	return event.NewNote(event.NoteCgroupPartial, "controllers", strings.Join(missing, ","), "nproc", bounded), true
 }
 
 // Run executes req and reports the outcome. The error is non-nil only when
@@ -529,7 +522,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	if r.cgroups != nil {
 		if cg, err = r.cgroups.create(lim); err != nil {
 			slog.Warn("sandbox: no cgroup for this run", "err", err)
-			res.Warnings = append(res.Warnings, "cgroup limits not applied: "+err.Error())
+			res.note(event.NewNote(event.NoteCgroupFailed, "detail", err.Error()))
 			cg = nil
 		} else {
 			defer cg.remove()
@@ -696,13 +689,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 		res.Status = StatusError
 	}
 	if cg != nil && cg.pidsLimitHit() {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the process limit (%d) was reached", lim.Processes))
+		res.note(event.NewNote(event.NoteProcessLimit, "limit", strconv.Itoa(lim.Processes)))
 	}
 	if hookDir != "" {
 		// Every process of the run is dead: nothing changes the files now
 		// (short of a daemon escaped at the basic level, which readImage
 		// does not trust either).
-		res.Images, res.ImagesSkipped = collectImages(wd)
+		res.Images, res.ImageNotes = collectImages(wd)
+		for _, n := range res.ImageNotes {
+			res.ImagesSkipped = append(res.ImagesSkipped, English(n))
+		}
 	}
 	slog.Debug("sandbox: run finished", "status", res.Status, "exit", res.ExitCode, "signal", res.Signal, "duration", res.Duration, "isolation", res.Isolation)
 	return res, nil

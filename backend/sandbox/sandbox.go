@@ -4,22 +4,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
-// Status classifies how one execution ended.
-type Status string
+// Status classifies how one execution ended. It is event.ExecStatus, the
+// one definition the frontend gets too.
+type Status = event.ExecStatus
 
 const (
-	StatusOK           Status = "ok"            // exit 0
-	StatusError        Status = "error"         // nonzero exit or a signal we did not send
-	StatusTimeout      Status = "timeout"       // wall-clock timeout (or the RLIMIT_CPU backstop)
-	StatusOutputLimit  Status = "output_limit"  // a stream passed OutputHardCap; the group was killed
-	StatusMemory       Status = "memory"        // MemoryError, V8 out of memory, or the cgroup's OOM killer
-	StatusKilled       Status = "killed"        // the caller's context was cancelled
-	StatusSandboxError Status = "sandbox_error" // the sandbox itself failed; Run also returns an error
+	StatusOK           = event.ExecStatusOK           // exit 0
+	StatusError        = event.ExecStatusError        // nonzero exit or a signal we did not send
+	StatusTimeout      = event.ExecStatusTimeout      // wall-clock timeout (or the RLIMIT_CPU backstop)
+	StatusOutputLimit  = event.ExecStatusOutputLimit  // a stream passed OutputHardCap; the group was killed
+	StatusMemory       = event.ExecStatusMemory       // MemoryError, V8 out of memory, or the cgroup's OOM killer
+	StatusKilled       = event.ExecStatusKilled       // the caller's context was cancelled
+	StatusSandboxError = event.ExecStatusSandboxError // the sandbox itself failed; Run also returns an error
 )
 
 // Isolation levels, weakest first. [Result.Isolation] is one of them,
@@ -186,15 +190,20 @@ type Protections struct {
 	Signals bool `json:"signals"`
 }
 
-// Missing names the protections that did not apply, in a fixed order.
-func (p Protections) Missing() []string {
-	var m []string
-	for _, x := range []struct {
-		ok   bool
-		name string
-	}{{p.Files, "files"}, {p.Network, "network"}, {p.Processes, "processes"}, {p.Memory, "memory"}, {p.Signals, "signals"}} {
-		if !x.ok {
-			m = append(m, x.name)
+// Map is p by name (event.Protection), every protection present.
+func (p Protections) Map() map[event.Protection]bool {
+	return map[event.Protection]bool{event.ProtectionFiles: p.Files, event.ProtectionNetwork: p.Network,
+		event.ProtectionProcesses: p.Processes, event.ProtectionMemory: p.Memory, event.ProtectionSignals: p.Signals}
+}
+
+// Missing names the protections that did not apply, in the order of
+// event.Protections.
+func (p Protections) Missing() []event.Protection {
+	var m []event.Protection
+	on := p.Map()
+	for _, name := range event.Protections() {
+		if !on[name] {
+			m = append(m, name)
 		}
 	}
 	return m
@@ -220,13 +229,17 @@ type Result struct {
 	// Layers lists the mechanisms applied, e.g. ["rlimits", "seccomp",
 	// "landlock", "bwrap", "cgroup"].
 	Layers []string
-	// Warnings explain missing protections (network, files) and layers
-	// that failed for this run; empty when everything applied.
+	// Notes explain missing protections (network, files) and layers that
+	// failed for this run, as data a face words (event.Note* codes); empty
+	// when everything applied. Warnings are the same in English.
+	Notes    []event.ExecNote
 	Warnings []string
 
 	// Images are the pictures the run left in its run dir, oldest first
-	// (Request.Images); ImagesSkipped says which were left out and why.
+	// (Request.Images); ImageNotes say which were left out and why
+	// (event.NoteImage* codes), ImagesSkipped the same in English.
 	Images        []Image
+	ImageNotes    []event.ExecNote
 	ImagesSkipped []string
 
 	// Limits are the effective limits (defaults filled in).
@@ -235,53 +248,65 @@ type Result struct {
 	Error string
 }
 
-// Description is one line for humans and the reflect prompt.
-func (r Result) Description() string {
+// Outcome is how the execution ended, as data (an event.Outcome* code and
+// its parameters) for a face to word; Description is its English.
+func (r Result) Outcome() event.ExecNote {
 	switch r.Status {
 	case StatusOK:
-		return "ok"
+		return event.NewNote(event.OutcomeOK)
 	case StatusTimeout:
 		if r.Signal == syscall.SIGXCPU.String() {
-			if r.Limits.CPUSeconds > 0 {
-				return fmt.Sprintf("CPU time limit exceeded (%ds)", r.Limits.CPUSeconds)
-			}
-			return "CPU time limit exceeded"
+			return event.NewNote(event.OutcomeCPULimit, "seconds", positive(int64(r.Limits.CPUSeconds)))
 		}
-		if r.Limits.Timeout > 0 {
-			return "timed out after " + r.Limits.Timeout.String()
-		}
-		return "timed out"
+		return event.NewNote(event.OutcomeTimeout, "ms", positive(r.Limits.Timeout.Milliseconds()))
 	case StatusOutputLimit:
-		if r.Limits.OutputHardCap > 0 {
-			return fmt.Sprintf("output limit (%s) exceeded", formatBytes(r.Limits.OutputHardCap))
-		}
-		return "output limit exceeded"
+		return event.NewNote(event.OutcomeOutputLimit, "bytes", positive(r.Limits.OutputHardCap))
 	case StatusMemory:
-		return withDetail("memory limit exceeded", memoryDetail(r))
+		if r.Signal == syscall.SIGKILL.String() && !strings.Contains(r.Stderr, "MemoryError") && memoryLine(r.Stderr) == "" {
+			return event.NewNote(event.OutcomeOOMKilled)
+		}
+		return event.NewNote(event.OutcomeMemory, "detail", memoryDetail(r))
 	case StatusKilled:
-		return "killed (cancelled)"
+		return event.NewNote(event.OutcomeKilled)
 	case StatusSandboxError:
-		return withDetail("sandbox error", firstLine(r.Error))
+		return event.NewNote(event.OutcomeSandbox, "detail", firstLine(r.Error))
 	}
 	if r.Signal != "" {
-		return withDetail("signal: "+r.Signal, lastLine(r.Stderr))
+		return event.NewNote(event.OutcomeSignal, "signal", r.Signal, "detail", lastLine(r.Stderr))
 	}
-	return withDetail(fmt.Sprintf("exit %d", r.ExitCode), lastLine(r.Stderr))
+	return event.NewNote(event.OutcomeExit, "exit", strconv.Itoa(r.ExitCode), "detail", lastLine(r.Stderr))
 }
 
+// positive is n in decimal, "" (left out of a note) when not positive.
+func positive(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Description is one line for humans and the reflect prompt: the English
+// of Outcome.
+func (r Result) Description() string { return English(r.Outcome()) }
+
 // memoryDetail picks the line that names the memory error: Python's is
-// last, V8 prints its own then a stack, and the kernel's OOM killer leaves
-// only a signal.
+// last, V8 prints its own then a stack.
 func memoryDetail(r Result) string {
+	if known := memoryLine(r.Stderr); known != "" {
+		return known
+	}
+	return lastLine(r.Stderr)
+}
+
+// memoryLine is the message V8 prints when it runs out of memory, "" when
+// stderr has none.
+func memoryLine(stderr string) string {
 	for _, known := range []string{"JavaScript heap out of memory", "RangeError: Array buffer allocation failed"} {
-		if strings.Contains(r.Stderr, known) {
+		if strings.Contains(stderr, known) {
 			return known
 		}
 	}
-	if r.Signal == syscall.SIGKILL.String() && !strings.Contains(r.Stderr, "MemoryError") {
-		return "killed by the out-of-memory killer"
-	}
-	return lastLine(r.Stderr)
+	return ""
 }
 
 func withDetail(head, detail string) string {

@@ -274,7 +274,7 @@ func (s *Service) trackIteration(ctx context.Context, a *activeRun, e event.Even
 		if err := e.Decode(&p); err != nil {
 			return err
 		}
-		it.ExecStatus, it.ExitCode, it.Stdout, it.Stderr = p.Status, p.ExitCode, p.Stdout, p.Stderr
+		it.ExecStatus, it.ExitCode, it.Stdout, it.Stderr = string(p.Status), p.ExitCode, p.Stdout, p.Stderr
 		it.Truncated, it.ExecMS, it.Isolation = p.Truncated, p.DurationMS, p.Isolation
 	case event.Reflection:
 		var p event.ReflectionPayload

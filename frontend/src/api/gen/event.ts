@@ -135,7 +135,7 @@ export const StreamStderr = "stderr";
 export type StreamStd = typeof StreamStdout | typeof StreamStderr;
 export interface ExecPayload {
   iteration: number /* int */;
-  status: string; // sandbox.Status
+  status: ExecStatus;
   exit_code: number /* int */;
   signal?: string;
   stdout: string;
@@ -143,20 +143,30 @@ export interface ExecPayload {
   truncated: boolean;
   duration_ms: number /* int64 */;
   isolation: string;
-  description: string; // one line: "exit 1: ValueError: boom"
   /**
-   * Protections that applied to this execution (files, network,
-   * processes, memory, signals) and warnings about the missing ones.
+   * Outcome is how it ended, as data (an Outcome* code); Description is
+   * its English, one line: "exit 1: ValueError: boom". Events recorded
+   * before outcomes have only Description.
+   */
+  outcome?: ExecNote;
+  description: string;
+  /**
+   * Protections that applied to this execution, by Protection name
+   * (files, network, processes, memory, signals), and notes about the
+   * missing ones (Note* codes; Warnings are their English).
    */
   protections?: { [key: string]: boolean};
+  notes?: ExecNote[];
   warnings?: string[];
   /**
    * Images are the pictures the program left (matplotlib figures, image
    * files it wrote), stored with the run: the bytes are fetched by run,
-   * iteration and name. ImagesSkipped says which were left out and why
-   * (not a picture, too large, too many).
+   * iteration and name. ImageNotes say which were left out and why (too
+   * large, too many, unreadable: NoteImage* codes), ImagesSkipped the
+   * same in English.
    */
   images?: ImageRef[];
+  image_notes?: ExecNote[];
   images_skipped?: string[];
 }
 /**
@@ -256,4 +266,69 @@ export interface GitPayload {
   commit?: string;
   message?: string;
   path?: string; // metadata file, relative to the workdir
+}
+
+//////////
+// source: exec.go
+
+/**
+ * ExecStatus classifies how one execution ended.
+ */
+export const ExecStatusOK = "ok"; // exit 0
+export const ExecStatusError = "error"; // nonzero exit or a signal loopforge did not send
+export const ExecStatusTimeout = "timeout"; // wall-clock timeout (or the RLIMIT_CPU backstop)
+export const ExecStatusOutputLimit = "output_limit"; // a stream passed the output cap; the group was killed
+export const ExecStatusMemory = "memory"; // MemoryError, V8 out of memory, or the cgroup's OOM killer
+export const ExecStatusKilled = "killed"; // the run was stopped (cancelled)
+export const ExecStatusSandboxError = "sandbox_error"; // the sandbox itself failed
+export type ExecStatus = typeof ExecStatusOK | typeof ExecStatusError | typeof ExecStatusTimeout | typeof ExecStatusOutputLimit | typeof ExecStatusMemory | typeof ExecStatusKilled | typeof ExecStatusSandboxError;
+/**
+ * Protection names one isolation guarantee of an execution
+ * (ExecPayload.Protections, sandbox.Protections).
+ */
+export const ProtectionFiles = "files"; // no writes outside the run's places, no reads of private files
+export const ProtectionNetwork = "network"; // no internet sockets
+export const ProtectionProcesses = "processes"; // bounded, and none outlives the run
+export const ProtectionMemory = "memory"; // one hard limit for the whole run
+export const ProtectionSignals = "signals"; // the code cannot signal or ptrace the app
+export type Protection = typeof ProtectionFiles | typeof ProtectionNetwork | typeof ProtectionProcesses | typeof ProtectionMemory | typeof ProtectionSignals;
+/**
+ * Outcome names how an execution ended (ExecPayload.Outcome). Each code's
+ * parameters follow it. In an ExecNote every value is a string: numbers in
+ * decimal, durations in milliseconds, sizes in bytes; "detail" is what the
+ * program or the system printed, never translated.
+ */
+export const OutcomeOK = "ok";
+export const OutcomeExit = "exit"; // exit, detail (the last line of stderr)
+export const OutcomeSignal = "signal"; // signal (as Go names it: "killed"), detail
+export const OutcomeTimeout = "timeout"; // ms (the limit; absent when unknown)
+export const OutcomeCPULimit = "cpu_limit"; // seconds (absent when unknown)
+export const OutcomeOutputLimit = "output_limit"; // bytes (absent when unknown)
+export const OutcomeMemory = "memory"; // detail (the line that names the memory error)
+export const OutcomeOOMKilled = "oom_killed"; // the kernel's out-of-memory killer ended it
+export const OutcomeKilled = "killed"; // cancelled
+export const OutcomeSandbox = "sandbox"; // detail (the sandbox's own error)
+export type Outcome = typeof OutcomeOK | typeof OutcomeExit | typeof OutcomeSignal | typeof OutcomeTimeout | typeof OutcomeCPULimit | typeof OutcomeOutputLimit | typeof OutcomeMemory | typeof OutcomeOOMKilled | typeof OutcomeKilled | typeof OutcomeSandbox;
+/**
+ * Note names something that did not apply to an execution, or a picture
+ * it left out (ExecPayload.Notes, ImageNotes); parameters as for Outcome.
+ */
+export const NoteNoFiles = "no_files"; // no file-system isolation
+export const NoteNetworkAllowed = "network_allowed"; // the user allowed the network for this run
+export const NoteNoNetwork = "no_network"; // no network isolation
+export const NoteCgroupFailed = "cgroup_failed"; // detail (why the run got no cgroup)
+export const NoteCgroupPartial = "cgroup_partial"; // controllers (comma-separated: pids,memory,cpu), nproc ("1": RLIMIT_NPROC still bounds processes)
+export const NoteProcessLimit = "process_limit"; // limit (the number of processes that was reached)
+export const NoteImagesTooMany = "images_too_many"; // n (pictures left out), max (per run)
+export const NoteImageTooLarge = "image_too_large"; // name, bytes, max (bytes, for one picture)
+export const NoteImagesTotal = "images_total"; // name, max (bytes, for all the run's pictures)
+export const NoteImageUnreadable = "image_unreadable"; // name, detail
+export type Note = typeof NoteNoFiles | typeof NoteNetworkAllowed | typeof NoteNoNetwork | typeof NoteCgroupFailed | typeof NoteCgroupPartial | typeof NoteProcessLimit | typeof NoteImagesTooMany | typeof NoteImageTooLarge | typeof NoteImagesTotal | typeof NoteImageUnreadable;
+/**
+ * ExecNote is one thing to say about an execution: an Outcome or a Note,
+ * and its parameters, worded by each face.
+ */
+export interface ExecNote {
+  code: string; // Outcome or Note
+  params?: { [key: string]: string};
 }

@@ -6,6 +6,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { App } from './App'
 import { ApiError, errorMessage, toApiError } from './api'
+import * as ev from './api/gen/event'
 import { httpApi } from './api/http'
 import { RunBanner } from './components/RunBanner'
 import { createStores } from './stores'
@@ -46,6 +47,33 @@ describe('error words', () => {
     setLanguage('pt')
     expect(Object.keys(strings.errors).sort()).toEqual(en)
     expect(en.length).toBeGreaterThan(50)
+  })
+
+  // The sandbox's words come as data (backend/event/exec.go, generated into
+  // gen/event.ts): every status, protection, outcome and note has words in
+  // every language, each different from the code itself where it is prose.
+  it.each(['en', 'pt'] as const)('words every execution status, protection, outcome and note in %s', (lang) => {
+    setLanguage(lang)
+    const w = strings.live.exec
+    const values = (prefix: string) =>
+      Object.entries(ev)
+        .filter(([name, v]) => name.startsWith(prefix) && typeof v === 'string')
+        .map(([, v]) => v as string)
+    const tables: [string, Record<string, unknown>][] = [
+      ['ExecStatus', w.status],
+      ['Protection', w.protections],
+      ['Protection', w.protectionHints],
+      ['Outcome', w.outcome],
+      ['Note', w.notes],
+    ]
+    for (const [prefix, table] of tables) {
+      const codes = values(prefix)
+      expect(codes.length, prefix).toBeGreaterThan(4)
+      expect(Object.keys(table).sort(), prefix).toEqual([...codes].sort())
+    }
+    const p = { exit: '1', signal: 'killed', detail: 'ValueError: boom', ms: '30000', seconds: '35', bytes: '8388608', controllers: 'pids,memory,cpu', limit: '128', n: '3', max: '8', name: 'fig.png' }
+    for (const code of values('Outcome')) expect(w.outcome[code](p), code).not.toMatch(/undefined|NaN/)
+    for (const code of values('Note')) expect(w.notes[code](p), code).not.toMatch(/undefined|NaN/)
   })
 
   it('reads the code and parameters of a failed web request', async () => {

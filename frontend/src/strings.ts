@@ -1,3 +1,5 @@
+import type { ExecNote, ExecStatus, Note, Outcome, Protection } from './api/gen/event'
+import { bytes, seconds } from './format'
 import { classEn, classPt } from './strings.class'
 // Every UI string in one place: an English and a Portuguese table with the
 // same keys (the type checker lists anything missing). `strings` is the
@@ -5,6 +7,11 @@ import { classEn, classPt } from './strings.class'
 
 /** The parameters of an error, by name (backend: service.Code). */
 type P = Record<string, string>
+
+/** detailed adds what the program or the system printed to a head: "exit 1: ValueError: boom". */
+function detailed(head: string, p: P): string {
+  return p.detail ? `${head}: ${p.detail}` : head
+}
 
 /** said adds what the provider itself said, when it said something. */
 function said(p: P): string {
@@ -251,6 +258,75 @@ const en = {
     cancelFailed: 'Stop failed',
     streamFailed: 'Live updates for this run failed',
     logs: 'Notices',
+    /**
+     * An execution, worded from the data the sandbox sends (backend/event
+     * exec.go): its status, the protections that applied, how it ended
+     * (outcome) and what did not apply (notes). Parameters: numbers in
+     * decimal, ms, bytes; detail is what the program or system printed.
+     */
+    exec: {
+      status: {
+        ok: 'ok',
+        error: 'error',
+        timeout: 'timed out',
+        output_limit: 'too much output',
+        memory: 'out of memory',
+        killed: 'stopped',
+        sandbox_error: 'sandbox error',
+      } satisfies Record<ExecStatus, string> as Record<string, string>,
+      protections: {
+        files: 'files',
+        network: 'network',
+        processes: 'processes',
+        memory: 'memory',
+        signals: 'signals',
+      } satisfies Record<Protection, string> as Record<string, string>,
+      protectionHints: {
+        files: 'Writes outside the run folder and reads of your private files are blocked',
+        network: 'The code cannot open internet connections',
+        processes: 'The number of processes is bounded and none outlives the run',
+        memory: 'One memory limit for the whole run',
+        signals: 'The code cannot signal or trace loopforge',
+      } satisfies Record<Protection, string> as Record<string, string>,
+      applied: 'applied',
+      missing: 'not applied',
+      outcome: {
+        ok: () => 'ran cleanly',
+        exit: (p: P) => detailed(`exit ${p.exit}`, p),
+        signal: (p: P) => detailed(`signal: ${p.signal}`, p),
+        timeout: (p: P) => (p.ms ? `timed out after ${seconds(Number(p.ms) / 1000)}` : 'timed out'),
+        cpu_limit: (p: P) => `CPU time limit exceeded${p.seconds ? ` (${seconds(Number(p.seconds))})` : ''}`,
+        output_limit: (p: P) => (p.bytes ? `output limit (${bytes(Number(p.bytes))}) exceeded` : 'output limit exceeded'),
+        memory: (p: P) => detailed('memory limit exceeded', p),
+        oom_killed: () => 'memory limit exceeded: killed by the out-of-memory killer',
+        killed: () => 'stopped (cancelled)',
+        sandbox: (p: P) => detailed('sandbox error', p),
+      } satisfies Record<Outcome, (p: P) => string> as Record<string, (p: P) => string>,
+      notes: {
+        no_files: () => 'No file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock).',
+        network_allowed: () => 'Network access allowed for this run.',
+        no_network: () => 'No network isolation: the code can reach the network (install bubblewrap).',
+        cgroup_failed: (p: P) => detailed('Cgroup limits not applied', p),
+        cgroup_partial: (p: P) => {
+          const missing = (p.controllers ?? '').split(',').filter(Boolean)
+          const effects = missing.map((c) =>
+            c === 'pids'
+              ? p.nproc
+                ? 'processes are bounded by RLIMIT_NPROC only'
+                : 'the number of processes is not bounded'
+              : c === 'memory'
+                ? 'memory is limited per process only'
+                : 'CPU use is not capped (the timeout still applies)',
+          )
+          return `The run’s cgroup has no ${missing.join(', ')} controller: ${effects.join('; ')} (see loopforge doctor).`
+        },
+        process_limit: (p: P) => `The process limit (${p.limit}) was reached.`,
+        images_too_many: (p: P) => `${p.n} more pictures not kept (at most ${p.max} per run)`,
+        image_too_large: (p: P) => `${p.name}: ${bytes(Number(p.bytes))}, over the ${bytes(Number(p.max))} limit for one picture`,
+        images_total: (p: P) => `${p.name}: not kept, the run’s pictures would pass ${bytes(Number(p.max))}`,
+        image_unreadable: (p: P) => detailed(p.name ?? '', p),
+      } satisfies Record<Note, (p: P) => string> as Record<string, (p: P) => string>,
+    },
   },
 
   compare: {
@@ -701,6 +777,69 @@ const pt: Strings = {
     cancelFailed: 'Falha ao parar',
     streamFailed: 'As atualizações ao vivo desta execução falharam',
     logs: 'Avisos',
+    exec: {
+      status: {
+        ok: 'ok',
+        error: 'erro',
+        timeout: 'tempo esgotado',
+        output_limit: 'saída demais',
+        memory: 'sem memória',
+        killed: 'parada',
+        sandbox_error: 'erro da sandbox',
+      },
+      protections: {
+        files: 'arquivos',
+        network: 'rede',
+        processes: 'processos',
+        memory: 'memória',
+        signals: 'sinais',
+      },
+      protectionHints: {
+        files: 'Escritas fora da pasta da execução e leituras dos seus arquivos privados são bloqueadas',
+        network: 'O código não consegue abrir conexões com a internet',
+        processes: 'O número de processos é limitado e nenhum sobrevive à execução',
+        memory: 'Um só limite de memória para a execução inteira',
+        signals: 'O código não consegue enviar sinais ao loopforge nem rastreá-lo',
+      },
+      applied: 'aplicada',
+      missing: 'não aplicada',
+      outcome: {
+        ok: () => 'rodou sem erros',
+        exit: (p: P) => detailed(`código de saída ${p.exit}`, p),
+        signal: (p: P) => detailed(`sinal: ${p.signal}`, p),
+        timeout: (p: P) => (p.ms ? `tempo esgotado após ${seconds(Number(p.ms) / 1000)}` : 'tempo esgotado'),
+        cpu_limit: (p: P) => `limite de tempo de CPU excedido${p.seconds ? ` (${seconds(Number(p.seconds))})` : ''}`,
+        output_limit: (p: P) => (p.bytes ? `limite de saída (${bytes(Number(p.bytes))}) excedido` : 'limite de saída excedido'),
+        memory: (p: P) => detailed('limite de memória excedido', p),
+        oom_killed: () => 'limite de memória excedido: o kernel encerrou o programa por falta de memória',
+        killed: () => 'parada (cancelada)',
+        sandbox: (p: P) => detailed('erro da sandbox', p),
+      },
+      notes: {
+        no_files: () => 'Sem isolamento do sistema de arquivos: o código pode ler e alterar seus arquivos (instale o bubblewrap ou use Linux 5.13+ com Landlock).',
+        network_allowed: () => 'Acesso à rede permitido nesta execução.',
+        no_network: () => 'Sem isolamento de rede: o código pode acessar a rede (instale o bubblewrap).',
+        cgroup_failed: (p: P) => detailed('Limites de cgroup não aplicados', p),
+        cgroup_partial: (p: P) => {
+          const missing = (p.controllers ?? '').split(',').filter(Boolean)
+          const effects = missing.map((c) =>
+            c === 'pids'
+              ? p.nproc
+                ? 'os processos são limitados só pelo RLIMIT_NPROC'
+                : 'o número de processos não é limitado'
+              : c === 'memory'
+                ? 'a memória é limitada só por processo'
+                : 'o uso de CPU não tem teto (o tempo limite ainda vale)',
+          )
+          return `O cgroup da execução não tem o controlador ${missing.join(', ')}: ${effects.join('; ')} (veja loopforge doctor).`
+        },
+        process_limit: (p: P) => `O limite de processos (${p.limit}) foi atingido.`,
+        images_too_many: (p: P) => `mais ${p.n} imagens não guardadas (no máximo ${p.max} por execução)`,
+        image_too_large: (p: P) => `${p.name}: ${bytes(Number(p.bytes))}, acima do limite de ${bytes(Number(p.max))} por imagem`,
+        images_total: (p: P) => `${p.name}: não guardada, as imagens da execução passariam de ${bytes(Number(p.max))}`,
+        image_unreadable: (p: P) => detailed(p.name ?? '', p),
+      },
+    },
   },
 
   compare: {
@@ -954,4 +1093,50 @@ export function isProviderError(code: string | undefined): boolean {
   return code != null && providerCodes.has(code)
 }
 
+/** What the UI knows of one execution, to word how it ended. */
+export interface ExecFacts {
+  status: string
+  exitCode: number
+  signal?: string
+  stderr?: string
+  outcome?: ExecNote
+  /** The backend's English, for a code this table does not know. */
+  description?: string
+}
 
+/**
+ * execOutcome words how an execution ended in the language in use: by its
+ * outcome code, else (a run recorded before outcomes, or a history replay)
+ * from its status, exit code and the last line of its stderr.
+ */
+export function execOutcome(x: ExecFacts): string {
+  const w = strings.live.exec
+  if (x.outcome) {
+    const f = w.outcome[x.outcome.code]
+    if (f) return f(x.outcome.params ?? {})
+    if (x.description) return x.description
+  }
+  const detail = lastLine(x.stderr ?? '')
+  switch (x.status) {
+    case 'ok':
+      return w.outcome.ok({})
+    case 'error':
+      return x.signal ? w.outcome.signal({ signal: x.signal, detail }) : w.outcome.exit({ exit: String(x.exitCode), detail })
+    case 'memory':
+      return w.outcome.memory({ detail })
+  }
+  return w.status[x.status] ?? x.description ?? x.status
+}
+
+/** execNote words one note about an execution; an unknown code shows the backend's English (fallback). */
+export function execNote(n: ExecNote, fallback = ''): string {
+  const f = strings.live.exec.notes[n.code]
+  return f ? f(n.params ?? {}) : fallback || n.code
+}
+
+/** lastLine is the last non-blank line of s, shortened as the sandbox shortens it. */
+function lastLine(s: string): string {
+  const lines = s.trimEnd().split('\n')
+  const last = (lines[lines.length - 1] ?? '').trim()
+  return last.length > 200 ? `${last.slice(0, 200)}…` : last
+}

@@ -36,6 +36,7 @@ export type {
 } from './gen/wire'
 
 export type {
+  ExecNote,
   ExecOutputPayload,
   ExecPayload,
   GeneratedPayload,

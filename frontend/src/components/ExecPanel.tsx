@@ -1,6 +1,6 @@
 import { duration } from '../format'
-import type { IterationView } from '../stores/runModel'
-import { strings } from '../strings'
+import { execNote, execOutcome, strings } from '../strings'
+import type { ExecResult, IterationView } from '../stores/runModel'
 import { Pictures } from './Pictures'
 
 /**
@@ -19,8 +19,8 @@ export function ExecPanel({ it, live, runId, stdin = '' }: { it: IterationView; 
       <div className="card-head">
         <h3 className="card-title">{s.output}</h3>
         {x && (
-          <span className={`pill exec-${x.status}`} data-testid="exec-status">
-            {x.status}
+          <span className={`pill exec-${x.status}`} data-testid="exec-status" data-status={x.status}>
+            {s.exec.status[x.status] ?? x.status}
           </span>
         )}
       </div>
@@ -56,10 +56,8 @@ export function ExecPanel({ it, live, runId, stdin = '' }: { it: IterationView; 
             {x.protections && (
               <div>
                 <dt>{s.protections}</dt>
-                <dd className="mono" data-testid="protections">
-                  {Object.entries(x.protections)
-                    .map(([name, on]) => `${name} ${on ? '✓' : '✗'}`)
-                    .join('  ')}
+                <dd className="protections" data-testid="protections">
+                  <Protections on={x.protections} />
                 </dd>
               </div>
             )}
@@ -70,15 +68,19 @@ export function ExecPanel({ it, live, runId, stdin = '' }: { it: IterationView; 
               </div>
             )}
           </dl>
-          {x.description && x.status !== 'ok' && <p className="exec-desc">{x.description}</p>}
-          {x.warnings?.map((w) => (
+          {x.status !== 'ok' && (
+            <p className="exec-desc" data-testid="exec-desc">
+              {execOutcome(x)}
+            </p>
+          )}
+          {warnings(x).map((w) => (
             <p key={w} className="exec-warning small" role="note" data-testid="sandbox-warning">
               ⚠ {w}
             </p>
           ))}
           <OutputStreams stdout={x.stdout} stderr={x.stderr} />
           {x.truncated && <p className="muted small">{s.truncated}</p>}
-          <Pictures runId={runId} iteration={it.n} images={x.images} skipped={x.imagesSkipped} />
+          <Pictures runId={runId} iteration={it.n} images={x.images} skipped={skipped(x)} />
         </>
       )}
       {/* What the program was given: after what it printed, which matters more on a projector. */}
@@ -90,6 +92,40 @@ export function ExecPanel({ it, live, runId, stdin = '' }: { it: IterationView; 
       )}
     </section>
   )
+}
+
+/** The protections in the backend's order (Go's JSON map is sorted), each named in the UI's language. */
+const protectionOrder = ['files', 'network', 'processes', 'memory', 'signals']
+
+function Protections({ on }: { on: Record<string, boolean> }) {
+  const w = strings.live.exec
+  const names = [...protectionOrder.filter((n) => n in on), ...Object.keys(on).filter((n) => !protectionOrder.includes(n))]
+  return (
+    <>
+      {names.map((n) => (
+        <span
+          key={n}
+          className={`protection ${on[n] ? 'protection-on' : 'protection-off'}`}
+          title={`${w.protectionHints[n] ?? n}: ${on[n] ? w.applied : w.missing}`}
+          data-testid={`protection-${n}`}
+        >
+          {w.protections[n] ?? n} {on[n] ? '✓' : '✗'}
+        </span>
+      ))}
+    </>
+  )
+}
+
+/** warnings are an execution's notes in the UI's language (the backend's English for events recorded before notes). */
+function warnings(x: ExecResult): string[] {
+  if (!x.notes) return x.warnings ?? []
+  return x.notes.map((n, i) => execNote(n, x.warnings?.[i]))
+}
+
+/** skipped: the pictures left out, and why, in the UI's language. */
+function skipped(x: ExecResult): string[] {
+  if (!x.imageNotes) return x.imagesSkipped
+  return x.imageNotes.map((n, i) => execNote(n, x.imagesSkipped[i]))
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { IterationView, RunState } from '../stores/runModel'
 import { isFinished } from '../stores/runModel'
-import { strings } from '../strings'
+import { currentLang, errorText, execOutcome, strings } from '../strings'
 
 export type ChipPhase = IterationView['phase'] | 'reflecting' | 'auditing' | 'stopped'
 
@@ -15,6 +15,18 @@ export function chipPhase(run: RunState, it: IterationView): ChipPhase {
   if (!finished && it.auditing) return 'auditing'
   if (finished && it.phase !== 'success' && it.phase !== 'error') return 'stopped'
   return it.phase
+}
+
+/**
+ * chipTitle says how an iteration ended, in the UI's language: its
+ * execution's outcome, its unusable answer, else the loop's summary when
+ * that is in the UI's language (it is English), else its phase.
+ */
+function chipTitle(it: IterationView, phase: ChipPhase): string {
+  if (it.exec) return execOutcome(it.exec)
+  if (it.formatCode || it.formatError) return errorText(it.formatCode, it.formatParams, it.formatError ?? '')
+  if (it.summary && currentLang() === 'en') return it.summary
+  return strings.live.phase[phase]
 }
 
 const marks: Record<ChipPhase, string> = {
@@ -62,7 +74,7 @@ export function Timeline({ run, selected, following, onSelect, onPrev, onNext, o
                 className={`chip chip-${phase}${it.n === selected ? ' chip-selected' : ''}`}
                 aria-pressed={it.n === selected}
                 aria-label={`${s.iteration} ${it.n}: ${s.phase[phase]}${checks ? `, ${checks}` : ''}`}
-                title={it.summary || s.phase[phase]}
+                title={chipTitle(it, phase)}
                 onClick={() => onSelect(it.n)}
                 data-testid="iteration-chip"
                 data-phase={phase}

@@ -4,7 +4,7 @@
 // live run and a replay alike.
 
 import { errorText } from '../strings'
-import type { ImageRef, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
+import type { ExecNote, ImageRef, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
 
 /** storedMode: the mode of a stored session's runs — its kind (a comparison has either). */
 export function storedMode(detail: Pick<SessionDetail, 'kind'>): RunMode {
@@ -27,12 +27,18 @@ export interface ExecResult {
   truncated: boolean
   durationMs: number
   isolation: string
+  /** How it ended, as data (worded by strings.execOutcome); absent for runs recorded before outcomes and in a history replay. */
+  outcome?: ExecNote
+  /** The same in the backend's English (the fallback). */
   description: string
   protections?: Record<string, boolean>
+  /** What did not apply (worded by strings.execNote); warnings are their English, the fallback. */
+  notes?: ExecNote[]
   warnings?: string[]
   /** The pictures the program left (figures, image files); fetched by run, iteration and name. */
   images: ImageRef[]
-  /** Pictures left out, and why. */
+  /** Pictures left out, and why: as data, and in the backend's English (the fallback). */
+  imageNotes?: ExecNote[]
   imagesSkipped: string[]
 }
 
@@ -337,10 +343,13 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
           truncated: p.truncated,
           durationMs: p.duration_ms,
           isolation: p.isolation,
+          outcome: p.outcome,
           description: p.description,
           protections: p.protections,
+          notes: p.notes,
           warnings: p.warnings,
           images: p.images ?? [],
+          imageNotes: p.image_notes,
           imagesSkipped: p.images_skipped ?? [],
         },
       }))

@@ -2,7 +2,7 @@
 // Errors from the backend carry a stable code and parameters (wire.ErrorBody);
 // the UI words them in its own language, with the backend's English text
 // only for a code it does not know.
-import { cleanup, fireEvent, render, screen } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { App } from './App'
 import { ApiError, errorMessage, toApiError } from './api'
@@ -109,6 +109,15 @@ describe('the app in Portuguese', () => {
     fireEvent.click(screen.getByTestId('run'))
     const alert = await screen.findByTestId('start-error')
     expect(alert.textContent).toBe('A execução não começou: openai: sem chave de API. Defina OPENAI_API_KEY no ambiente ou em um arquivo .env.')
+    // The store keeps the code and parameters, not the words: the error on
+    // screen follows a switch of language, and back.
+    expect(stores.runs.getState().startError).toMatchObject({ code: 'provider.missing_key', params: { env: 'OPENAI_API_KEY' } })
+    fireEvent.click(screen.getByTestId('lang-en'))
+    await waitFor(() =>
+      expect(screen.getByTestId('start-error').textContent).toBe('The run did not start: openai: no API key. Set OPENAI_API_KEY in the environment or in a .env file.'),
+    )
+    fireEvent.click(screen.getByTestId('lang-pt'))
+    await waitFor(() => expect(screen.getByTestId('start-error').textContent).toContain('sem chave de API'))
   })
 })
 

@@ -217,11 +217,34 @@ function rawMessage(err: unknown): string {
 }
 
 /**
+ * ShownError is a failure as the UI keeps it: the backend's code and
+ * parameters and its English text (the words for a code the UI does not
+ * know, or for anything else thrown). It is worded only when shown
+ * (errorWords), so an error already on screen follows a switch of language.
+ */
+export interface ShownError {
+  code?: string
+  params?: Record<string, string>
+  message: string
+}
+
+/** shownError keeps anything thrown as a ShownError. */
+export function shownError(err: unknown): ShownError {
+  const e = err instanceof ApiError || isErrorBody(err) ? toApiError(err) : null
+  if (e) return e.code ? { code: e.code, params: e.params, message: e.message } : { message: e.message }
+  return { message: rawMessage(err) }
+}
+
+/** errorWords is what the user reads for a kept error, in the language in use now. */
+export function errorWords(e: ShownError | null | undefined): string {
+  return e ? errorText(e.code, e.params, e.message) : ''
+}
+
+/**
  * errorMessage is what the user reads for anything thrown: an error from the
- * backend in the UI's language (by its code), else its text.
+ * backend in the UI's language (by its code), else its text. A store keeps
+ * shownError(err) instead, and words it when it is shown.
  */
 export function errorMessage(err: unknown): string {
-  const e = err instanceof ApiError || isErrorBody(err) ? toApiError(err) : null
-  if (e) return errorText(e.code, e.params, e.message)
-  return rawMessage(err)
+  return errorWords(shownError(err))
 }

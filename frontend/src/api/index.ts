@@ -2,8 +2,8 @@ import type { Api } from './api'
 import { httpApi } from './http'
 import { wailsApi } from './wails'
 
-export type { Api, ConnectionState, EventStream, ExportFile, Face } from './api'
-export { ApiError, errorMessage, toApiError } from './api'
+export type { Api, ConnectionState, EventStream, ExportFile, Face, ShownError } from './api'
+export { ApiError, errorMessage, errorWords, shownError, toApiError } from './api'
 export type * from './types'
 
 /** The part of window that Wails injects in the desktop app. */

@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useEffect, useMemo, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
 import type { ComparisonRow } from '../api'
@@ -61,7 +62,7 @@ export function CompareView() {
       </div>
       {rerunError && (
         <p className="notice notice-error" role="alert">
-          <strong>{c.rerunFailed}:</strong> {rerunError}
+          <strong>{c.rerunFailed}:</strong> {errorWords(rerunError)}
         </p>
       )}
       <div className="compare-columns" style={{ ['--cols' as string]: columns.length }} data-testid="compare-columns">
@@ -132,7 +133,7 @@ function Results() {
   if (error)
     return (
       <div className="notice notice-error" role="alert">
-        <strong>{c.tableFailed}:</strong> {error}{' '}
+        <strong>{c.tableFailed}:</strong> {errorWords(error)}{' '}
         <button type="button" className="btn btn-small" onClick={() => void stores.compare.getState().loadRows()}>
           {strings.run.retry}
         </button>

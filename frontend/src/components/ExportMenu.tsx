@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import type { ExportFormat } from '../api'
 import { useExports, useStores } from '../stores'
 import { codeFormats, exportFormats, exportTarget } from '../stores/exports'
@@ -107,7 +108,7 @@ export function ExportMenu({ sessionId, runId, formats = exportFormats, workspac
       )}
       {mine && error && (
         <span className="notice notice-error small" role="alert" data-testid="export-error">
-          <strong>{e.failed}:</strong> {error}
+          <strong>{e.failed}:</strong> {errorWords(error)}
         </span>
       )}
     </div>

@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useEffect, useId, useRef, type KeyboardEvent } from 'react'
 import { createPortal } from 'react-dom'
 import { useStores, useWorkdir } from '../stores'
@@ -159,7 +160,7 @@ export function FolderPicker() {
         </div>
         {error && (
           <p className="picker-error" role="alert" data-testid="folder-picker-error">
-            {error}
+            {errorWords(error)}
           </p>
         )}
         <div className="modal-actions">

@@ -1,3 +1,4 @@
+import { errorWords, type ShownError } from '../api'
 import { useEffect, useState } from 'react'
 import type { RunRequest, SessionDetail } from '../api'
 import { when } from '../format'
@@ -99,7 +100,7 @@ export function HistoryView({ onContinued, onOpenComparison }: Callbacks) {
         </form>
         {error && (
           <div className="notice notice-error" role="alert">
-            <strong>{h.loadFailed}:</strong> {error}{' '}
+            <strong>{h.loadFailed}:</strong> {errorWords(error)}{' '}
             <button type="button" className="btn btn-small" onClick={() => void stores.history.getState().load()}>
               {strings.run.retry}
             </button>
@@ -155,7 +156,7 @@ function SessionPanel({ onContinued, onOpenComparison }: Callbacks) {
     return (
       <section className="session-detail">
         <div className="notice notice-error" role="alert">
-          <strong>{h.openFailed}:</strong> {detailError}{' '}
+          <strong>{h.openFailed}:</strong> {errorWords(detailError)}{' '}
           <button type="button" className="btn btn-small" onClick={() => void openSession(stores, selectedId)}>
             {strings.run.retry}
           </button>
@@ -174,7 +175,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
   const [confirming, setConfirming] = useState(false)
   const [followUp, setFollowUp] = useState('')
   const [continuing, setContinuing] = useState(false)
-  const [continueError, setContinueError] = useState<string | null>(null)
+  const [continueError, setContinueError] = useState<ShownError | null>(null)
   const deleteError = useHistory((x) => x.deleteError)
 
   const pickRun = (id: string) => {
@@ -241,7 +242,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
       </div>
       {deleteError && (
         <p className="notice notice-error" role="alert">
-          <strong>{h.deleteFailed}:</strong> {deleteError}
+          <strong>{h.deleteFailed}:</strong> {errorWords(deleteError)}
         </p>
       )}
       <details className="session-prompt">
@@ -284,7 +285,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
         </div>
         {continueError && (
           <p className="notice notice-error" role="alert">
-            <strong>{strings.run.startFailed}:</strong> {continueError}
+            <strong>{strings.run.startFailed}:</strong> {errorWords(continueError)}
           </p>
         )}
       </form>

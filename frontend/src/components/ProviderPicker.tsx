@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { when } from '../format'
 import { useProviders } from '../stores'
 import { strings } from '../strings'
@@ -29,7 +30,7 @@ export function ProviderPicker({ value, onToggle }: Props) {
       <legend>{s.providers}</legend>
       {error && (
         <div className="notice notice-error" role="alert">
-          <strong>{s.providersError}:</strong> {error}{' '}
+          <strong>{s.providersError}:</strong> {errorWords(error)}{' '}
           <button type="button" className="btn btn-small" onClick={() => void load()}>
             {s.retry}
           </button>

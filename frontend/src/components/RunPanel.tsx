@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { useShallow } from 'zustand/shallow'
 import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../stores'
@@ -321,12 +322,12 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
             {hint && <p className="notice notice-warn">{hint}</p>}
             {startError && (
               <p className="notice notice-error" role="alert" data-testid="start-error">
-                <strong>{s.startFailed}:</strong> {startError}
+                <strong>{s.startFailed}:</strong> {errorWords(startError)}
               </p>
             )}
             {compareError && (
               <p className="notice notice-error" role="alert" data-testid="compare-error">
-                <strong>{strings.compare.startFailed}:</strong> {compareError}
+                <strong>{strings.compare.startFailed}:</strong> {errorWords(compareError)}
               </p>
             )}
             {slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}

@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useRuns } from '../stores'
 import { isFinished } from '../stores/runModel'
@@ -219,12 +220,12 @@ export function RunView({ runId, replay = false, stage = false, keys = false }: 
       <QueueNotice run={run} />
       {run.streamError && (
         <p className="notice notice-error" role="alert">
-          <strong>{s.streamFailed}:</strong> {run.streamError}
+          <strong>{s.streamFailed}:</strong> {errorWords(run.streamError)}
         </p>
       )}
       {run.cancelError && (
         <p className="notice notice-error" role="alert">
-          <strong>{s.cancelFailed}:</strong> {run.cancelError}
+          <strong>{s.cancelFailed}:</strong> {errorWords(run.cancelError)}
         </p>
       )}
       {run.logs.length > 0 && (

@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useEffect } from 'react'
 import type { StatsGroup } from '../api'
 import { count, duration } from '../format'
@@ -29,7 +30,7 @@ export function StatsView() {
       </div>
       {error && (
         <p className="notice notice-error" role="alert">
-          <strong>{s.failed}:</strong> {error}
+          <strong>{s.failed}:</strong> {errorWords(error)}
         </p>
       )}
       {!stats && loading && <p className="muted pulse">{s.loading}</p>}

@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useState } from 'react'
 import { useStores, useWorkdir } from '../stores'
 import { strings } from '../strings'
@@ -100,7 +101,7 @@ export function WorkdirControl() {
       {picking && <FolderPicker />}
       {error && (
         <span className="workdir-error" role="alert" data-testid="workdir-error">
-          {error}
+          {errorWords(error)}
         </span>
       )}
     </div>

@@ -1,3 +1,4 @@
+import { errorWords } from '../api'
 import { useState } from 'react'
 import { useShallow } from 'zustand/shallow'
 import type { RunMode } from '../api'
@@ -117,7 +118,7 @@ function ProjectFolder() {
       )}
       {editing && error && (
         <p className="project-error" data-testid="ws-project-error">
-          {error}
+          {errorWords(error)}
         </p>
       )}
       <p className="field-hint" id="ws-project-hint">

@@ -7,7 +7,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api } from '../api'
-import { ApiError, errorMessage } from '../api'
+import { ApiError, shownError, type ShownError } from '../api'
 import type { ClassExportFormat, ClassMessage } from '../api/class'
 import { ClassStateType, type Assignment, type ClassLimits, type ClassView, type Me, type WallEntry } from '../api/gen/wire'
 import { assignmentAction, assignmentKey, normalizeCode, type Applied } from '../classroom'
@@ -24,7 +24,7 @@ export type MeStatus = 'loading' | 'ready' | 'signedOut' | 'failed'
 export type ClassAction = 'wall' | 'limits' | 'assign' | 'pause' | 'spotlight' | 'remove' | 'export'
 
 export interface JoinError {
-  message: string
+  message: ShownError
   /** A refusal for too many attempts: when joining is possible again (ms since the epoch). */
   retryAt?: number
 }
@@ -33,7 +33,7 @@ export interface ClassroomState {
   me: Me | null
   status: MeStatus
   /** Why Me failed (status failed). */
-  error: string | null
+  error: ShownError | null
   /** The class as last heard (Me, an operation's answer, or the stream); null outside class mode. */
   class: ClassView | null
   /** The instructor's wall: one line per student, by id. */
@@ -44,7 +44,7 @@ export interface ClassroomState {
   joinError: JoinError | null
   /** The instructor action in flight, and the last one's refusal. */
   busy: ClassAction | null
-  actionError: { action: ClassAction; message: string } | null
+  actionError: { action: ClassAction; message: ShownError } | null
   /** A student: a new assignment arrived while they had typed their own prompt (they choose). */
   pendingAssignment: Assignment | null
   /** A student was signed out while using the app: the instructor removed them. */
@@ -141,7 +141,7 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
         set({ busy: null })
         return true
       } catch (err) {
-        set({ busy: null, actionError: { action, message: errorMessage(err) } })
+        set({ busy: null, actionError: { action, message: shownError(err) } })
         return false
       }
     }
@@ -172,7 +172,7 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
           if (status === 401) set({ me: null, status: 'signedOut', removed: get().me?.role === 'student' })
           // A server from before classes has no /api/me: it is the instructor's, as always.
           else if (status === 404) set({ me: { role: 'instructor' }, status: 'ready', class: null })
-          else set({ status: 'failed', error: errorMessage(err) })
+          else set({ status: 'failed', error: shownError(err) })
         }
       },
 
@@ -186,7 +186,7 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
           return true
         } catch (err) {
           const retry = err instanceof ApiError ? err.retryAfterSeconds : undefined
-          set({ joining: false, joinError: { message: errorMessage(err), ...(retry != null ? { retryAt: Date.now() + retry * 1000 } : {}) } })
+          set({ joining: false, joinError: { message: shownError(err), ...(retry != null ? { retryAt: Date.now() + retry * 1000 } : {}) } })
           return false
         }
       },
@@ -210,7 +210,7 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
           for (const e of lines) if (!streamed.has(e.student_id)) wall[e.student_id] = e
           set({ wall })
         } catch (err) {
-          set({ actionError: { action: 'wall', message: errorMessage(err) } })
+          set({ actionError: { action: 'wall', message: shownError(err) } })
         }
       },
 

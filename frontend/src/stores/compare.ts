@@ -5,7 +5,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, CompareRequest, ComparisonRow, RunMode, RunRequest, SessionDetail } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 import { storedMode } from './runModel'
 import type { RunsStore } from './runs'
 
@@ -29,13 +29,13 @@ export interface CompareState {
   /** The request that started it, reused to re-run one provider. */
   request: RunRequest | null
   starting: boolean
-  startError: string | null
+  startError: ShownError | null
   rows: ComparisonRow[]
   rowsLoading: boolean
-  rowsError: string | null
+  rowsError: ShownError | null
   /** Provider being re-run (its request in flight). */
   rerunning: string | null
-  rerunError: string | null
+  rerunError: ShownError | null
 
   start(req: CompareRequest): Promise<string | null>
   /** Shows a stored comparison session (finished or still running). */
@@ -84,7 +84,7 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
         set({ sessionId: info.session_id, prompt: req.prompt, mode: req.mode === 'workspace' ? 'workspace' : 'script', columns, request: single, starting: false })
         return info.session_id
       } catch (err) {
-        set({ starting: false, startError: errorMessage(err) })
+        set({ starting: false, startError: shownError(err) })
         return null
       }
     },
@@ -136,7 +136,7 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
         })
         return info.run_id
       } catch (err) {
-        set({ rerunning: null, rerunError: errorMessage(err) })
+        set({ rerunning: null, rerunError: shownError(err) })
         return null
       }
     },
@@ -150,7 +150,7 @@ export function createCompareStore(api: Api, runs: RunsStore): CompareStore {
         const rows = await api.comparison(id)
         if (my === rowsSeq) set({ rows, rowsLoading: false })
       } catch (err) {
-        if (my === rowsSeq) set({ rowsLoading: false, rowsError: errorMessage(err) })
+        if (my === rowsSeq) set({ rowsLoading: false, rowsError: shownError(err) })
       }
     },
 

@@ -6,7 +6,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, ExportFormat } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 import { currentLang } from '../strings'
 
 export const exportFormats: ExportFormat[] = ['py', 'zip', 'md', 'html', 'ipynb', 'json']
@@ -23,7 +23,7 @@ export interface ExportsState {
   saving: boolean
   /** The last saved path ("" = the user cancelled the dialog). */
   savedPath: string | null
-  error: string | null
+  error: ShownError | null
   /** Which menu the last export came from (exportTarget), so only that menu shows its outcome. */
   target: string | null
   url(sessionId: string, format: ExportFormat, runId?: string): string
@@ -72,7 +72,7 @@ export function createExportsStore(api: Api, saveFile: SaveFile = browserSave): 
         saveFile(file.name, file.data)
         set({ saving: false })
       } catch (err) {
-        set({ saving: false, error: errorMessage(err) })
+        set({ saving: false, error: shownError(err) })
       }
     },
     async save(sessionId, format, runId) {
@@ -82,7 +82,7 @@ export function createExportsStore(api: Api, saveFile: SaveFile = browserSave): 
         const savedPath = await api.saveExport(sessionId, format, runId, currentLang())
         set({ saving: false, savedPath })
       } catch (err) {
-        set({ saving: false, error: errorMessage(err) })
+        set({ saving: false, error: shownError(err) })
       }
     },
     clear() {

@@ -3,19 +3,19 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, SessionDetail, SessionSummary } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 
 export interface HistoryState {
   query: string
   sessions: SessionSummary[]
   loading: boolean
   loaded: boolean
-  error: string | null
+  error: ShownError | null
   selectedId: string | null
   detail: SessionDetail | null
   detailLoading: boolean
-  detailError: string | null
-  deleteError: string | null
+  detailError: ShownError | null
+  deleteError: ShownError | null
 
   setQuery(q: string): void
   load(): Promise<void>
@@ -54,7 +54,7 @@ export function createHistoryStore(api: Api): HistoryStore {
         const sessions = await api.sessions(get().query.trim(), HISTORY_LIMIT)
         if (my === loadSeq) set({ sessions, loading: false, loaded: true })
       } catch (err) {
-        if (my === loadSeq) set({ loading: false, error: errorMessage(err) })
+        if (my === loadSeq) set({ loading: false, error: shownError(err) })
       }
     },
 
@@ -67,7 +67,7 @@ export function createHistoryStore(api: Api): HistoryStore {
         set({ detail, detailLoading: false })
         return detail
       } catch (err) {
-        if (my === openSeq) set({ detail: null, detailLoading: false, detailError: errorMessage(err) })
+        if (my === openSeq) set({ detail: null, detailLoading: false, detailError: shownError(err) })
         return null
       }
     },
@@ -82,7 +82,7 @@ export function createHistoryStore(api: Api): HistoryStore {
       try {
         await api.deleteSession(id)
       } catch (err) {
-        set({ deleteError: errorMessage(err) })
+        set({ deleteError: shownError(err) })
         return false
       }
       const s = get()

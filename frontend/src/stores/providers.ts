@@ -4,7 +4,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, Defaults, Preset, ProviderStatus } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 
 export interface ProvidersState {
   providers: ProviderStatus[]
@@ -13,7 +13,7 @@ export interface ProvidersState {
   defaults: Defaults | null
   loading: boolean
   loaded: boolean
-  error: string | null
+  error: ShownError | null
   load(): Promise<void>
   /** Lists the providers again, quietly (a failure keeps the last list). */
   refresh(): Promise<void>
@@ -36,7 +36,7 @@ export function createProvidersStore(api: Api): ProvidersStore {
         const [providers, presets, defaults] = await Promise.all([api.providers(), api.presets(), api.defaults().catch(() => null)])
         set({ providers, presets, defaults, loading: false, loaded: true })
       } catch (err) {
-        set({ loading: false, error: errorMessage(err) })
+        set({ loading: false, error: shownError(err) })
       }
     },
     async refresh() {

@@ -98,7 +98,7 @@ describe('applyEvent', () => {
 
   it('notes a refused subscription', () => {
     const r = applyEvent(newRun({ runId: 'r' }), { type: 'error', run_id: 'r', payload: { message: 'run not found: r' } })
-    expect(r.streamError).toBe('run not found: r')
+    expect(r.streamError).toMatchObject({ message: 'run not found: r' })
   })
 
   it('ignores event kinds it does not know', () => {

@@ -3,8 +3,7 @@
 // run from the history. Both produce the same shape, so one view renders a
 // live run and a replay alike.
 
-import { errorText } from '../strings'
-import type { ExecNote, ImageRef, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
+import type { ExecNote, ImageRef, ShownError, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
 
 /** storedMode: the mode of a stored session's runs — its kind (a comparison has either). */
 export function storedMode(detail: Pick<SessionDetail, 'kind'>): RunMode {
@@ -173,10 +172,10 @@ export interface RunState {
   logs: LogLine[]
   lastSeq: number
   /** Set when the server refused the subscription (e.g. unknown run). */
-  streamError?: string
+  streamError?: ShownError
   /** true once Stop was pressed, until run_finished arrives. */
   cancelling: boolean
-  cancelError?: string
+  cancelError?: ShownError
   /**
    * Class mode: the run waits for a sandbox behind this many executions
    * (the queued event); undefined once it has one.
@@ -259,7 +258,7 @@ function withIteration(run: RunState, n: number, fn: (it: IterationView) => Iter
 export function applyEvent(run: RunState, m: StreamMessage): RunState {
   if (m.type === 'error') {
     const p = m.payload
-    return { ...run, streamError: errorText(p?.code, p?.params, p?.message || 'the server refused to stream this run') }
+    return { ...run, streamError: { code: p?.code || undefined, params: p?.params, message: p?.message || 'the server refused to stream this run' } }
   }
   const e = m as RunEvent
   if (e.seq <= run.lastSeq) return run // a duplicate; the client filters these too

@@ -42,7 +42,7 @@ describe('runs store', () => {
   it('shows why a run did not start', async () => {
     api.startRun.mockRejectedValueOnce(new Error('no API key: set OPENAI_API_KEY in the environment or in a .env file'))
     expect(await store.getState().start({ prompt: 'x', provider: 'openai' })).toBeNull()
-    expect(store.getState()).toMatchObject({ starting: false, startError: 'no API key: set OPENAI_API_KEY in the environment or in a .env file' })
+    expect(store.getState()).toMatchObject({ starting: false, startError: { message: 'no API key: set OPENAI_API_KEY in the environment or in a .env file' } })
     store.getState().clearStartError()
     expect(store.getState().startError).toBeNull()
   })
@@ -61,7 +61,7 @@ describe('runs store', () => {
     await store.getState().start({ prompt: 'x' })
     api.cancelRun.mockRejectedValueOnce(new Error('connection refused'))
     await store.getState().cancel('run-1')
-    expect(store.getState().runs['run-1']).toMatchObject({ cancelling: false, cancelError: 'connection refused' })
+    expect(store.getState().runs['run-1']).toMatchObject({ cancelling: false, cancelError: { message: 'connection refused' } })
   })
 
   it('does not cancel a finished run', async () => {

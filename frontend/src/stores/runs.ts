@@ -7,7 +7,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, ConnectionState, RunInfo, RunRequest, SessionDetail, StreamMessage } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 import { applyEvent, fromStored, isFinished, newRun, storedMode, type RunState } from './runModel'
 
 export interface RunsState {
@@ -15,7 +15,7 @@ export interface RunsState {
   /** The run shown in the Run panel. */
   activeRunId: string | null
   starting: boolean
-  startError: string | null
+  startError: ShownError | null
   connection: ConnectionState
 
   /** Starts a run and follows it; resolves to its id, or null (startError says why). */
@@ -123,7 +123,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
           set({ activeRunId: info.run_id, starting: false })
           return info.run_id
         } catch (err) {
-          set({ starting: false, startError: errorMessage(err) })
+          set({ starting: false, startError: shownError(err) })
           return null
         }
       },
@@ -135,7 +135,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         try {
           await api.cancelRun(runId)
         } catch (err) {
-          patch(runId, (x) => ({ ...x, cancelling: false, cancelError: errorMessage(err) }))
+          patch(runId, (x) => ({ ...x, cancelling: false, cancelError: shownError(err) }))
         }
       },
 

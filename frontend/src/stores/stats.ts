@@ -3,12 +3,12 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, Stats } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 
 export interface StatsState {
   stats: Stats | null
   loading: boolean
-  error: string | null
+  error: ShownError | null
   load(): Promise<void>
 }
 
@@ -27,7 +27,7 @@ export function createStatsStore(api: Api): StatsStore {
         const stats = await api.stats()
         if (my === seq) set({ stats, loading: false })
       } catch (err) {
-        if (my === seq) set({ loading: false, error: errorMessage(err) })
+        if (my === seq) set({ loading: false, error: shownError(err) })
       }
     },
   }))

@@ -5,7 +5,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, FolderListing } from '../api'
-import { errorMessage } from '../api'
+import { shownError, type ShownError } from '../api'
 
 /** The web folder picker while it is open. */
 export interface PickerState {
@@ -15,14 +15,14 @@ export interface PickerState {
   /** Setting the shown folder as the workdir. */
   saving: boolean
   /** Why a folder could not be listed or was refused as the workdir. */
-  error: string | null
+  error: ShownError | null
 }
 
 export interface WorkdirState {
   path: string
   loaded: boolean
   saving: boolean
-  error: string | null
+  error: ShownError | null
   canChoose: boolean
   /** Web: the server can list folders for the picker. */
   canBrowse: boolean
@@ -59,7 +59,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
       try {
         set({ path: await api.workdir(), loaded: true })
       } catch (err) {
-        set({ loaded: true, error: errorMessage(err) })
+        set({ loaded: true, error: shownError(err) })
       }
     },
     async set(path) {
@@ -68,7 +68,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
         set({ path: await api.setWorkdir(path.trim()), saving: false })
         return true
       } catch (err) {
-        set({ saving: false, error: errorMessage(err) })
+        set({ saving: false, error: shownError(err) })
         return false
       }
     },
@@ -78,7 +78,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
       try {
         set({ path: await api.chooseWorkdir(), saving: false })
       } catch (err) {
-        set({ saving: false, error: errorMessage(err) })
+        set({ saving: false, error: shownError(err) })
       }
     },
     clearError() {
@@ -100,7 +100,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
       try {
         update({ listing: await api.folders(path) })
       } catch (err) {
-        update({ error: errorMessage(err) })
+        update({ error: shownError(err) })
       }
     },
     async pick() {
@@ -114,7 +114,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
         return true
       } catch (err) {
         const cur = get().picker
-        if (cur) set({ picker: { ...cur, saving: false, error: errorMessage(err) } })
+        if (cur) set({ picker: { ...cur, saving: false, error: shownError(err) } })
         return false
       }
     },
@@ -128,7 +128,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
   }))
   const off = api.onWorkdirDropped(
     (path) => store.setState({ path, error: null }),
-    (message) => store.setState({ error: message }),
+    (message) => store.setState({ error: { message } }),
   )
   return store
 }

@@ -1,3 +1,4 @@
+import { errorWords } from '../../api'
 import { useEffect, useMemo, useState } from 'react'
 import type { ClassExportFormat } from '../../api/class'
 import type { WallEntry } from '../../api/gen/wire'
@@ -96,7 +97,7 @@ export function ClassTab() {
           )}
           {actionError && (
             <p className="notice notice-error" role="alert" data-testid="class-error">
-              <strong>{t.actionFailed}:</strong> {actionError.message}{' '}
+              <strong>{t.actionFailed}:</strong> {errorWords(actionError.message)}{' '}
               <button type="button" className="btn btn-small btn-ghost" onClick={() => c.clearActionError()}>
                 ✕
               </button>

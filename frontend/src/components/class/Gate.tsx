@@ -1,3 +1,4 @@
+import { errorWords } from '../../api'
 import { useClassroom, useStores } from '../../stores'
 import { strings } from '../../strings'
 import { LookSwitches } from '../LookSwitches'
@@ -32,7 +33,7 @@ export function SignedOut() {
           <>
             <h1 className="join-title">{t.meFailed}</h1>
             <p className="notice notice-error" role="alert">
-              {error}
+              {errorWords(error)}
             </p>
             <button type="button" className="btn btn-primary" onClick={() => void stores.classroom.getState().loadMe()}>
               {t.retry}

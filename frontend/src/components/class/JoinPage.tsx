@@ -1,3 +1,4 @@
+import { errorWords } from '../../api'
 import { useState } from 'react'
 import { groupCode, nameProblem, normalizeCode } from '../../classroom'
 import { useClassroom, useStores } from '../../stores'
@@ -100,7 +101,7 @@ export function JoinPage({ onJoined }: { onJoined(): void }) {
             {hint && <p className="notice notice-warn">{hint}</p>}
             {error && (
               <p className="notice notice-error" role="alert" data-testid="join-error">
-                <strong>{t.failed}:</strong> {error.message}
+                <strong>{t.failed}:</strong> {errorWords(error.message)}
                 {retryAt && <> {t.retryAt(retryAt)}</>}
               </p>
             )}

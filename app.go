@@ -51,11 +51,12 @@ func (a *App) Version() string { return service.Version }
 func (a *App) EventsEndpoint() wire.Endpoint { return a.events }
 
 // ExportSession renders a session (format: py, zip, md, html, ipynb, json)
-// with its own words in lang (en or pt, the UI's language) and asks where to
+// with its own words in lang (en or pt, the UI's language) and its dates in
+// the IANA time zone tz (the UI's; "" = this machine's), and asks where to
 // save it with the native dialog. It returns the saved path, or "" when the
 // user cancelled.
-func (a *App) ExportSession(sessionID, format, runID, lang string) (string, error) {
-	name, data, err := a.svc.Export(a.ctx, sessionID, format, runID, lang)
+func (a *App) ExportSession(sessionID, format, runID, lang, tz string) (string, error) {
+	name, data, err := a.svc.Export(a.ctx, sessionID, format, runID, lang, tz)
 	if err != nil {
 		return "", err
 	}

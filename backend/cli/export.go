@@ -11,7 +11,7 @@ import (
 )
 
 func (e *env) exportCmd() *cobra.Command {
-	var format, runID, out, lang string
+	var format, runID, out, lang, tz string
 	var formats []string
 	for _, f := range export.Formats() {
 		formats = append(formats, string(f))
@@ -35,12 +35,15 @@ func (e *env) exportCmd() *cobra.Command {
 			if _, err := export.ParseLang(lang); err != nil {
 				return usagef("%v", err)
 			}
+			if _, err := export.ParseZone(tz); err != nil {
+				return usagef("%v", err)
+			}
 			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
-			name, data, err := svc.Export(cmd.Context(), args[0], format, runID, lang)
+			name, data, err := svc.Export(cmd.Context(), args[0], format, runID, lang, tz)
 			if err != nil {
 				return err
 			}
@@ -63,6 +66,7 @@ func (e *env) exportCmd() *cobra.Command {
 	cmd.Flags().StringVar(&runID, "run", "", "the run to export (py, ipynb, md, html); default: the first success, else the latest")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "destination directory or file (default: the current directory)")
 	cmd.Flags().StringVar(&lang, "lang", "en", "language of the export's own headings, labels and dates: en or pt")
+	cmd.Flags().StringVar(&tz, "tz", "", "time zone of the export's dates, an IANA name such as America/Sao_Paulo (default: this machine's)")
 	return cmd
 }
 

@@ -134,8 +134,16 @@ func Render(b *Bundle, f Format, runID string) (name string, data []byte, err er
 }
 
 // RenderLang is Render with the export's own words (headings, labels,
-// numbers, dates) in lang. File names do not change with the language.
+// numbers, dates) in lang, dates in UTC. File names do not change with the
+// language.
 func RenderLang(b *Bundle, f Format, runID string, lang Lang) (name string, data []byte, err error) {
+	return RenderLocale(b, f, runID, Locale{Lang: lang})
+}
+
+// RenderLocale is Render with the export's own words in loc's language and
+// its dates in loc's zone.
+func RenderLocale(b *Bundle, f Format, runID string, loc Locale) (name string, data []byte, err error) {
+	lang := loc.words()
 	if b == nil {
 		return "", nil, errors.New("export: nil bundle")
 	}
@@ -308,7 +316,7 @@ func fileStem(s, fallback string) string {
 }
 
 // title is the session's title, else the prompt's first line, shortened.
-func title(b *Bundle, l Lang) string {
+func title(b *Bundle, l words) string {
 	if t := oneLine(b.Session.Title); t != "" {
 		return truncateRunes(t, 100)
 	}
@@ -325,7 +333,7 @@ func title(b *Bundle, l Lang) string {
 func baseName(b *Bundle) string {
 	var sb strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(title(b, English)) {
+	for _, r := range strings.ToLower(title(b, Locale{Lang: English}.words())) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if dash && sb.Len() > 0 {
 				sb.WriteByte('-')
@@ -536,7 +544,7 @@ func wallMS(r *store.Run) int64 {
 }
 
 // statusText explains a run status in a few words.
-func statusText(r *store.Run, l Lang) string {
+func statusText(r *store.Run, l words) string {
 	n := r.Iterations
 	its := l.t("iterationsN", n)
 	if n == 1 {
@@ -607,7 +615,7 @@ func (l Lang) exitWord(exit string) string {
 // clip keeps at most maxLines lines and maxBytes bytes of s, from its start
 // (head) or its end (tail), saying what was left out (in l). Lines longer
 // than lineMax are cut too. The text is cleaned for display first.
-func clip(s string, maxLines, maxBytes int, tail bool, l Lang) string {
+func clip(s string, maxLines, maxBytes int, tail bool, l words) string {
 	s = strings.TrimRight(cleanText(s), "\n ")
 	s = strings.TrimLeft(s, "\n")
 	if s == "" {

@@ -21,7 +21,7 @@ const (
 // handout is what the Markdown and HTML handouts show, computed once.
 type handout struct {
 	b      *Bundle
-	lang   Lang
+	lang   words
 	Lang   string // the html lang attribute
 	Title  string
 	Meta   string // "Session of …, 3 runs"
@@ -66,7 +66,7 @@ type iterView struct {
 }
 
 type outputView struct {
-	lang      Lang
+	lang      words
 	Ran       bool
 	Exit      string // "0", "1", "timeout"
 	Stdout    string
@@ -75,8 +75,8 @@ type outputView struct {
 	Images    []pictureView
 }
 
-func newHandout(b *Bundle, runs []store.Run, l Lang) *handout {
-	h := &handout{b: b, lang: l, Lang: string(l), Title: title(b, l), Prompt: strings.TrimSpace(cleanText(b.Session.Prompt)), all: runs}
+func newHandout(b *Bundle, runs []store.Run, l words) *handout {
+	h := &handout{b: b, lang: l, Lang: string(l.Lang), Title: title(b, l), Prompt: strings.TrimSpace(cleanText(b.Session.Prompt)), all: runs}
 	var meta []string
 	if t := l.time(b.Session.CreatedAt); t != "" {
 		meta = append(meta, l.t("sessionOf", t))
@@ -152,8 +152,8 @@ func (h *handout) run(idx int, r *store.Run) runView {
 // the summary the loop recorded ("exit 1: ValueError: boom"); in another
 // language it is built from the iteration's fields, since the summary is
 // English (what the program printed is kept as it is).
-func iterLabel(it store.Iteration, l Lang) string {
-	if s := oneLine(it.Summary); s != "" && l == English {
+func iterLabel(it store.Iteration, l words) string {
+	if s := oneLine(it.Summary); s != "" && l.Lang == English {
 		return s
 	}
 	detail := func(s string) string {
@@ -227,7 +227,7 @@ func (o outputView) ErrLabel() string {
 // T is the text of key in the output's language (for the template).
 func (o outputView) T(key string, a ...any) string { return o.lang.t(key, a...) }
 
-func output(it store.Iteration, outLines, outBytes, errLines, errBytes int, l Lang) outputView {
+func output(it store.Iteration, outLines, outBytes, errLines, errBytes int, l words) outputView {
 	return outputView{
 		lang:      l,
 		Ran:       it.ExecStatus != "",
@@ -366,7 +366,7 @@ func longestRun(s string, c byte) int {
 }
 
 // quote renders text as a Markdown block quote.
-func quote(text string, l Lang) string {
+func quote(text string, l words) string {
 	if text == "" {
 		return "> " + l.t("empty") + "\n"
 	}

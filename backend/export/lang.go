@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	// The zone database inside the binary (about 450 KB): a zone the
+	// browser names is found even on a machine without /usr/share/zoneinfo.
+	_ "time/tzdata"
 )
 
 // Lang is the language of an export's own words: headings, labels, notes,
@@ -194,14 +197,63 @@ func (l Lang) thousands() byte {
 	return ','
 }
 
-// time renders a moment in UTC, to the minute, the way the language writes
-// dates: 2025-03-01 14:00 UTC, 01/03/2025 14:00 UTC.
-func (l Lang) time(t time.Time) string {
+// Locale is how an export writes its own words: their language, and the
+// time zone of its dates (what the models and programs wrote is never
+// changed).
+type Locale struct {
+	Lang Lang
+	// Zone is where the dates are read; nil is UTC.
+	Zone *time.Location
+}
+
+// ParseZone reads an IANA time zone name ("America/Sao_Paulo", "UTC");
+// "" is the zone of the machine running loopforge (time.Local).
+func ParseZone(name string) (*time.Location, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return time.Local, nil
+	}
+	// LoadLocation also takes "Local", the machine's zone under another name:
+	// a request names a real zone or nothing.
+	if name == "Local" {
+		return nil, fmt.Errorf("export: unknown time zone %q (want an IANA name such as America/Sao_Paulo)", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("export: unknown time zone %q (want an IANA name such as America/Sao_Paulo)", name)
+	}
+	return loc, nil
+}
+
+// words is a Locale as the renderers use it: the Lang's texts and numbers,
+// and dates in the zone.
+type words struct {
+	Lang
+	zone *time.Location
+}
+
+func (loc Locale) words() words {
+	z := loc.Zone
+	if z == nil {
+		z = time.UTC
+	}
+	return words{Lang: loc.Lang, zone: z}
+}
+
+// time renders a moment in the export's zone, to the minute, the way the
+// language writes dates, with the zone's abbreviation (an offset when it
+// has none): 2025-03-01 14:00 UTC, 01/03/2025 11:00 UTC-03.
+func (w words) time(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	if l == Portuguese {
-		return t.UTC().Format("02/01/2006 15:04 UTC")
+	t = t.In(w.zone)
+	zone, _ := t.Zone()
+	if strings.HasPrefix(zone, "+") || strings.HasPrefix(zone, "-") {
+		zone = "UTC" + zone
 	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
+	if w.Lang == Portuguese {
+		return t.Format("02/01/2006 15:04 ") + zone
+	}
+	return t.Format("2006-01-02 15:04 ") + zone
 }

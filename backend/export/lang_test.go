@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var verb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
@@ -182,4 +183,82 @@ func firstCell(t *testing.T, nb string) string {
 		t.Fatalf("not a notebook: %v", err)
 	}
 	return strings.Join(doc.Cells[0].Source, "")
+}
+
+// TestExportsInTheReadersZone: with a zone, every format dates the session
+// and its runs in that zone and says which (here São Paulo, UTC−3, and
+// Lisbon, which has an abbreviation), in each language's order.
+func TestExportsInTheReadersZone(t *testing.T) {
+	saoPaulo, err := ParseZone("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisbon, err := ParseZone("Europe/Lisbon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := fixture()
+	render := func(f Format, run string, loc Locale) string {
+		t.Helper()
+		_, data, err := RenderLocale(b, f, run, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		return string(data)
+	}
+	pt := Locale{Lang: Portuguese, Zone: saoPaulo}
+	en := Locale{Lang: English, Zone: saoPaulo}
+	zipped := func(loc Locale) string {
+		data := render(FormatZip, "", loc)
+		zr, err := zip.NewReader(bytes.NewReader([]byte(data)), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range zr.File {
+			if f.Name == "comparison.md" {
+				r, _ := f.Open()
+				c, _ := io.ReadAll(r)
+				r.Close()
+				return string(c)
+			}
+		}
+		t.Fatal("no comparison.md")
+		return ""
+	}
+	cases := []struct {
+		name, text, want string
+	}{
+		{"md pt", render(FormatMarkdown, "", pt), "Sessão de 01/03/2025 11:00 UTC-03"},
+		{"html pt", render(FormatHTML, "", pt), "01/03/2025 11:00 UTC-03"},
+		{"py pt", render(FormatPy, "run-ollama", pt), "# Data:       01/03/2025 11:02 UTC-03"},
+		{"ipynb pt", firstCell(t, render(FormatNotebook, "run-ollama", pt)), "01/03/2025 11:02 UTC-03"},
+		{"zip pt", zipped(pt), "Sessão de 01/03/2025 11:00 UTC-03"},
+		{"md en", render(FormatMarkdown, "", en), "Session of 2025-03-01 11:00 UTC-03"},
+		{"py en", render(FormatPy, "run-ollama", en), "2025-03-01 11:02 UTC-03"},
+		{"md en Lisbon", render(FormatMarkdown, "", Locale{Lang: English, Zone: lisbon}), "Session of 2025-03-01 14:00 WET"},
+	}
+	for _, c := range cases {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q", c.name, c.want)
+		}
+		if strings.Contains(c.text, "14:00 UTC") || strings.Contains(c.text, "14:02 UTC") {
+			t.Errorf("%s still dates in UTC", c.name)
+		}
+	}
+}
+
+// TestParseZone: an IANA name, or "" for this machine's zone; anything else
+// is refused (not silently UTC).
+func TestParseZone(t *testing.T) {
+	if z, err := ParseZone(""); err != nil || z != time.Local {
+		t.Errorf(`ParseZone("") = %v, %v; want time.Local`, z, err)
+	}
+	if z, err := ParseZone("UTC"); err != nil || z.String() != "UTC" {
+		t.Errorf(`ParseZone("UTC") = %v, %v`, z, err)
+	}
+	for _, bad := range []string{"Mars/Olympus", "Local", "../../etc/passwd", "America/Sao Paulo"} {
+		if _, err := ParseZone(bad); err == nil {
+			t.Errorf("ParseZone(%q) accepted", bad)
+		}
+	}
 }

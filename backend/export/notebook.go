@@ -73,9 +73,9 @@ type nbStream struct {
 // the prompt and where the code came from, then a code cell with the final
 // code and, as its outputs, what its last execution printed. A shell run's
 // cell starts with the %%sh magic so it runs in the Python kernel.
-func notebook(b *Bundle, r *store.Run, l Lang) ([]byte, error) {
+func notebook(b *Bundle, r *store.Run, l words) ([]byte, error) {
 	if r.FinalCode == "" {
-		return nil, fmt.Errorf("export: %s run %q: %w (%s); the md, html and json exports still show what happened", r.Provider, r.ID, ErrNoCode, noCodeReason(r, English))
+		return nil, fmt.Errorf("export: %s run %q: %w (%s); the md, html and json exports still show what happened", r.Provider, r.ID, ErrNoCode, noCodeReason(r, Locale{Lang: English}.words()))
 	}
 	if langOf(r).fence == "diff" {
 		return nil, fmt.Errorf("export: %s run %q: %w: export it as py (a .patch file), md, html, zip or json", r.Provider, r.ID, ErrNotRunnable)

@@ -23,9 +23,9 @@ var codingLine = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+`)
 // script is a run's final code with a provenance header of comments. The
 // code follows the header byte for byte, except that a leading "#!" line and
 // a coding declaration stay on top, where they must be to work.
-func script(b *Bundle, r *store.Run, l Lang) ([]byte, error) {
+func script(b *Bundle, r *store.Run, l words) ([]byte, error) {
 	if r.FinalCode == "" {
-		return nil, fmt.Errorf("export: %s run %q: %w (%s); the md, html and json exports still show what happened", r.Provider, r.ID, ErrNoCode, noCodeReason(r, English))
+		return nil, fmt.Errorf("export: %s run %q: %w (%s); the md, html and json exports still show what happened", r.Provider, r.ID, ErrNoCode, noCodeReason(r, Locale{Lang: English}.words()))
 	}
 	top, rest := splitPreamble(r.FinalCode)
 	var sb strings.Builder
@@ -39,7 +39,7 @@ func script(b *Bundle, r *store.Run, l Lang) ([]byte, error) {
 }
 
 // noCodeReason says why a run has no code, for errors and handouts.
-func noCodeReason(r *store.Run, l Lang) string {
+func noCodeReason(r *store.Run, l words) string {
 	if e := oneLine(r.Error); e != "" {
 		return l.t("statusReason", l.status(string(r.Status)), truncateRunes(e, 200))
 	}
@@ -71,7 +71,7 @@ func splitPreamble(code string) (top, rest string) {
 // header is the provenance comment block, ending with a blank line. Its first
 // two lines hold no user text, so nothing from a prompt or title can become a
 // coding declaration.
-func header(b *Bundle, r *store.Run, l Lang) string {
+func header(b *Bundle, r *store.Run, l words) string {
 	var h strings.Builder
 	line := func(s string) {
 		s = strings.TrimRight(s, " ")

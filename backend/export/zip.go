@@ -19,7 +19,7 @@ const (
 // zipAll is every run's final script (as the py export writes it, named after
 // its provider), comparison.md and prompt.txt. Runs without code get a row in
 // the comparison and no script.
-func zipAll(b *Bundle, runs []store.Run, l Lang) ([]byte, error) {
+func zipAll(b *Bundle, runs []store.Run, l words) ([]byte, error) {
 	labels := runLabels(runs)
 	files := make([]string, len(runs))
 	var buf bytes.Buffer
@@ -89,7 +89,7 @@ type summary struct {
 	Exit                    string
 }
 
-func summarize(b *Bundle, r *store.Run, l Lang) summary {
+func summarize(b *Bundle, r *store.Run, l words) summary {
 	s := summary{
 		Provider:   orDash(oneLine(r.Provider)),
 		Model:      orDash(oneLine(r.Model)),
@@ -117,7 +117,7 @@ func summarize(b *Bundle, r *store.Run, l Lang) summary {
 
 // comparisonMarkdown is the zip's summary: the session, then one table row
 // per run.
-func comparisonMarkdown(b *Bundle, runs []store.Run, files []string, l Lang) []byte {
+func comparisonMarkdown(b *Bundle, runs []store.Run, files []string, l words) []byte {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# %s\n\n", l.t("cmpTitle", mdInline(title(b, l))))
 	if t := l.time(b.Session.CreatedAt); t != "" {
@@ -140,7 +140,7 @@ func comparisonMarkdown(b *Bundle, runs []store.Run, files []string, l Lang) []b
 
 // comparisonTable is a Markdown table with a row per run; files, when not
 // nil, adds a column naming each run's script.
-func comparisonTable(b *Bundle, runs []store.Run, files []string, l Lang) string {
+func comparisonTable(b *Bundle, runs []store.Run, files []string, l words) string {
 	var sb strings.Builder
 	var head []string
 	for _, k := range []string{"colProvider", "colModel", "colStatus", "colIterations", "colWall", "colTokensIn", "colTokensOut", "colCost", "colLinesOfCode", "colExitCode"} {

@@ -54,7 +54,7 @@ func (s *Server) operation(op api.Operation) http.HandlerFunc {
 
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	name, data, err := s.opts.Backend.Export(r.Context(), r.PathValue("id"), q.Get("format"), q.Get("run"), q.Get("lang"))
+	name, data, err := s.opts.Backend.Export(r.Context(), r.PathValue("id"), q.Get("format"), q.Get("run"), q.Get("lang"), q.Get("tz"))
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -190,20 +190,20 @@ func TestExportErrorsAreClassified(t *testing.T) {
 	}
 
 	for _, f := range []string{"py", "ipynb"} {
-		_, _, err := svc.Export(ctx, info.SessionID, f, info.RunID, "")
+		_, _, err := svc.Export(ctx, info.SessionID, f, info.RunID, "", "")
 		if Classify(err) != ClassUnavailable || !strings.Contains(err.Error(), "this run produced no code to export") {
 			t.Errorf("%s of a code-less run: %v (class %s), want unavailable", f, err, Classify(err))
 		}
 	}
 	for _, f := range []string{"md", "html", "json", "zip"} {
-		if _, _, err := svc.Export(ctx, info.SessionID, f, "", ""); err != nil {
+		if _, _, err := svc.Export(ctx, info.SessionID, f, "", "", ""); err != nil {
 			t.Errorf("%s of a code-less session: %v", f, err)
 		}
 	}
-	if _, _, err := svc.Export(ctx, info.SessionID, "py", "no-such-run", ""); Classify(err) != ClassNotFound {
+	if _, _, err := svc.Export(ctx, info.SessionID, "py", "no-such-run", "", ""); Classify(err) != ClassNotFound {
 		t.Errorf("unknown run: %v (class %s), want not found", err, Classify(err))
 	}
-	if _, _, err := svc.Export(ctx, "no-such-session", "md", "", ""); Classify(err) != ClassNotFound {
+	if _, _, err := svc.Export(ctx, "no-such-session", "md", "", "", ""); Classify(err) != ClassNotFound {
 		t.Errorf("unknown session: %v (class %s), want not found", err, Classify(err))
 	}
 }

@@ -149,6 +149,7 @@ const (
 	CodeWorkspaceMoved     Code = "workspace.branch_moved"  // branch, head, dir
 	CodeExportFormat       Code = "export.format"           // format
 	CodeExportLang         Code = "export.lang"             // lang
+	CodeExportZone         Code = "export.tz"               // tz
 	CodeExportNoCode       Code = "export.no_code"          //
 	CodeExportNotRunnable  Code = "export.not_runnable"     //
 	CodeSandbox            Code = "sandbox.unavailable"     // detail

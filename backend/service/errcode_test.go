@@ -133,8 +133,10 @@ func TestRefusedRequestsCarryTheirCode(t *testing.T) {
 		}, CodeCompareTooFew, map[string]string{"n": "1"}},
 		{"missing folder", func() error { _, err := svc.SetWorkdir("/no/such/folder"); return err },
 			CodeWorkdirMissing, map[string]string{"path": "/no/such/folder"}},
-		{"export format", func() error { _, _, err := svc.Export(ctx, "s", "docx", "", ""); return err },
+		{"export format", func() error { _, _, err := svc.Export(ctx, "s", "docx", "", "", ""); return err },
 			CodeExportFormat, map[string]string{"format": "docx"}},
+		{"export zone", func() error { _, _, err := svc.Export(ctx, "s", "md", "", "pt", "Mars/Olympus"); return err },
+			CodeExportZone, map[string]string{"tz": "Mars/Olympus"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,9 +44,10 @@ func (s *Service) Bundle(ctx context.Context, sessionID string) (*export.Bundle,
 }
 
 // Export renders a session in one format (see export.Formats) with its own
-// words in lang (export.ParseLang: "" is English); runID "" picks the best
-// run for single-run formats.
-func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang string) (name string, data []byte, err error) {
+// words in lang (export.ParseLang: "" is English) and its dates in the IANA
+// time zone tz (export.ParseZone: "" is this machine's); runID "" picks the
+// best run for single-run formats.
+func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang, tz string) (name string, data []byte, err error) {
 	f, err := export.ParseFormat(format)
 	if err != nil {
 		return "", nil, &Error{Code: CodeExportFormat, Params: map[string]string{"format": format}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
@@ -55,6 +56,10 @@ func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang str
 	if err != nil {
 		return "", nil, &Error{Code: CodeExportLang, Params: map[string]string{"lang": lang}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 	}
+	zone, err := export.ParseZone(tz)
+	if err != nil {
+		return "", nil, &Error{Code: CodeExportZone, Params: map[string]string{"tz": tz}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+	}
 	if err := s.checkSession(ctx, sessionID); err != nil {
 		return "", nil, err
 	}
@@ -62,7 +67,7 @@ func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang str
 	if err != nil {
 		return "", nil, err
 	}
-	return export.RenderLang(b, f, runID, l)
+	return export.RenderLocale(b, f, runID, export.Locale{Lang: l, Zone: zone})
 }
 
 // Import stores a bundle read by export.ReadBundle as a new session (fresh

@@ -21,7 +21,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	for _, r := range info.Runs {
 		_, _ = svc.Wait(ctx, r.RunID)
 	}
-	name, data, err := svc.Export(ctx, info.SessionID, "json", "", "")
+	name, data, err := svc.Export(ctx, info.SessionID, "json", "", "", "")
 	if err != nil || !strings.HasSuffix(name, ".loopforge.json") {
 		t.Fatalf("%s %v", name, err)
 	}
@@ -61,11 +61,11 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	// Other formats render from the same session.
 	for _, f := range []string{"py", "md", "html", "ipynb", "zip"} {
-		if _, data, err := svc.Export(ctx, newID, f, "", ""); err != nil || len(data) == 0 {
+		if _, data, err := svc.Export(ctx, newID, f, "", "", ""); err != nil || len(data) == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if _, _, err := svc.Export(ctx, newID, "docx", "", ""); !errors.Is(err, ErrInvalidRequest) {
+	if _, _, err := svc.Export(ctx, newID, "docx", "", "", ""); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("unknown format: %v", err)
 	}
 }

@@ -79,7 +79,7 @@ func TestRunKeepsPictures(t *testing.T) {
 		t.Errorf("session pictures %+v", imgs)
 	}
 
-	_, zipData, err := svc.Export(ctx, info.SessionID, "zip", "", "")
+	_, zipData, err := svc.Export(ctx, info.SessionID, "zip", "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +94,13 @@ func TestRunKeepsPictures(t *testing.T) {
 	if got := strings.Join(names, " "); !strings.Contains(got, "fake-final.svg") || strings.Contains(got, "attempt.svg") {
 		t.Errorf("zip holds %s", got)
 	}
-	_, html, err := svc.Export(ctx, info.SessionID, "html", "", "")
+	_, html, err := svc.Export(ctx, info.SessionID, "html", "", "", "")
 	if err != nil || !bytes.Contains(html, []byte(`<img src="data:image/svg&#43;xml;base64,`)) {
 		t.Errorf("handout without the pictures (%v)", err)
 	}
 
 	// The JSON export carries them to an import, under the new run id.
-	_, js, err := svc.Export(ctx, info.SessionID, "json", "", "")
+	_, js, err := svc.Export(ctx, info.SessionID, "json", "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -497,6 +497,7 @@ const en = {
     'workspace.branch_moved': (p: P) => `HEAD moved off the run's branch ${p.branch} (it is now on ${p.head || 'a detached HEAD'}): loopforge will not commit there; check out ${p.branch} in ${p.dir} and inspect the changes first.`,
     'export.format': (p: P) => `Unknown export format “${p.format}”.`,
     'export.lang': (p: P) => `Unknown export language “${p.lang}”.`,
+    'export.tz': (p: P) => `Unknown time zone “${p.tz}” for the export's dates.`,
     'export.no_code': () => 'This run produced no code to export; the handout and the JSON still show what happened.',
     'export.not_runnable': () => 'The run’s result is a patch, not a program: export it as a .patch, a handout, a zip or JSON.',
     'sandbox.unavailable': (p: P) => `Generated code cannot run on this machine (loopforge doctor says why): ${p.detail}`,
@@ -1003,6 +1004,7 @@ const pt: Strings = {
     'workspace.branch_moved': (p: P) => `O HEAD saiu do branch da execução ${p.branch} (agora está em ${p.head || 'um HEAD destacado'}): o loopforge não vai fazer commit ali; faça checkout de ${p.branch} em ${p.dir} e inspecione as mudanças antes.`,
     'export.format': (p: P) => `Formato de exportação desconhecido “${p.format}”.`,
     'export.lang': (p: P) => `Idioma de exportação desconhecido “${p.lang}”.`,
+    'export.tz': (p: P) => `Fuso horário desconhecido “${p.tz}” para as datas da exportação.`,
     'export.no_code': () => 'Esta execução não produziu código para exportar; a apostila e o JSON ainda mostram o que aconteceu.',
     'export.not_runnable': () => 'O resultado da execução é um patch, não um programa: exporte-o como .patch, apostila, zip ou JSON.',
     'sandbox.unavailable': (p: P) => `O código gerado não pode ser executado nesta máquina (loopforge doctor diz por quê): ${p.detail}`,
@@ -1056,6 +1058,15 @@ export function setLanguage(lang: Lang): void {
 /** currentLang is the language in use (what exports are asked for in). */
 export function currentLang(): Lang {
   return current
+}
+
+/** timeZone is the IANA name of the user's time zone ("" when the browser does not say), for exports' dates. */
+export function timeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone ?? ''
+  } catch {
+    return ''
+  }
 }
 
 /** locale is the BCP 47 tag of the language in use, for Intl (dates, numbers). */

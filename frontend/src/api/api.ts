@@ -66,20 +66,21 @@ export interface Api {
   stats(): Promise<Stats>
   /**
    * Web only (null on the desktop): the download address of an export
-   * (an attachment; runId picks one run, "" = the whole session).
+   * (an attachment; runId picks one run, "" = the whole session), its own
+   * words in lang and its dates in the IANA time zone tz ("" = the server's).
    */
-  readonly exportURL: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string) => string) | null
+  readonly exportURL: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string, tz?: string) => string) | null
   /**
    * Web only (null on the desktop): fetches the export at exportURL, so a
    * refusal (e.g. 409: the run produced no code) reaches the user as an
    * ApiError instead of a silently cancelled download.
    */
-  readonly fetchExport: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string) => Promise<ExportFile>) | null
+  readonly fetchExport: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string, tz?: string) => Promise<ExportFile>) | null
   /**
    * Desktop only (null on the web): the native save dialog; resolves to the
    * saved path, "" when the user cancelled.
    */
-  readonly saveExport: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string) => Promise<string>) | null
+  readonly saveExport: ((sessionId: string, format: ExportFormat, runId?: string, lang?: string, tz?: string) => Promise<string>) | null
   /** Stops a run; its run_finished event (status cancelled) follows. */
   cancelRun(runId: string): Promise<void>
   sessions(query: string, limit: number): Promise<SessionSummary[]>

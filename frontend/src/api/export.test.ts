@@ -18,6 +18,7 @@ describe('fetchExport (web)', () => {
     await httpApi(fetchFn).fetchExport!('s', 'md', undefined, 'pt')
     expect(fetchFn).toHaveBeenCalledWith('/api/sessions/s/export?format=md&lang=pt', expect.anything())
     expect(httpApi(fetchFn).exportURL!('s', 'html', 'r', 'pt')).toBe('/api/sessions/s/export?format=html&run=r&lang=pt')
+    expect(httpApi(fetchFn).exportURL!('s', 'md', undefined, 'pt', 'America/Sao_Paulo')).toBe('/api/sessions/s/export?format=md&lang=pt&tz=America%2FSao_Paulo')
   })
 
   it("rejects with the server's one-line reason and status (409: no code)", async () => {

@@ -123,16 +123,16 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
   const f = o.fetchFn ?? ((...args: Parameters<typeof fetch>) => fetch(...args))
   let events = o.events
   const enc = encodeURIComponent
-  const exportURL = (id: string, format: ExportFormat, runId?: string, lang?: string) =>
-    `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}${lang ? `&lang=${enc(lang)}` : ''}`
+  const exportURL = (id: string, format: ExportFormat, runId?: string, lang?: string, tz?: string) =>
+    `/api/sessions/${enc(id)}/export?format=${enc(format)}${runId ? `&run=${enc(runId)}` : ''}${lang ? `&lang=${enc(lang)}` : ''}${tz ? `&tz=${enc(tz)}` : ''}`
   const ops = operations(httpCall(f))
   return {
     face: 'web',
     ...ops,
     version: async () => field<string>(await call(f, 'GET', '/api/health'), 'version', 'string'),
     exportURL,
-    fetchExport: async (id: string, format: ExportFormat, runId?: string, lang?: string) => {
-      const path = exportURL(id, format, runId, lang)
+    fetchExport: async (id: string, format: ExportFormat, runId?: string, lang?: string, tz?: string) => {
+      const path = exportURL(id, format, runId, lang, tz)
       const res = await f(path, { method: 'GET', credentials: 'same-origin' })
       if (!res.ok) throw await failure(res, 'GET', path)
       return { name: attachmentName(res.headers.get('Content-Disposition')) ?? `export.${format}`, data: await res.blob() }

@@ -45,7 +45,7 @@ export function createWailsApi(socket?: SocketFactory): Api {
     // The desktop window is never in a class.
     joinClass: null,
     fetchClassExport: null,
-    saveExport: wrap((id: string, format: ExportFormat, runId?: string, lang?: string) => App.ExportSession(id, format, runId ?? '', lang ?? '')),
+    saveExport: wrap((id: string, format: ExportFormat, runId?: string, lang?: string, tz?: string) => App.ExportSession(id, format, runId ?? '', lang ?? '', tz ?? '')),
     chooseWorkdir: wrap(async () => (await App.ChooseWorkdir()).path),
     // The desktop picks folders with the native dialog (chooseWorkdir).
     folders: null,

@@ -152,7 +152,7 @@ describe('export menu', () => {
     fireEvent.click(await screen.findByTestId('session'))
     const view = await screen.findByTestId('run-view')
     fireEvent.click(within(view).getByTestId('export-py'))
-    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-1', 'py', 'run-old', 'en'))
+    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-1', 'py', 'run-old', 'en', expect.any(String)))
     expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/saved.py')
   })
 })
@@ -213,7 +213,7 @@ describe('export menu of a workspace run', () => {
     const patch = within(view).getByTestId('export-py')
     expect(patch.textContent).toBe('Patch (.patch)')
     fireEvent.click(patch)
-    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-ws', 'py', 'run-ws', 'en'))
+    await waitFor(() => expect(api.saveExport).toHaveBeenCalledWith('sess-ws', 'py', 'run-ws', 'en', expect.any(String)))
     expect((await screen.findAllByTestId('export-saved'))[0].textContent).toBe('Saved to /home/me/fix-add-in-calc-py-fake.patch')
   })
 

@@ -40,7 +40,7 @@ describe('ExportMenu in the browser', () => {
     expect(py.hasAttribute('download')).toBe(true)
     fireEvent.click(py)
     await waitFor(() => expect(saveFile).toHaveBeenCalledOnce())
-    expect(api.fetchExport).toHaveBeenCalledWith('sess-1', 'py', 'run-1', 'en')
+    expect(api.fetchExport).toHaveBeenCalledWith('sess-1', 'py', 'run-1', 'en', Intl.DateTimeFormat().resolvedOptions().timeZone)
     expect(saveFile.mock.calls[0][0]).toBe('sess-1.py')
     expect(screen.queryByTestId('export-error')).toBeNull()
   })

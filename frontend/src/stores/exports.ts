@@ -7,7 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, ExportFormat } from '../api'
 import { shownError, type ShownError } from '../api'
-import { currentLang } from '../strings'
+import { currentLang, timeZone } from '../strings'
 
 export const exportFormats: ExportFormat[] = ['py', 'zip', 'md', 'html', 'ipynb', 'json']
 
@@ -62,13 +62,13 @@ export function createExportsStore(api: Api, saveFile: SaveFile = browserSave): 
     error: null,
     target: null,
     url(sessionId, format, runId) {
-      return api.exportURL?.(sessionId, format, runId, currentLang()) ?? ''
+      return api.exportURL?.(sessionId, format, runId, currentLang(), timeZone()) ?? ''
     },
     async fetchAndSave(sessionId, format, runId) {
       if (!api.fetchExport) return
       set({ saving: true, error: null, savedPath: null, target: exportTarget(sessionId, runId) })
       try {
-        const file = await api.fetchExport(sessionId, format, runId, currentLang())
+        const file = await api.fetchExport(sessionId, format, runId, currentLang(), timeZone())
         saveFile(file.name, file.data)
         set({ saving: false })
       } catch (err) {
@@ -79,7 +79,7 @@ export function createExportsStore(api: Api, saveFile: SaveFile = browserSave): 
       if (!api.saveExport) return
       set({ saving: true, error: null, savedPath: null, target: exportTarget(sessionId, runId) })
       try {
-        const savedPath = await api.saveExport(sessionId, format, runId, currentLang())
+        const savedPath = await api.saveExport(sessionId, format, runId, currentLang(), timeZone())
         set({ saving: false, savedPath })
       } catch (err) {
         set({ saving: false, error: shownError(err) })

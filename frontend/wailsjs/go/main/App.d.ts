@@ -22,7 +22,7 @@ export function DeleteSession(arg1:wire.SessionRef):Promise<wire.OK>;
 
 export function EventsEndpoint():Promise<wire.Endpoint>;
 
-export function ExportSession(arg1:string,arg2:string,arg3:string,arg4:string):Promise<string>;
+export function ExportSession(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<string>;
 
 export function Folders(arg1:wire.FolderQuery):Promise<wire.FolderListing>;
 

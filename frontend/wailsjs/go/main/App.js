@@ -42,8 +42,8 @@ export function EventsEndpoint() {
   return window['go']['main']['App']['EventsEndpoint']();
 }
 
-export function ExportSession(arg1, arg2, arg3, arg4) {
-  return window['go']['main']['App']['ExportSession'](arg1, arg2, arg3, arg4);
+export function ExportSession(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['main']['App']['ExportSession'](arg1, arg2, arg3, arg4, arg5);
 }
 
 export function Folders(arg1) {

@@ -41,11 +41,15 @@ var (
 )
 
 // QuotaError is a run refused (or stopped) by a class limit. Its message
-// names the limit; RetryAt, when set, is when it will be possible again.
+// names the limit, in English; Code and Params name it for a face that
+// words it itself (CodeQuota*). RetryAt, when set, is when it will be
+// possible again.
 type QuotaError struct {
 	Limit   string // concurrent_runs, runs_per_hour, tokens_per_student, tokens_for_class, cost_per_student_usd
 	Msg     string
 	RetryAt time.Time
+	Code    Code
+	Params  map[string]string
 }
 
 func (e *QuotaError) Error() string { return e.Msg }
@@ -231,7 +235,7 @@ func hashToken(tok string) string {
 // names (its students and their usage come back; the code is new).
 func (s *Service) OpenClass(ctx context.Context, o ClassOptions) (ClassView, error) {
 	if s.classOf() != nil {
-		return ClassView{}, fmt.Errorf("%w: a class is already open", ErrInvalidRequest)
+		return ClassView{}, &Error{Code: CodeClassOpen, Err: fmt.Errorf("%w: a class is already open", ErrInvalidRequest)}
 	}
 	cr := &classroom{s: s, hub: newClassHub(), joinURL: o.JoinURL, code: newJoinCode(),
 		members: map[string]*member{}, byHash: map[string]string{}}
@@ -362,7 +366,7 @@ func (s *Service) Join(ctx context.Context, code, name string) (Me, string, erro
 	}
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n < 1 || n > 40 || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
-		return Me{}, "", fmt.Errorf("%w: a name is 1 to 40 printable characters", ErrInvalidRequest)
+		return Me{}, "", invalid(CodeStudentName, map[string]string{"max": "40"}, "a name is 1 to 40 printable characters")
 	}
 	cr.mu.Lock()
 	ok := normaliseCode(code) == cr.code && !cr.ended
@@ -556,11 +560,17 @@ func (cr *classroom) entry(m *member, now time.Time) WallEntry {
 	return e
 }
 
+// instructorOnly refuses a student an instructor's operation (op "" when
+// it is not one operation of the API).
+func instructorOnly(op string) error {
+	return &Error{Code: CodeStudentOnly, Params: map[string]string{"operation": op}, Err: fmt.Errorf("%w: only the instructor may do this", ErrForbidden)}
+}
+
 // instructorClass returns the open class when the caller is its
 // instructor.
 func (s *Service) instructorClass(ctx context.Context) (*classroom, error) {
 	if access.From(ctx).IsStudent() {
-		return nil, fmt.Errorf("%w: only the instructor may do this", ErrForbidden)
+		return nil, instructorOnly("")
 	}
 	cr := s.classOf()
 	if cr == nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,16 @@ func quotaOf(t *testing.T, err error, limit string) *QuotaError {
 	return q
 }
 
+// wantCode: err names code and params for the faces to word (and its
+// English stays whole).
+func wantCode(t *testing.T, err error, code Code, params map[string]string) {
+	t.Helper()
+	p := Explain(err)
+	if p.Code != code || !maps.Equal(p.Params, params) || err == nil || p.Message != firstLine(err) {
+		t.Errorf("%v: code %s %v, want %s %v", err, p.Code, p.Params, code, params)
+	}
+}
+
 func TestQuotaConcurrentRuns(t *testing.T) {
 	m := &echoModel{answers: []string{"print(1)"}, gate: make(chan struct{})}
 	svc := classService(t, m, newGateExec())
@@ -137,6 +148,7 @@ func TestQuotaConcurrentRuns(t *testing.T) {
 	if q := quotaOf(t, err, "concurrent_runs"); q.Msg != "You already have 1 run going (the limit is 1)" {
 		t.Errorf("message %q", q.Msg)
 	}
+	wantCode(t, err, CodeQuotaConcurrent, map[string]string{"going": "1", "limit": "1"})
 	// A comparison counts each of its runs.
 	if _, err := svc.StartCompare(ana, CompareRequest{RunRequest: RunRequest{Prompt: "p"}, Providers: []string{"fake", "gemini-api"}}); err == nil {
 		t.Error("a comparison passed the limit")
@@ -178,6 +190,7 @@ func TestQuotaRunsPerHour(t *testing.T) {
 	if q.Msg != want {
 		t.Errorf("message %q, want %q", q.Msg, want)
 	}
+	wantCode(t, err, CodeQuotaHourly, map[string]string{"limit": "2", "retry_at": firstStart.Add(time.Hour).UTC().Format(time.RFC3339)})
 }
 
 // TestQuotaTokensPerStudent: a run that uses up the budget mid-way is
@@ -201,13 +214,15 @@ func TestQuotaTokensPerStudent(t *testing.T) {
 	evs := collect(t, svc, second.RunID, 0)
 	var fin event.RunFinishedPayload
 	_ = evs[len(evs)-1].Decode(&fin)
-	if fin.Status != event.RunStatusError || fin.ErrorKind != event.ErrorQuota {
+	if fin.Status != event.RunStatusError || fin.ErrorKind != event.ErrorQuota ||
+		fin.ErrorCode != string(CodeQuotaTokens) || !maps.Equal(fin.ErrorParams, map[string]string{"limit": "1000"}) {
 		t.Errorf("run_finished: %+v", fin)
 	}
 	_, err := runTo(t, svc, ana)
 	if q := quotaOf(t, err, "tokens_per_student"); q.Msg != "Your token budget (1,000) is used up" {
 		t.Errorf("message %q", q.Msg)
 	}
+	wantCode(t, err, CodeQuotaTokens, map[string]string{"limit": "1000"})
 }
 
 func TestQuotaClassTokensAndCost(t *testing.T) {
@@ -226,6 +241,7 @@ func TestQuotaClassTokensAndCost(t *testing.T) {
 	if q := quotaOf(t, err, "tokens_for_class"); q.Msg != "The class token budget is used up" {
 		t.Errorf("message %q", q.Msg)
 	}
+	wantCode(t, err, CodeQuotaClassTokens, map[string]string{"limit": "1000"})
 	if _, err := svc.SetClassLimits(context.Background(), ClassLimits{CostPerStudentUSD: 0.5}); err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +252,7 @@ func TestQuotaClassTokensAndCost(t *testing.T) {
 	if q := quotaOf(t, err, "cost_per_student_usd"); q.Msg != "Your cost budget ($0.50) is used up" {
 		t.Errorf("message %q", q.Msg)
 	}
+	wantCode(t, err, CodeQuotaCost, map[string]string{"limit": "0.50"})
 }
 
 func TestPausedClass(t *testing.T) {
@@ -245,6 +262,8 @@ func TestPausedClass(t *testing.T) {
 	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
 	if _, err := svc.PauseClass(ana, true); !errors.Is(err, ErrForbidden) {
 		t.Errorf("a student pausing the class: %v", err)
+	} else {
+		wantCode(t, err, CodeStudentOnly, map[string]string{"operation": ""})
 	}
 	if _, err := svc.PauseClass(context.Background(), true); err != nil {
 		t.Fatal(err)
@@ -253,6 +272,7 @@ func TestPausedClass(t *testing.T) {
 	if !errors.Is(err, ErrClassPaused) || Classify(err) != ClassUnavailable || err.Error() != "The class is paused by the instructor" {
 		t.Errorf("a run in a paused class: %v", err)
 	}
+	wantCode(t, err, CodeClassPaused, map[string]string{})
 	info, err := runTo(t, svc, context.Background())
 	if err != nil {
 		t.Errorf("the instructor's run in a paused class: %v", err)
@@ -270,6 +290,48 @@ func TestPausedClass(t *testing.T) {
 // execution waits: it says so (queued, ahead 1), the wall shows it, and it
 // runs (ahead 0) once the first is done. A run cancelled while queued
 // frees its place.
+// TestClassRefusalsCarryCodes: every refusal a student or the instructor
+// meets names its code and parameters (the app words them in its language).
+func TestClassRefusalsCarryCodes(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, newGateExec())
+	_, _, err := svc.Join(context.Background(), "AAAAAA", "Ana")
+	wantCode(t, err, CodeNoClass, map[string]string{})
+	v := openClass(t, svc, ClassLimits{Providers: []string{"fake"}})
+	_, err = svc.OpenClass(context.Background(), ClassOptions{Name: "again"})
+	wantCode(t, err, CodeClassOpen, map[string]string{})
+	_, _, err = svc.Join(context.Background(), "ZZZZZZ", "Ana")
+	wantCode(t, err, CodeWrongCode, map[string]string{})
+	_, _, err = svc.Join(context.Background(), v.JoinCode, strings.Repeat("a", 41))
+	wantCode(t, err, CodeStudentName, map[string]string{"max": "40"})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	for _, tc := range []struct {
+		req    RunRequest
+		code   Code
+		params map[string]string
+	}{
+		{RunRequest{Model: "big"}, CodeStudentModel, map[string]string{}},
+		{RunRequest{AllowNetwork: true}, CodeStudentNetwork, map[string]string{}},
+		{RunRequest{Mode: modeWorkspace}, CodeStudentWorkspace, map[string]string{}},
+		{RunRequest{Validate: []string{"true"}}, CodeStudentTask, map[string]string{}},
+		{RunRequest{Provider: "gemini-api"}, CodeStudentProvider, map[string]string{"provider": "gemini-api"}},
+	} {
+		tc.req.Prompt = "p"
+		if tc.req.Provider == "" {
+			tc.req.Provider = "fake"
+		}
+		_, err := svc.StartRun(ana, tc.req)
+		wantCode(t, err, tc.code, tc.params)
+	}
+	_, err = svc.Classes(ana)
+	wantCode(t, err, CodeStudentOnly, map[string]string{"operation": "Classes"})
+	_, err = svc.SetClassLimits(context.Background(), ClassLimits{RunsPerHour: -1})
+	wantCode(t, err, CodeLimitNegative, map[string]string{})
+	_, err = svc.SetClassLimits(context.Background(), ClassLimits{Presets: []string{"nope"}})
+	wantCode(t, err, CodeUnknownPreset, map[string]string{"preset": "nope"})
+	_, err = svc.SetClassLimits(context.Background(), ClassLimits{Providers: []string{"skynet"}})
+	wantCode(t, err, CodeUnknownProvider, map[string]string{"provider": "skynet"})
+}
+
 func TestRunsQueueForTheSandbox(t *testing.T) {
 	g := newGateExec()
 	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, g)

@@ -46,7 +46,7 @@ func nonNil(xs []string) []string {
 func (s *Service) checkLimits(l ClassLimits) error {
 	if l.MaxIterations < 0 || l.ConcurrentRuns < 0 || l.RunsPerHour < 0 || l.TokensPerStudent < 0 ||
 		l.TokensForClass < 0 || l.CostPerStudentUSD < 0 || l.ConcurrentExecutions < 0 {
-		return fmt.Errorf("%w: a limit cannot be negative (0 = no limit)", ErrInvalidRequest)
+		return invalid(CodeLimitNegative, nil, "a limit cannot be negative (0 = no limit)")
 	}
 	if l.MaxIterations > 0 {
 		if err := config.CheckMaxIterations("the iteration limit", l.MaxIterations); err != nil {
@@ -62,7 +62,7 @@ func (s *Service) checkLimits(l ClassLimits) error {
 func (s *Service) checkProviders(names []string) error {
 	for _, p := range names {
 		if _, ok := s.cfg.Profiles[p]; !ok {
-			return fmt.Errorf("%w: no provider profile %q", ErrInvalidRequest, p)
+			return invalid(CodeUnknownProvider, map[string]string{"provider": p}, "no provider profile %q", p)
 		}
 	}
 	return nil
@@ -71,7 +71,7 @@ func (s *Service) checkProviders(names []string) error {
 func (s *Service) checkPresets(ids []string) error {
 	for _, id := range ids {
 		if !slices.ContainsFunc(s.Presets(), func(p config.Preset) bool { return p.ID == id }) {
-			return fmt.Errorf("%w: no preset %q", ErrInvalidRequest, id)
+			return invalid(CodeUnknownPreset, map[string]string{"preset": id}, "no preset %q", id)
 		}
 	}
 	return nil
@@ -234,7 +234,7 @@ type ClassSummary struct {
 // Classes lists the stored classes, most recent first (instructor only).
 func (s *Service) Classes(ctx context.Context) ([]ClassSummary, error) {
 	if access.From(ctx).IsStudent() {
-		return nil, fmt.Errorf("%w: only the instructor may do this", ErrForbidden)
+		return nil, instructorOnly("Classes")
 	}
 	list, err := s.store.ListClasses(ctx)
 	if err != nil {
@@ -259,7 +259,7 @@ type ClassDetail struct {
 // class reads as it is now, without its code.
 func (s *Service) ClassDetail(ctx context.Context, id string) (ClassDetail, error) {
 	if access.From(ctx).IsStudent() {
-		return ClassDetail{}, fmt.Errorf("%w: only the instructor may do this", ErrForbidden)
+		return ClassDetail{}, instructorOnly("ClassDetail")
 	}
 	row, err := s.store.GetClass(ctx, id)
 	if err != nil {

@@ -50,7 +50,7 @@ type classRecord struct {
 // csv or md (instructor only): the file name and its bytes.
 func (s *Service) ExportClass(ctx context.Context, classID, format string) (name string, data []byte, err error) {
 	if access.From(ctx).IsStudent() {
-		return "", nil, fmt.Errorf("%w: only the instructor may export the class", ErrForbidden)
+		return "", nil, instructorOnly("ClassExport")
 	}
 	format = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(format), "."))
 	if format == "" {

@@ -76,16 +76,16 @@ func (s *Service) admit(ctx context.Context, req *RunRequest, providers []string
 func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a *Assignment) error {
 	switch {
 	case req.Model != "" || req.BaseURL != "":
-		return fmt.Errorf("%w: students cannot change a provider's model or endpoint", ErrForbidden)
+		return &Error{Code: CodeStudentModel, Err: fmt.Errorf("%w: students cannot change a provider's model or endpoint", ErrForbidden)}
 	case req.AllowNetwork:
-		return fmt.Errorf("%w: network access for generated code is not open to students", ErrForbidden)
+		return &Error{Code: CodeStudentNetwork, Err: fmt.Errorf("%w: network access for generated code is not open to students", ErrForbidden)}
 	case req.Mode == modeWorkspace:
 		// Limits.ScratchWorkspace (a workspace folder per student) is not
 		// built yet; until it is, no student edits any folder of this
 		// machine.
-		return fmt.Errorf("%w: workspace mode is not open to students in this class", ErrForbidden)
+		return &Error{Code: CodeStudentWorkspace, Err: fmt.Errorf("%w: workspace mode is not open to students in this class", ErrForbidden)}
 	case req.Task != nil || len(req.Validate) > 0 && req.Mode != modeWorkspace:
-		return fmt.Errorf("%w: students run script tasks only", ErrForbidden)
+		return &Error{Code: CodeStudentTask, Err: fmt.Errorf("%w: students run script tasks only", ErrForbidden)}
 	}
 	req.Workdir = ""
 	if req.Provider == "" && len(providers) == 0 && len(l.Providers) > 0 {
@@ -95,7 +95,8 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	}
 	for _, p := range append(slices.Clone(providers), req.Provider, req.Auditor) {
 		if p != "" && len(l.Providers) > 0 && !slices.Contains(l.Providers, p) {
-			return fmt.Errorf("%w: provider %q is not allowed in this class", ErrForbidden, p)
+			return &Error{Code: CodeStudentProvider, Params: map[string]string{"provider": p},
+				Err: fmt.Errorf("%w: provider %q is not allowed in this class", ErrForbidden, p)}
 		}
 	}
 	if req.MaxIterations == 0 {
@@ -124,17 +125,20 @@ func (cr *classroom) quota(m *member, n int, now time.Time) error {
 	going := u.RunningRuns + m.pending
 	switch {
 	case l.ConcurrentRuns > 0 && going+n > l.ConcurrentRuns:
-		return &QuotaError{Limit: "concurrent_runs", Msg: fmt.Sprintf("You already have %d %s going (the limit is %d)", going, plural(going, "run"), l.ConcurrentRuns)}
+		return &QuotaError{Limit: "concurrent_runs", Msg: fmt.Sprintf("You already have %d %s going (the limit is %d)", going, plural(going, "run"), l.ConcurrentRuns),
+			Code: CodeQuotaConcurrent, Params: map[string]string{"going": strconv.Itoa(going), "limit": strconv.Itoa(l.ConcurrentRuns)}}
 	case l.RunsPerHour > 0 && u.RunsLastHour+m.pending+n > l.RunsPerHour:
 		next := m.nextSlot(now)
 		return &QuotaError{Limit: "runs_per_hour", RetryAt: next,
-			Msg: fmt.Sprintf("%d runs in the last hour is the limit; the next one is possible at %s", l.RunsPerHour, next.Local().Format("15:04"))}
+			Msg:  fmt.Sprintf("%d runs in the last hour is the limit; the next one is possible at %s", l.RunsPerHour, next.Local().Format("15:04")),
+			Code: CodeQuotaHourly, Params: map[string]string{"limit": strconv.Itoa(l.RunsPerHour), "retry_at": next.UTC().Format(time.RFC3339)}}
 	case l.TokensPerStudent > 0 && u.Tokens >= l.TokensPerStudent:
-		return &QuotaError{Limit: "tokens_per_student", Msg: fmt.Sprintf("Your token budget (%s) is used up", thousands(l.TokensPerStudent))}
+		return tokensUsedUp(l)
 	case l.CostPerStudentUSD > 0 && u.CostUSD >= l.CostPerStudentUSD:
-		return &QuotaError{Limit: "cost_per_student_usd", Msg: fmt.Sprintf("Your cost budget ($%.2f) is used up", l.CostPerStudentUSD)}
+		return &QuotaError{Limit: "cost_per_student_usd", Msg: fmt.Sprintf("Your cost budget ($%.2f) is used up", l.CostPerStudentUSD),
+			Code: CodeQuotaCost, Params: map[string]string{"limit": strconv.FormatFloat(l.CostPerStudentUSD, 'f', 2, 64)}}
 	case l.TokensForClass > 0 && cr.tokens(now) >= l.TokensForClass:
-		return &QuotaError{Limit: "tokens_for_class", Msg: "The class token budget is used up"}
+		return classTokensUsedUp(l)
 	}
 	return nil
 }
@@ -273,15 +277,27 @@ func (s *Service) observe(ar *activeRun, e event.Event) {
 	}
 }
 
+// tokensUsedUp: a student's token budget is spent.
+func tokensUsedUp(l ClassLimits) *QuotaError {
+	return &QuotaError{Limit: "tokens_per_student", Msg: fmt.Sprintf("Your token budget (%s) is used up", thousands(l.TokensPerStudent)),
+		Code: CodeQuotaTokens, Params: map[string]string{"limit": strconv.Itoa(l.TokensPerStudent)}}
+}
+
+// classTokensUsedUp: the class's token budget is spent.
+func classTokensUsedUp(l ClassLimits) *QuotaError {
+	return &QuotaError{Limit: "tokens_for_class", Msg: "The class token budget is used up",
+		Code: CodeQuotaClassTokens, Params: map[string]string{"limit": strconv.Itoa(l.TokensForClass)}}
+}
+
 // overBudget is the token budget a running run of m has used up; cr.mu is
 // held.
 func (cr *classroom) overBudget(m *member, now time.Time) error {
 	l := cr.limits
 	if l.TokensPerStudent > 0 && m.usage(now).Tokens >= l.TokensPerStudent {
-		return &QuotaError{Limit: "tokens_per_student", Msg: fmt.Sprintf("Your token budget (%s) is used up", thousands(l.TokensPerStudent))}
+		return tokensUsedUp(l)
 	}
 	if l.TokensForClass > 0 && cr.tokens(now) >= l.TokensForClass {
-		return &QuotaError{Limit: "tokens_for_class", Msg: "The class token budget is used up"}
+		return classTokensUsedUp(l)
 	}
 	return nil
 }

@@ -167,9 +167,27 @@ const (
 	CodeProviderUnreach    Code = "provider.unreachable"    // provider, url, attempts, message
 	CodeProviderProtocol   Code = "provider.protocol"       // provider, message
 	CodeProviderOther      Code = "provider.error"          // provider, message
-	CodeClassRefused       Code = "class.refused"           // detail (a class limit, a pause, a refused student: the server's English words)
-	CodeStudentOnly        Code = "class.instructor_only"   // operation
+	CodeClassRefused       Code = "class.refused"           // detail (a class refusal with no code of its own: the server's English words)
+	CodeStudentOnly        Code = "class.instructor_only"   // operation ("" when not one operation)
 	CodeJoinRate           Code = "class.join_rate"         // seconds
+	CodeClassPaused        Code = "class.paused"            //
+	CodeNoClass            Code = "class.none"              //
+	CodeClassOpen          Code = "class.already_open"      //
+	CodeWrongCode          Code = "class.wrong_code"        //
+	CodeNotAStudent        Code = "class.not_student"       //
+	CodeStudentName        Code = "class.name"              // max
+	CodeLimitNegative      Code = "class.limit_negative"    //
+	CodeUnknownPreset      Code = "class.unknown_preset"    // preset
+	CodeStudentModel       Code = "class.student.model"     //
+	CodeStudentNetwork     Code = "class.student.network"   //
+	CodeStudentWorkspace   Code = "class.student.workspace" //
+	CodeStudentTask        Code = "class.student.task"      //
+	CodeStudentProvider    Code = "class.student.provider"  // provider
+	CodeQuotaConcurrent    Code = "class.quota.concurrent"  // going, limit
+	CodeQuotaHourly        Code = "class.quota.hourly"      // limit, retry_at (RFC 3339, UTC)
+	CodeQuotaTokens        Code = "class.quota.tokens"      // limit
+	CodeQuotaCost          Code = "class.quota.cost"        // limit (US dollars, two decimals: "0.50")
+	CodeQuotaClassTokens   Code = "class.quota.class"       // limit
 	CodeCancelled          Code = "run.cancelled"           //
 	CodeShutdown           Code = "run.shutdown"            //
 )
@@ -256,6 +274,20 @@ func domainCode(err error, params map[string]string) Code {
 	if nf, ok := errors.AsType[*provider.NotFoundError](err); ok {
 		set("provider", nf.Provider, "binary", nf.Binary, "hint", nf.Hint)
 		return CodeCLINotFound
+	}
+	if q, ok := errors.AsType[*QuotaError](err); ok && q.Code != "" {
+		maps.Copy(params, q.Params)
+		return q.Code
+	}
+	switch {
+	case errors.Is(err, ErrClassPaused):
+		return CodeClassPaused
+	case errors.Is(err, ErrNoClass):
+		return CodeNoClass
+	case errors.Is(err, ErrWrongCode):
+		return CodeWrongCode
+	case errors.Is(err, ErrNotAStudent):
+		return CodeNotAStudent
 	}
 	if ee, ok := errors.AsType[*provider.ExecutionError](err); ok {
 		set("provider", ee.Provider, "exit", strconv.Itoa(ee.ExitCode), "message", ee.Message)

@@ -209,30 +209,38 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 	if len(codes) < 50 {
 		t.Fatalf("found %d codes: the parse no longer finds them", len(codes))
 	}
-	src, err := os.ReadFile("../../frontend/src/strings.ts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Each language's table starts at "errors: {" and ends at the first
-	// line that closes it.
-	tables := regexp.MustCompile(`(?s)\n  errors: \{\n(.*?)\n  \}`).FindAllStringSubmatch(string(src), -1)
-	if len(tables) != 2 {
-		t.Fatalf("found %d errors tables in strings.ts, want 2 (en, pt)", len(tables))
-	}
+	// line that closes it: strings.ts has the general ones, strings.class.ts
+	// the classroom's (spread into them), English first.
 	key := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`)
-	for i, tab := range tables {
-		have := map[string]bool{}
-		for _, m := range key.FindAllStringSubmatch(tab[1], -1) {
-			have[m[1]] = true
+	have := []map[string]bool{{}, {}}
+	for _, f := range []string{"strings.ts", "strings.class.ts"} {
+		src, err := os.ReadFile("../../frontend/src/" + f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for c := range codes {
-			if !have[c] {
-				t.Errorf("table %d of strings.ts has no words for %s", i, c)
+		tables := regexp.MustCompile(`(?s)\n  errors: \{\n(.*?)\n  \}`).FindAllStringSubmatch(string(src), -1)
+		if len(tables) != 2 {
+			t.Fatalf("found %d errors tables in %s, want 2 (en, pt)", len(tables), f)
+		}
+		for i, tab := range tables {
+			for _, m := range key.FindAllStringSubmatch(tab[1], -1) {
+				if have[i][m[1]] {
+					t.Errorf("table %d words %s twice", i, m[1])
+				}
+				have[i][m[1]] = true
 			}
 		}
-		for c := range have {
+	}
+	for i := range have {
+		for c := range codes {
+			if !have[i][c] {
+				t.Errorf("table %d (strings.ts + strings.class.ts) has no words for %s", i, c)
+			}
+		}
+		for c := range have[i] {
 			if !codes[c] {
-				t.Errorf("table %d of strings.ts words %s, which the backend never sends", i, c)
+				t.Errorf("table %d (strings.ts + strings.class.ts) words %s, which the backend never sends", i, c)
 			}
 		}
 	}

@@ -76,6 +76,34 @@ describe('error words', () => {
     for (const code of values('Note')) expect(w.notes[code](p), code).not.toMatch(/undefined|NaN/)
   })
 
+  it("words a class's refusals in the UI's language, numbers and times included", () => {
+    const at = '2025-03-01T17:05:00Z'
+    const local = (lang: string) => new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' }).format(new Date(at))
+    const refusals = [
+      new ApiError('2 runs in the last hour is the limit; the next one is possible at 14:05', 429, 'class.quota.hourly', { limit: '2', retry_at: at }),
+      new ApiError('Your token budget (10,000) is used up', 429, 'class.quota.tokens', { limit: '10000' }),
+      new ApiError('Your cost budget ($0.50) is used up', 429, 'class.quota.cost', { limit: '0.50' }),
+      new ApiError('The class is paused by the instructor', 409, 'class.paused', {}),
+      new ApiError('not allowed: provider "x" is not allowed in this class', 403, 'class.student.provider', { provider: 'x' }),
+    ]
+    setLanguage('pt')
+    expect(refusals.map(errorMessage)).toEqual([
+      `O limite é de 2 execuções por hora; a próxima será possível às ${local('pt-BR')}.`,
+      'Seu orçamento de tokens (10.000) acabou.',
+      'Seu orçamento de custo (US$ 0,50) acabou.',
+      'A turma está pausada pelo professor: por enquanto não é possível iniciar execuções.',
+      'O provedor x não é permitido nesta turma.',
+    ])
+    setLanguage('en')
+    expect(refusals.map(errorMessage)).toEqual([
+      `2 runs in the last hour is the limit; the next one is possible at ${local('en')}.`,
+      'Your token budget (10,000) is used up.',
+      'Your cost budget (US$0.50) is used up.',
+      'The class is paused by the instructor: starting runs is off for now.',
+      'Provider x is not allowed in this class.',
+    ])
+  })
+
   it('reads the code and parameters of a failed web request', async () => {
     const body = { error: 'the prompt is empty', code: 'request.prompt_empty', params: {} }
     const fetchFn = vi.fn().mockResolvedValue(new Response(JSON.stringify(body), { status: 400, headers: { 'Content-Type': 'application/json' } }))

@@ -3,6 +3,25 @@
 // strings.ts carries them as strings.classroom; kept apart so the two tables
 // stay easy to read (and to merge).
 
+import { locale } from './strings'
+
+/** The parameters of an error, by name (backend: service.Code). */
+type P = Record<string, string>
+
+/** num writes a number the server sent in the UI's language: 1,000 / 1.000; 0.50 / 0,50. */
+function num(v: string | undefined, decimals = 0): string {
+  const n = Number(v)
+  if (v == null || !Number.isFinite(n)) return v ?? ''
+  return new Intl.NumberFormat(locale(), { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(n)
+}
+
+/** timeOfDay writes a moment the server sent (RFC 3339) as the time of day, in the UI's language and the user's zone. */
+function timeOfDay(iso: string | undefined): string {
+  const d = new Date(iso ?? '')
+  if (Number.isNaN(d.getTime())) return iso ?? ''
+  return new Intl.DateTimeFormat(locale(), { hour: '2-digit', minute: '2-digit' }).format(d)
+}
+
 export const classEn = {
   tab: 'Class',
   loading: 'Loading…',
@@ -149,6 +168,34 @@ export const classEn = {
     title: 'Stage',
     nothing: 'Waiting for the instructor to spotlight a run',
     joinHint: 'Join the class',
+  },
+
+  /**
+   * The classroom's refusals by their code (backend/service/errclass.go,
+   * class.*): strings.ts spreads them into its errors table.
+   */
+  errors: {
+    'class.refused': (p: P) => p.detail ?? '',
+    'class.instructor_only': (p: P) => (p.operation ? `Only the instructor can do this (${p.operation}).` : 'Only the instructor can do this.'),
+    'class.join_rate': (p: P) => `Too many wrong codes: try again in ${p.seconds} seconds.`,
+    'class.paused': () => 'The class is paused by the instructor: starting runs is off for now.',
+    'class.none': () => 'No class is open on this server.',
+    'class.already_open': () => 'A class is already open.',
+    'class.wrong_code': () => 'That is not the class code: check it with your instructor.',
+    'class.not_student': () => 'This browser is not in the class (any more): join again with the class code.',
+    'class.name': (p: P) => `A name is 1 to ${p.max} printable characters.`,
+    'class.limit_negative': () => 'A limit cannot be negative (0 means no limit).',
+    'class.unknown_preset': (p: P) => `There is no built-in prompt “${p.preset}”.`,
+    'class.student.model': () => 'Students cannot change a provider’s model or endpoint.',
+    'class.student.network': () => 'Network access for generated code is not open to students.',
+    'class.student.workspace': () => 'Workspace mode is not open to students in this class.',
+    'class.student.task': () => 'Students run script tasks only.',
+    'class.student.provider': (p: P) => `Provider ${p.provider} is not allowed in this class.`,
+    'class.quota.concurrent': (p: P) => `You already have ${p.going} ${p.going === '1' ? 'run' : 'runs'} going (the limit is ${p.limit}).`,
+    'class.quota.hourly': (p: P) => `${p.limit} runs in the last hour is the limit; the next one is possible at ${timeOfDay(p.retry_at)}.`,
+    'class.quota.tokens': (p: P) => `Your token budget (${num(p.limit)}) is used up.`,
+    'class.quota.cost': (p: P) => `Your cost budget (US$${num(p.limit, 2)}) is used up.`,
+    'class.quota.class': (p: P) => `The class token budget${p.limit ? ` (${num(p.limit)})` : ''} is used up.`,
   },
 }
 
@@ -299,5 +346,29 @@ export const classPt: ClassStrings = {
     title: 'Palco',
     nothing: 'Aguardando o professor destacar uma execução',
     joinHint: 'Entre na turma',
+  },
+
+  errors: {
+    'class.refused': (p: P) => p.detail ?? '',
+    'class.instructor_only': (p: P) => (p.operation ? `Só o professor pode fazer isso (${p.operation}).` : 'Só o professor pode fazer isso.'),
+    'class.join_rate': (p: P) => `Códigos errados demais: tente de novo em ${p.seconds} segundos.`,
+    'class.paused': () => 'A turma está pausada pelo professor: por enquanto não é possível iniciar execuções.',
+    'class.none': () => 'Nenhuma turma está aberta neste servidor.',
+    'class.already_open': () => 'Já há uma turma aberta.',
+    'class.wrong_code': () => 'Esse não é o código da turma: confira com o professor.',
+    'class.not_student': () => 'Este navegador não está (mais) na turma: entre de novo com o código da turma.',
+    'class.name': (p: P) => `Um nome tem de 1 a ${p.max} caracteres visíveis.`,
+    'class.limit_negative': () => 'Um limite não pode ser negativo (0 significa sem limite).',
+    'class.unknown_preset': (p: P) => `Não existe o prompt pronto “${p.preset}”.`,
+    'class.student.model': () => 'Alunos não podem mudar o modelo nem o endereço de um provedor.',
+    'class.student.network': () => 'O acesso à rede para o código gerado não está aberto aos alunos.',
+    'class.student.workspace': () => 'O modo projeto não está aberto aos alunos nesta turma.',
+    'class.student.task': () => 'Alunos executam só tarefas de script.',
+    'class.student.provider': (p: P) => `O provedor ${p.provider} não é permitido nesta turma.`,
+    'class.quota.concurrent': (p: P) => `Você já tem ${p.going} ${p.going === '1' ? 'execução' : 'execuções'} em andamento (o limite é ${p.limit}).`,
+    'class.quota.hourly': (p: P) => `O limite é de ${p.limit} execuções por hora; a próxima será possível às ${timeOfDay(p.retry_at)}.`,
+    'class.quota.tokens': (p: P) => `Seu orçamento de tokens (${num(p.limit)}) acabou.`,
+    'class.quota.cost': (p: P) => `Seu orçamento de custo (US$ ${num(p.limit, 2)}) acabou.`,
+    'class.quota.class': (p: P) => `O orçamento de tokens da turma${p.limit ? ` (${num(p.limit)})` : ''} acabou.`,
   },
 }

@@ -461,6 +461,7 @@ const en = {
    * shown is chosen here, and an unknown code shows the backend's text.
    */
   errors: {
+    ...classEn.errors,
     internal: (p: P) => `Something went wrong in loopforge: ${p.detail}`,
     'request.invalid': (p: P) => `Invalid request: ${p.detail}`,
     'request.prompt_empty': () => 'The prompt is empty.',
@@ -477,9 +478,6 @@ const en = {
     'request.no_endpoint': (p: P) => `No such API endpoint: ${p.method} ${p.path}`,
     'request.token': () => 'Missing or wrong access token: open the URL that loopforge serve printed.',
     'request.origin': () => 'Cross-origin request refused.',
-    'class.refused': (p: P) => p.detail,
-    'class.instructor_only': (p: P) => `Only the instructor can do this (${p.operation}).`,
-    'class.join_rate': (p: P) => `Too many wrong codes: try again in ${p.seconds} seconds.`,
     'config.invalid': (p: P) => `Configuration problem: ${p.detail}`,
     'provider.unknown': (p: P) => `Unknown provider “${p.provider}”.`,
     not_found: () => 'That session or run does not exist (any more).',
@@ -968,6 +966,7 @@ const pt: Strings = {
   } as Record<string, string>,
 
   errors: {
+    ...classPt.errors,
     internal: (p: P) => `Algo deu errado no loopforge: ${p.detail}`,
     'request.invalid': (p: P) => `Pedido inválido: ${p.detail}`,
     'request.prompt_empty': () => 'O prompt está vazio.',
@@ -984,9 +983,6 @@ const pt: Strings = {
     'request.no_endpoint': (p: P) => `Este endereço da API não existe: ${p.method} ${p.path}`,
     'request.token': () => 'Token de acesso ausente ou errado: abra o endereço que o loopforge serve mostrou.',
     'request.origin': () => 'Pedido de outra origem recusado.',
-    'class.refused': (p: P) => p.detail,
-    'class.instructor_only': (p: P) => `Só o instrutor pode fazer isso (${p.operation}).`,
-    'class.join_rate': (p: P) => `Códigos errados demais: tente de novo em ${p.seconds} segundos.`,
     'config.invalid': (p: P) => `Problema na configuração: ${p.detail}`,
     'provider.unknown': (p: P) => `Provedor desconhecido “${p.provider}”.`,
     not_found: () => 'Essa sessão ou execução não existe (mais).',

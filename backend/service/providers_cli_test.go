@@ -87,11 +87,13 @@ func TestProvidersChecksCLIs(t *testing.T) {
 		t.Errorf("claude: %+v", c)
 	}
 	for _, n := range []string{"codex", "gemini"} {
-		if st := got[n]; st.Available || !strings.Contains(st.Reason, "not found") || !strings.Contains(st.Reason, "npm install -g") {
+		if st := got[n]; st.Available || !strings.Contains(st.Reason, "not found") || !strings.Contains(st.Reason, "npm install -g") ||
+			st.ReasonCode != CodeCLINotFound || st.ReasonParams["provider"] != n {
 			t.Errorf("%s: %+v", n, st)
 		}
 	}
-	if st := got["openai"]; st.Available || st.Version != "" {
+	// Why, as a code and parameters too, for the app to word.
+	if st := got["openai"]; st.Available || st.Version != "" || st.ReasonCode != CodeMissingKey || st.ReasonParams["env"] != "OPENAI_API_KEY" {
 		t.Errorf("openai without a key: %+v", st)
 	}
 }

@@ -91,7 +91,7 @@ func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
 		}
 		p.BaseURL, p.KeyEnv, p.KeyRejected = "", "", nil
 		if p.Reason != "" {
-			p.Reason = "not available on the instructor's machine"
+			p.Reason, p.ReasonCode, p.ReasonParams = "not available on the instructor's machine", CodeProviderElsewhere, nil
 		}
 		out = append(out, p)
 	}

@@ -94,6 +94,10 @@ type ProviderStatus struct {
 	Default   bool   `json:"default"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason,omitempty"`
+	// ReasonCode and ReasonParams name Reason for a face that words it
+	// itself (the error's Code, see Explain).
+	ReasonCode   Code              `json:"reason_code,omitempty"`
+	ReasonParams map[string]string `json:"reason_params,omitempty"`
 	// Time limits of one call, in seconds: an HTTP profile has all three
 	// (provider.Limits), a coding CLI only the overall one.
 	FirstByteTimeoutSeconds float64 `json:"first_byte_timeout_seconds,omitempty"`
@@ -103,6 +107,14 @@ type ProviderStatus struct {
 	// unauthorised, with the profile as configured now. It stays Available
 	// (the user may retry) and clears when a later call succeeds.
 	KeyRejected *KeyRejection `json:"key_rejected,omitempty"`
+}
+
+// notReady marks st unavailable because of err, in English and as a code.
+func (st ProviderStatus) notReady(err error) ProviderStatus {
+	p := Explain(err)
+	st.Available, st.Reason = false, strings.TrimPrefix(err.Error(), st.Name+": ")
+	st.ReasonCode, st.ReasonParams = p.Code, p.Params
+	return st
 }
 
 // withLimits fills in the time limits of profile p.
@@ -150,8 +162,7 @@ func (s *Service) ProvidersContext(ctx context.Context) []ProviderStatus {
 		st := ProviderStatus{Name: name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.APIKeyEnv, Default: name == def}.withLimits(p)
 		prov, err := s.reg.New(p)
 		if err != nil {
-			st.Reason = strings.TrimPrefix(err.Error(), name+": ")
-			out[i] = st
+			out[i] = st.notReady(err)
 			continue
 		}
 		st.Available = true
@@ -164,7 +175,7 @@ func (s *Service) ProvidersContext(ctx context.Context) []ProviderStatus {
 				v, err := s.probes.check(ctx, p, c)
 				out[i].Version = v
 				if err != nil {
-					out[i].Available, out[i].Reason = false, strings.TrimPrefix(err.Error(), name+": ")
+					out[i] = out[i].notReady(err)
 				}
 			}()
 		}

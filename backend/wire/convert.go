@@ -74,7 +74,8 @@ func FromProviders(ps []service.ProviderStatus) []ProviderStatus { return each(p
 // FromProvider converts one provider's status.
 func FromProvider(p service.ProviderStatus) ProviderStatus {
 	return ProviderStatus{Name: p.Name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.KeyEnv,
-		Version: p.Version, Default: p.Default, Available: p.Available, Reason: p.Reason,
+		Version: p.Version, Default: p.Default, Available: p.Available,
+		Reason: p.Reason, ReasonCode: string(p.ReasonCode), ReasonParams: p.ReasonParams,
 		FirstByteTimeoutSeconds: p.FirstByteTimeoutSeconds, IdleTimeoutSeconds: p.IdleTimeoutSeconds,
 		TimeoutSeconds: p.TimeoutSeconds, KeyRejected: fromKeyRejection(p.KeyRejected)}
 }

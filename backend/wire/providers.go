@@ -14,8 +14,12 @@ type ProviderStatus struct {
 	Version   string `json:"version,omitempty"`
 	Default   bool   `json:"default"`
 	Available bool   `json:"available"`
-	// Reason says why the provider is not ready, e.g. "set OPENAI_API_KEY".
-	Reason string `json:"reason,omitempty"`
+	// Reason says why the provider is not ready, e.g. "set OPENAI_API_KEY";
+	// ReasonCode and ReasonParams name it for the UI's words (ErrorBody's
+	// code and params).
+	Reason       string            `json:"reason,omitempty"`
+	ReasonCode   string            `json:"reason_code,omitempty"`
+	ReasonParams map[string]string `json:"reason_params,omitempty"`
 	// Time limits of one call, in seconds (first byte and idle: HTTP kinds
 	// only).
 	FirstByteTimeoutSeconds float64 `json:"first_byte_timeout_seconds,omitempty"`

@@ -62,6 +62,8 @@ export async function appReady(page: Page): Promise<void> {
 
 export interface OpenOptions {
   viewport?: { width: number; height: number }
+  /** The browser's time zone (IANA), e.g. to check that exports are dated in it. */
+  timezoneId?: string
   /** The "fake" provider answers in prose with a fenced block (as CLI providers do), not in JSON. */
   unstructured?: boolean
 }
@@ -71,7 +73,7 @@ export async function openApp(opts: OpenOptions = {}): Promise<Harness> {
   const fake = await startFakeOpenAI({ chunkDelayMs: 30, chunkSize: 5 })
   const serve = await startServe(fake.url, { structured: !opts.unstructured })
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true })
-  const context = await newContext(browser, opts.viewport ? { viewport: opts.viewport } : {})
+  const context = await newContext(browser, { ...(opts.viewport ? { viewport: opts.viewport } : {}), ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}) })
   const page = await context.newPage()
   const pageErrors: string[] = []
   const failedRequests: string[] = []

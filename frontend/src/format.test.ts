@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest'
-import { bytes, clock, count, duration, seconds, when } from './format'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bytes, clock, count, duration, fixed, seconds, when } from './format'
+import { setLanguage } from './strings'
 
 describe('format', () => {
+  afterEach(() => setLanguage('en'))
   it('clock', () => {
     expect(clock(0)).toBe('0:00')
     expect(clock(65_432)).toBe('1:05')
@@ -35,6 +37,15 @@ describe('format', () => {
     expect(bytes(1 << 30)).toBe('1 GiB')
     expect(bytes(1.5 * (1 << 30))).toBe('1.5 GiB')
     expect(bytes(-1)).toBe('—')
+  })
+  it('writes decimals the way the UI language does', () => {
+    expect(fixed(1234.5, 2, 'pt-BR')).toBe('1234,50')
+    setLanguage('pt')
+    expect(duration(1234)).toBe('1,2 s')
+    expect(count(1234)).toBe('1,2k')
+    expect(bytes(1.5 * (1 << 30))).toBe('1,5 GiB')
+    setLanguage('en')
+    expect(duration(1234)).toBe('1.2 s')
   })
   it('seconds', () => {
     expect(seconds(45)).toBe('45 s')

@@ -2,6 +2,11 @@ import { locale } from './strings'
 
 // Small formatting helpers shared by the views.
 
+/** fixed writes v with exactly digits decimals in the UI's language: 1.5, 1,5 (no thousands grouping). */
+export function fixed(v: number, digits: number, lang = locale()): string {
+  return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false }).format(v)
+}
+
 /** clock formats milliseconds as m:ss (or h:mm:ss). */
 export function clock(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000))
@@ -16,14 +21,14 @@ export function clock(ms: number): string {
 export function duration(ms: number | undefined): string {
   if (ms == null || !Number.isFinite(ms)) return '—'
   if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  if (ms < 60_000) return `${fixed(ms / 1000, 1)} s`
   return clock(ms)
 }
 
 /** count formats token counts compactly: 950, 1.2k, 34k. */
 export function count(n: number): string {
   if (n < 1000) return String(n)
-  if (n < 10_000) return `${(n / 1000).toFixed(1)}k`
+  if (n < 10_000) return `${fixed(n / 1000, 1)}k`
   return `${Math.round(n / 1000)}k`
 }
 
@@ -54,7 +59,7 @@ export function bytes(n: number): string {
   }
   // One decimal at most, and none when it is .0 (1 GiB, not 1.0 GiB).
   const r = Math.round(v * 10) / 10
-  return `${Number.isInteger(r) ? r : r.toFixed(1)} ${units[i]}`
+  return `${Number.isInteger(r) ? r : fixed(r, 1)} ${units[i]}`
 }
 
 /** seconds formats a configured time limit: 45 s, 5 min, 1 min 30 s, 2 h. */

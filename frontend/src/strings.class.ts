@@ -196,6 +196,7 @@ export const classEn = {
     'class.quota.tokens': (p: P) => `Your token budget (${num(p.limit)}) is used up.`,
     'class.quota.cost': (p: P) => `Your cost budget (US$${num(p.limit, 2)}) is used up.`,
     'class.quota.class': (p: P) => `The class token budget${p.limit ? ` (${num(p.limit)})` : ''} is used up.`,
+    'class.provider_unavailable': () => 'not available on the instructor’s machine',
   },
 }
 
@@ -370,5 +371,6 @@ export const classPt: ClassStrings = {
     'class.quota.tokens': (p: P) => `Seu orçamento de tokens (${num(p.limit)}) acabou.`,
     'class.quota.cost': (p: P) => `Seu orçamento de custo (US$ ${num(p.limit, 2)}) acabou.`,
     'class.quota.class': (p: P) => `O orçamento de tokens da turma${p.limit ? ` (${num(p.limit)})` : ''} acabou.`,
+    'class.provider_unavailable': () => 'indisponível na máquina do professor',
   },
 }

@@ -2,7 +2,7 @@ import { errorWords } from '../api'
 import { useEffect, useMemo, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
 import type { ComparisonRow } from '../api'
-import { count, duration } from '../format'
+import { count, duration, fixed } from '../format'
 import { useCompare, useRuns, useStores } from '../stores'
 import { visibleRows, type CompareColumn } from '../stores/compare'
 import { isFinished } from '../stores/runModel'
@@ -172,7 +172,7 @@ export function ComparisonTable({ rows }: { rows: ComparisonRow[] }) {
     { key: 'first_token_ms', label: c.firstToken, fmt: (r) => (r.first_token_ms == null ? u : duration(r.first_token_ms)), best: best(rows, 'first_token_ms'), num: true },
     { key: 'input_tokens', label: c.tokensIn, fmt: (r) => count(r.input_tokens), best: best(rows, 'input_tokens', true), num: true },
     { key: 'output_tokens', label: c.tokensOut, fmt: (r) => count(r.output_tokens), best: best(rows, 'output_tokens', true), num: true },
-    { key: 'cost_usd', label: c.cost, fmt: (r) => (r.cost_usd > 0 ? `$${r.cost_usd.toFixed(r.cost_usd < 0.01 ? 4 : 2)}` : u), best: best(rows, 'cost_usd', true), num: true },
+    { key: 'cost_usd', label: c.cost, fmt: (r) => (r.cost_usd > 0 ? `$${fixed(r.cost_usd, r.cost_usd < 0.01 ? 4 : 2)}` : u), best: best(rows, 'cost_usd', true), num: true },
     { key: 'lines_of_code', label: c.lines, fmt: (r) => String(r.lines_of_code), num: true },
     { key: 'final_exit_code', label: c.exitCode, fmt: (r) => (r.final_exit_code == null ? u : String(r.final_exit_code)), num: true },
   ]

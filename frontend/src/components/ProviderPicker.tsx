@@ -1,7 +1,7 @@
 import { errorWords } from '../api'
 import { when } from '../format'
 import { useProviders } from '../stores'
-import { strings } from '../strings'
+import { errorText, strings } from '../strings'
 
 interface Props {
   /** The chosen profiles: one → a run, several → a comparison. */
@@ -80,7 +80,7 @@ export function ProviderPicker({ value, onToggle }: Props) {
                   <span className="provider-model">{p.model}</span>
                   {p.default && <span className="tag">{s.isDefault}</span>}
                 </div>
-                <p className="provider-reason">{p.reason || s.notReady}</p>
+                <p className="provider-reason">{p.reason ? errorText(p.reason_code, p.reason_params, p.reason) : s.notReady}</p>
               </li>
             ))}
           </ul>

@@ -1,7 +1,7 @@
 import { errorWords } from '../api'
 import { useEffect } from 'react'
 import type { StatsGroup } from '../api'
-import { count, duration } from '../format'
+import { count, duration, fixed } from '../format'
 import { useStats, useStores } from '../stores'
 import { strings } from '../strings'
 
@@ -94,11 +94,11 @@ function Row({ g, total = false }: { g: StatsGroup; total?: boolean }) {
       <td className="num mono" data-col="success_rate">{pct(g.success_rate)}</td>
       <td className="num mono">{duration(g.avg_duration_ms)}</td>
       <td className="num mono">{duration(g.median_duration_ms)}</td>
-      <td className="num mono">{g.avg_iterations_to_success ? g.avg_iterations_to_success.toFixed(1) : '—'}</td>
+      <td className="num mono">{g.avg_iterations_to_success ? fixed(g.avg_iterations_to_success, 1) : '—'}</td>
       <td className="num mono pair">
         {count(g.input_tokens)} / {count(g.output_tokens)}
       </td>
-      <td className="num mono">{g.cost_usd > 0 ? `$${g.cost_usd.toFixed(2)}` : '—'}</td>
+      <td className="num mono">{g.cost_usd > 0 ? `$${fixed(g.cost_usd, 2)}` : '—'}</td>
     </tr>
   )
 }

@@ -241,9 +241,13 @@ export interface ProviderStatus {
   default: boolean;
   available: boolean;
   /**
-   * Reason says why the provider is not ready, e.g. "set OPENAI_API_KEY".
+   * Reason says why the provider is not ready, e.g. "set OPENAI_API_KEY";
+   * ReasonCode and ReasonParams name it for the UI's words (ErrorBody's
+   * code and params).
    */
   reason?: string;
+  reason_code?: string;
+  reason_params?: { [key: string]: string};
   /**
    * Time limits of one call, in seconds (first byte and idle: HTTP kinds
    * only).

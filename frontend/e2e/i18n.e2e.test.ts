@@ -59,6 +59,15 @@ describe('Portuguese', () => {
     await page.getByTestId('max-iterations').fill('2')
     await page.getByTestId('prompt').fill('Divida por zero, por favor')
     await h.shot('i18n-pt-form')
+    // Why the other providers are not ready, in Portuguese too (a missing
+    // key, a coding CLI not installed).
+    await page.getByTestId('providers-not-ready').locator('summary').click()
+    const reasons = await page.getByTestId('providers-not-ready').locator('.provider-reason').allTextContents()
+    expect(reasons.length).toBeGreaterThan(0)
+    for (const r of reasons) expect(r).not.toMatch(/\bno API key\b|is not installed|not found/)
+    expect(reasons.join(' ')).toMatch(/sem chave de API|não está instalada/)
+    await h.shot('i18n-pt-providers')
+    await page.getByTestId('providers-not-ready').locator('summary').click()
     runId = await startRun(page, () => page.getByTestId('run').click())
     const view = runView(page, runId)
     expect(await finalStatus(view)).toBe('limit_reached')

@@ -101,11 +101,11 @@ describe('a class', () => {
         await s.page.setViewportSize(FULL_HD)
         await shot(s.page, 'class-join-1920')
         await s.page.setViewportSize(LAPTOP)
-        // A wrong code first: refused with the server's words.
+        // A wrong code first: refused by its code, worded by the page.
         await s.page.getByTestId('join-code-input').fill('ZZZ-ZZZ')
         await s.page.getByTestId('join-name').fill(s.name)
         await s.page.getByTestId('join-submit').click()
-        expect(await s.page.getByTestId('join-error').textContent()).toMatch(/wrong class code/i)
+        expect(await s.page.getByTestId('join-error').textContent()).toMatch(/not the class code/i)
       }
       await s.page.getByTestId('join-code-input').fill(code.toLowerCase())
       await s.page.getByTestId('join-name').fill(s.name)

@@ -246,6 +246,41 @@ const ErrorQuota = "quota"
 type LogPayload struct {
 	Level   string `json:"level"` // info | warn
 	Message string `json:"message"`
+	// Code and Params name Message for a face that words it itself (a
+	// Notice); "" for text that is someone else's (a coding CLI's warning).
+	Code   Notice            `json:"code,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// Notice names what a LogPayload says; each code's parameters follow it
+// (durations in milliseconds).
+type Notice string
+
+const (
+	NoticeRetry                Notice = "retry"                  // provider, reason (rate_limit, server, request_timeout, connection_closed), status (HTTP, may be absent), wait_ms, retry, max
+	NoticeReflectionEmpty      Notice = "reflection_empty"       //
+	NoticeNoChange             Notice = "no_change"              // validation passed but the model changed nothing: no commit
+	NoticeMetadataFailed       Notice = "metadata_failed"        // detail
+	NoticeSandbox              Notice = "sandbox"                // note (a Note code), and that note's parameters
+	NoticeWorktreeKept         Notice = "worktree_kept"          // path, branch
+	NoticeWorktreeMetaFailed   Notice = "worktree_meta_failed"   // path, detail
+	NoticeWorktreeRemoveFailed Notice = "worktree_remove_failed" // path, detail
+	NoticeWorktreeRemoved      Notice = "worktree_removed"       // branch, path
+)
+
+// NewLog is a notice of loopforge's own: its English and its code.
+func NewLog(level, message string, code Notice, kv ...string) LogPayload {
+	l := LogPayload{Level: level, Message: message, Code: code}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			continue
+		}
+		if l.Params == nil {
+			l.Params = map[string]string{}
+		}
+		l.Params[kv[i]] = kv[i+1]
+	}
+	return l
 }
 
 type ToolCallPayload struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
 )
@@ -23,13 +24,13 @@ type SandboxCommands struct {
 	// sandbox rebuilds the environment from scratch).
 	Env []string
 	// Warn, when set, is told about each sandbox warning once.
-	Warn func(string)
+	Warn func(event.ExecNote)
 
 	warned map[string]bool // shared with WithEnv copies: told once per run
 }
 
 // NewSandboxCommands returns a runner for one run's commands.
-func NewSandboxCommands(x Executor, limits sandbox.Limits, allowNetwork bool, warn func(string)) *SandboxCommands {
+func NewSandboxCommands(x Executor, limits sandbox.Limits, allowNetwork bool, warn func(event.ExecNote)) *SandboxCommands {
 	return &SandboxCommands{Exec: x, Limits: limits, AllowNetwork: allowNetwork, Warn: warn, warned: map[string]bool{}}
 }
 
@@ -55,8 +56,8 @@ func (x *SandboxCommands) RunCommand(ctx context.Context, dir, command string, s
 		}
 		return out, fmt.Errorf("running %q in the sandbox: %w", command, err)
 	}
-	for _, w := range res.Warnings {
-		x.warn(w)
+	for _, n := range res.Notes {
+		x.warn(n)
 	}
 	switch res.Status {
 	case sandbox.StatusOK:
@@ -79,13 +80,14 @@ func (x *SandboxCommands) RunCommand(ctx context.Context, dir, command string, s
 	return out, nil
 }
 
-// warn tells Warn about w the first time it is seen in this run.
-func (x *SandboxCommands) warn(w string) {
+// warn tells Warn about n the first time it is seen in this run.
+func (x *SandboxCommands) warn(n event.ExecNote) {
+	w := sandbox.English(n)
 	if x.Warn == nil || x.warned[w] {
 		return
 	}
 	x.warned[w] = true
-	x.Warn(w)
+	x.Warn(n)
 }
 
 // WithEnv returns a copy that also exports kv (NAME=value) to the command.

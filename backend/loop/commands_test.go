@@ -119,8 +119,8 @@ func TestSandboxCommandsTellEachWarningOnce(t *testing.T) {
 	if err != nil {
 		t.Skipf("no sandbox here: %v", err)
 	}
-	var told []string
-	x := NewSandboxCommands(r, sandbox.Limits{Timeout: 20 * time.Second}, true, func(w string) { told = append(told, w) })
+	var told []event.ExecNote
+	x := NewSandboxCommands(r, sandbox.Limits{Timeout: 20 * time.Second}, true, func(n event.ExecNote) { told = append(told, n) })
 	dir := t.TempDir()
 	for _, runner := range []interface {
 		RunCommand(context.Context, string, string, []byte) (workspace.CommandResult, error)
@@ -131,7 +131,7 @@ func TestSandboxCommandsTellEachWarningOnce(t *testing.T) {
 	}
 	n := 0
 	for _, w := range told {
-		if strings.Contains(w, "network access allowed") {
+		if w.Code == string(event.NoteNetworkAllowed) {
 			n++
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"time"
 
@@ -298,7 +299,7 @@ func (r *runner) callModel(ctx context.Context, m Model, it int, phase event.Pha
 			return nil, err
 		}
 		if d.Notice != "" {
-			if err := r.send(event.Log, event.LogPayload{Level: "warn", Message: d.Notice}); err != nil {
+			if err := r.send(event.Log, noticeOf(d)); err != nil {
 				return nil, err
 			}
 		}
@@ -349,7 +350,7 @@ func (r *runner) reflect(ctx context.Context, it int, code string, res sandbox.R
 		return "", err
 	}
 	if text == "" {
-		if err := r.send(event.Log, event.LogPayload{Level: "warn", Message: "the reflection was empty; retrying with the error report only"}); err != nil {
+		if err := r.send(event.Log, event.NewLog("warn", "the reflection was empty; retrying with the error report only", event.NoticeReflectionEmpty)); err != nil {
 			return "", err
 		}
 	}
@@ -373,6 +374,21 @@ func (r *runner) formatData(err error) formatErrorData {
 
 // problemOf is what was wrong with an answer, without the "no code found"
 // prefix.
+// noticeOf is a provider's notice as a log line: with its code when it is
+// a retry (the app words those), as the provider's text otherwise.
+func noticeOf(d provider.Delta) event.LogPayload {
+	r := d.Retry
+	if r == nil {
+		return event.LogPayload{Level: "warn", Message: d.Notice}
+	}
+	status := ""
+	if r.Status != 0 {
+		status = strconv.Itoa(r.Status)
+	}
+	return event.NewLog("warn", d.Notice, event.NoticeRetry, "provider", r.Provider, "reason", r.Reason, "status", status,
+		"wait_ms", strconv.FormatInt(r.Wait.Milliseconds(), 10), "retry", strconv.Itoa(r.N), "max", strconv.Itoa(r.Max))
+}
+
 func problemOf(err error) string {
 	if fe, ok := errors.AsType[*FormatError](err); ok {
 		return fe.Problem()

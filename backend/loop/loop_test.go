@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/provider"
@@ -447,5 +449,16 @@ func TestProviderNoticesBecomeLogEvents(t *testing.T) {
 	}
 	if got := rec.tokens(event.PhaseGenerate); strings.Contains(got, "retrying") {
 		t.Errorf("the notice leaked into the answer: %q", got)
+	}
+	// A retry comes as data too, for the app to word; other notices are the
+	// provider's own text.
+	l := noticeOf(provider.Delta{Notice: notice, Retry: &provider.RetryNotice{Provider: "gemini-api", Reason: provider.ReasonRateLimit,
+		Status: 429, Wait: 4 * time.Second, N: 1, Max: 3}})
+	want := map[string]string{"provider": "gemini-api", "reason": "rate_limit", "status": "429", "wait_ms": "4000", "retry": "1", "max": "3"}
+	if l.Code != event.NoticeRetry || !maps.Equal(l.Params, want) || l.Message != notice {
+		t.Errorf("retry notice %+v", l)
+	}
+	if l := noticeOf(provider.Delta{Notice: "codex: update available"}); l.Code != "" || l.Message != "codex: update available" {
+		t.Errorf("a provider's own notice %+v", l)
 	}
 }

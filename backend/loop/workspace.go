@@ -175,7 +175,13 @@ func (r *runner) commandRunner(set *WorkspaceSettings) workspace.CommandRunner {
 		return set.Runner
 	case r.exec != nil:
 		return NewSandboxCommands(r.exec, set.CommandLimits, r.set.AllowNetwork,
-			func(w string) { _ = r.send(event.Log, event.LogPayload{Level: "warn", Message: "sandbox: " + w}) })
+			func(n event.ExecNote) {
+				kv := []string{"note", n.Code}
+				for k, v := range n.Params {
+					kv = append(kv, k, v)
+				}
+				_ = r.send(event.Log, event.NewLog("warn", "sandbox: "+sandbox.English(n), event.NoticeSandbox, kv...))
+			})
 	default:
 		return workspace.ExecRunner{Timeout: set.CommandLimits.Timeout}
 	}
@@ -350,7 +356,7 @@ func (w *wsRun) finish(out Outcome) {
 	if p, err := w.ws.WriteRunMeta(m.StartedAt, m); err == nil {
 		_ = w.r.send(event.Git, event.GitPayload{Action: "metadata", Path: p})
 	} else {
-		_ = w.r.send(event.Log, event.LogPayload{Level: "warn", Message: "could not write the run metadata: " + err.Error()})
+		_ = w.r.send(event.Log, event.NewLog("warn", "could not write the run metadata: "+err.Error(), event.NoticeMetadataFailed, "detail", err.Error()))
 	}
 }
 

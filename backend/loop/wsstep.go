@@ -265,7 +265,7 @@ func (w *wsRun) commit(ctx context.Context, it int, answer string) error {
 	hash, err := w.repo.Commit(ctx, msg)
 	switch {
 	case errors.Is(err, gitops.ErrNothingToCommit):
-		_ = w.r.send(event.Log, event.LogPayload{Level: "warn", Message: "validation passed but nothing changed: no commit"})
+		_ = w.r.send(event.Log, event.NewLog("warn", "validation passed but nothing changed: no commit", event.NoticeNoChange))
 		return nil
 	case err != nil:
 		return fmt.Errorf("committing the result: %w", err)

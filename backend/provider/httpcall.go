@@ -72,7 +72,7 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 			}
 			err = c.explain(ctx, callCtx, info, err)
 			wait, notice := c.plan(callCtx, n, texted, info, err)
-			if notice == "" {
+			if notice.Notice == "" {
 				var pe *Error
 				if n > 1 && errors.As(err, &pe) {
 					pe.Attempts = n
@@ -80,8 +80,8 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 				yield(Delta{}, err)
 				return
 			}
-			slog.Info("provider retry", "provider", c.provider, "notice", notice, "cause", err)
-			if !yield(Delta{Notice: notice}, nil) {
+			slog.Info("provider retry", "provider", c.provider, "notice", notice.Notice, "cause", err)
+			if !yield(notice, nil) {
 				return
 			}
 			if sleep(callCtx, wait) != nil {
@@ -108,13 +108,13 @@ func (c *HTTPCall) once(ctx context.Context, attempt Attempt, yield func(Delta, 
 }
 
 // plan decides whether attempt n, which failed with err, is retried: it
-// returns the wait and the notice announcing it, or "" when the call fails
-// now. It records on err what the server asked (Error.RetryAfter).
-func (c *HTTPCall) plan(callCtx context.Context, n int, texted bool, info *attemptInfo, err error) (time.Duration, string) {
+// returns the wait and the notice announcing it, or no notice when the call
+// fails now. It records on err what the server asked (Error.RetryAfter).
+func (c *HTTPCall) plan(callCtx context.Context, n int, texted bool, info *attemptInfo, err error) (time.Duration, Delta) {
 	asked, _, broken := info.snapshot()
-	why := transient(err, broken)
+	why, reason := transient(err, broken)
 	if why == "" || texted || n > c.retry.MaxRetries {
-		return 0, ""
+		return 0, Delta{}
 	}
 	var pe *Error
 	errors.As(err, &pe) // transient found one
@@ -126,17 +126,18 @@ func (c *HTTPCall) plan(callCtx context.Context, n int, texted bool, info *attem
 		wait = asked
 		if c.retry.MaxServerWait > 0 && asked > c.retry.MaxServerWait {
 			pe.RetryAfter = asked
-			return 0, ""
+			return 0, Delta{}
 		}
 	}
 	if deadline, ok := callCtx.Deadline(); ok && time.Until(deadline) < wait {
-		return 0, "" // the wait alone would exceed the call's limit
+		return 0, Delta{} // the wait alone would exceed the call's limit
 	}
 	when := "now"
 	if wait > 0 {
 		when = "in " + humanDelay(wait)
 	}
-	return wait, fmt.Sprintf("%s: %s, retrying %s (retry %d/%d)", c.provider, why, when, n, c.retry.MaxRetries)
+	return wait, Delta{Notice: fmt.Sprintf("%s: %s, retrying %s (retry %d/%d)", c.provider, why, when, n, c.retry.MaxRetries),
+		Retry: &RetryNotice{Provider: c.provider, Reason: reason, Status: pe.Status, Wait: wait, N: n, Max: c.retry.MaxRetries}}
 }
 
 // explain replaces err by the limit that caused it, if one did: a

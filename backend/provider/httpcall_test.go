@@ -81,8 +81,9 @@ func TestTransient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := transient(tt.err, tt.broken); got != tt.want {
-				t.Errorf("transient = %q, want %q", got, tt.want)
+			got, reason := transient(tt.err, tt.broken)
+			if got != tt.want || (reason == "") != (tt.want == "") {
+				t.Errorf("transient = %q, %q; want %q", got, reason, tt.want)
 			}
 		})
 	}
@@ -144,6 +145,16 @@ func TestStreamRetriesBeforeTextOnly(t *testing.T) {
 		if len(notices) != 1 || !strings.HasPrefix(notices[0], "p: server error (HTTP 503), retrying in ") ||
 			!strings.HasSuffix(notices[0], "(retry 1/3)") {
 			t.Errorf("notices = %q", notices)
+		}
+		// The same notice as data, for the app to word.
+		attempt, _ = scripted([]Delta{fail}, []Delta{{Text: "ok"}, done})
+		for d := range fastCall(Profile{}).Stream(context.Background(), attempt) {
+			if d.Notice != "" {
+				if r := d.Retry; r == nil || r.Reason != ReasonServer || r.Status != 503 || r.N != 1 || r.Max != 3 {
+					t.Errorf("retry %+v", d.Retry)
+				}
+				break
+			}
 		}
 	})
 	t.Run("a failure after text is final", func(t *testing.T) {

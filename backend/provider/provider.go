@@ -213,7 +213,27 @@ type Delta struct {
 	// Notice tells the user something about the call while it goes on
 	// ("gemini-api: rate limited (HTTP 429), retrying in 4s (retry 1/3)").
 	Notice string
+	// Retry is the same notice as data, for a face that words it itself.
+	Retry *RetryNotice
 }
+
+// RetryNotice says a call is tried again: why (Reason*), after what HTTP
+// status (0 when none), after how long, and which retry of how many.
+type RetryNotice struct {
+	Provider string
+	Reason   string
+	Status int
+	Wait   time.Duration
+	N, Max int
+}
+
+// Why a call is retried (RetryNotice.Reason).
+const (
+	ReasonRateLimit        = "rate_limit"
+	ReasonServer           = "server"
+	ReasonRequestTimeout   = "request_timeout"
+	ReasonConnectionClosed = "connection_closed"
+)
 
 // Profile is a named provider configuration (see design.md §3). APIKey holds
 // the resolved secret and is never serialised.

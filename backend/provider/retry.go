@@ -62,10 +62,10 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 // 429)"), or "" when it is not: anything the user must fix (400, 401, 403,
 // 404), a time limit of ours, a cancelled call. broken says the transport
 // saw the body break off.
-func transient(err error, broken bool) string {
+func transient(err error, broken bool) (why, reason string) {
 	var pe *Error
 	if !errors.As(err, &pe) {
-		return ""
+		return "", ""
 	}
 	status := ""
 	if pe.Status != 0 {
@@ -73,21 +73,21 @@ func transient(err error, broken bool) string {
 	}
 	switch {
 	case pe.Kind == KindRateLimit:
-		return "rate limited" + status
+		return "rate limited" + status, ReasonRateLimit
 	case pe.Kind == KindServer:
-		return "server error" + status
+		return "server error" + status, ReasonServer
 	case pe.Kind == KindTimeout && pe.Status == http.StatusRequestTimeout:
-		return "request timeout" + status
+		return "request timeout" + status, ReasonRequestTimeout
 	case pe.Kind == KindTimeout:
-		return "" // our own limit, or the caller's deadline
+		return "", "" // our own limit, or the caller's deadline
 	case pe.Kind != KindUnreachable && pe.Kind != KindProtocol:
-		return ""
+		return "", ""
 	case broken, errors.Is(err, ErrStreamCut), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
 		// Not a refused connection: the server is there and may answer
 		// the next time.
-		return "the connection closed before the answer began"
+		return "the connection closed before the answer began", ReasonConnectionClosed
 	}
-	return ""
+	return "", ""
 }
 
 // retryAfter reads how long a response asks to wait: retry-after-ms

@@ -560,9 +560,9 @@ func (s *Service) execute(ctx context.Context, ar *activeRun, run *store.Run, m 
 	if wt != nil {
 		// A fresh context: a cancelled run's worktree is still tidied.
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		msg := wt.finish(cctx, out.Status == event.RunStatusSuccess)
+		notice := wt.finish(cctx, out.Status == event.RunStatusSuccess)
 		cancel()
-		_ = s.emit(ar, event.New(event.Log, event.LogPayload{Level: "info", Message: msg}))
+		_ = s.emit(ar, event.New(event.Log, notice))
 	}
 	s.finish(ar, run, out, start)
 }

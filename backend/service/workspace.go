@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/provider"
@@ -194,18 +195,22 @@ func (s *Service) addWorktree(ctx context.Context, sess *store.Session, provider
 
 // finish removes a successful run's worktree (its branch holds the
 // commit; its run metadata moves to the repository's .loopforge/runs) and
-// keeps a failed one for inspection. It reports what it did.
-func (w *worktree) finish(ctx context.Context, success bool) string {
+// keeps a failed one for inspection. It reports what it did, as a notice.
+func (w *worktree) finish(ctx context.Context, success bool) event.LogPayload {
 	if !success {
-		return fmt.Sprintf("the worktree %s (branch %s) is kept for inspection; remove it with: git worktree remove --force %s", w.path, w.branch, w.path)
+		return event.NewLog("info", fmt.Sprintf("the worktree %s (branch %s) is kept for inspection; remove it with: git worktree remove --force %s", w.path, w.branch, w.path),
+			event.NoticeWorktreeKept, "path", w.path, "branch", w.branch)
 	}
 	if err := copyRunMeta(w.path, w.main.Dir); err != nil {
-		return fmt.Sprintf("the worktree %s is kept: its run metadata could not be copied: %v", w.path, err)
+		return event.NewLog("info", fmt.Sprintf("the worktree %s is kept: its run metadata could not be copied: %v", w.path, err),
+			event.NoticeWorktreeMetaFailed, "path", w.path, "detail", err.Error())
 	}
 	if err := w.main.RemoveWorktree(ctx, w.path); err != nil {
-		return fmt.Sprintf("the worktree %s could not be removed: %v", w.path, err)
+		return event.NewLog("info", fmt.Sprintf("the worktree %s could not be removed: %v", w.path, err),
+			event.NoticeWorktreeRemoveFailed, "path", w.path, "detail", err.Error())
 	}
-	return fmt.Sprintf("the result is committed on branch %s; its worktree %s was removed", w.branch, w.path)
+	return event.NewLog("info", fmt.Sprintf("the result is committed on branch %s; its worktree %s was removed", w.branch, w.path),
+		event.NoticeWorktreeRemoved, "branch", w.branch, "path", w.path)
 }
 
 func copyRunMeta(from, to string) error {

@@ -11,7 +11,7 @@ import { httpApi } from './api/http'
 import { RunBanner } from './components/RunBanner'
 import { createStores } from './stores'
 import { newRun } from './stores/runModel'
-import { setLanguage, strings } from './strings'
+import { noticeText, setLanguage, strings } from './strings'
 import { fakeApi, memoryStorage } from './test/fakeApi'
 
 afterEach(() => {
@@ -65,6 +65,7 @@ describe('error words', () => {
       ['Protection', w.protectionHints],
       ['Outcome', w.outcome],
       ['Note', w.notes],
+      ['Notice', strings.live.notices],
     ]
     for (const [prefix, table] of tables) {
       const codes = values(prefix)
@@ -74,6 +75,19 @@ describe('error words', () => {
     const p = { exit: '1', signal: 'killed', detail: 'ValueError: boom', ms: '30000', seconds: '35', bytes: '8388608', controllers: 'pids,memory,cpu', limit: '128', n: '3', max: '8', name: 'fig.png' }
     for (const code of values('Outcome')) expect(w.outcome[code](p), code).not.toMatch(/undefined|NaN/)
     for (const code of values('Note')) expect(w.notes[code](p), code).not.toMatch(/undefined|NaN/)
+    const q = { provider: 'gemini-api', reason: 'rate_limit', status: '429', wait_ms: '4000', retry: '1', max: '3', note: 'no_network', detail: 'x', path: '/w', branch: 'b' }
+    for (const code of values('Notice')) expect(strings.live.notices[code](q), code).not.toMatch(/undefined|NaN/)
+  })
+
+  it("words loopforge's notices by code, and shows a provider's own as it came", () => {
+    const retry = { level: 'warn', message: 'gemini-api: rate limited (HTTP 429), retrying in 4s (retry 1/3)', code: 'retry',
+      params: { provider: 'gemini-api', reason: 'rate_limit', status: '429', wait_ms: '4000', retry: '1', max: '3' } }
+    setLanguage('pt')
+    expect(noticeText(retry)).toBe('gemini-api: pedidos demais (HTTP 429), tentando de novo em 4 s (tentativa 1/3)')
+    expect(noticeText({ level: 'warn', message: 'codex: update available' })).toBe('codex: update available')
+    expect(noticeText({ level: 'warn', message: 'sandbox: …', code: 'sandbox', params: { note: 'network_allowed' } })).toBe('Sandbox: Acesso à rede permitido nesta execução.')
+    setLanguage('en')
+    expect(noticeText(retry)).toBe('gemini-api: rate limited (HTTP 429), retrying in 4 s (retry 1/3)')
   })
 
   it("words a class's refusals in the UI's language, numbers and times included", () => {

@@ -1,4 +1,4 @@
-import type { ExecNote, ExecStatus, Note, Outcome, Protection } from './api/gen/event'
+import type { ExecNote, ExecStatus, Note, Notice, Outcome, Protection } from './api/gen/event'
 import { bytes, seconds } from './format'
 import { classEn, classPt } from './strings.class'
 // Every UI string in one place: an English and a Portuguese table with the
@@ -11,6 +11,12 @@ type P = Record<string, string>
 /** detailed adds what the program or the system printed to a head: "exit 1: ValueError: boom". */
 function detailed(head: string, p: P): string {
   return p.detail ? `${head}: ${p.detail}` : head
+}
+
+/** retryReason: why a call is retried, with the HTTP status when there was one. */
+function retryReason(p: P, words: Record<string, string>): string {
+  const why = words[p.reason ?? ''] ?? p.reason ?? ''
+  return p.status ? `${why} (HTTP ${p.status})` : why
 }
 
 /** said adds what the provider itself said, when it said something. */
@@ -258,6 +264,19 @@ const en = {
     cancelFailed: 'Stop failed',
     streamFailed: 'Live updates for this run failed',
     logs: 'Notices',
+    /** loopforge's notices by their code (backend/event Notice); a provider's own notices are shown as they came. */
+    notices: {
+      retry: (p: P) =>
+        `${p.provider}: ${retryReason(p, { rate_limit: 'rate limited', server: 'server error', request_timeout: 'request timeout', connection_closed: 'the connection closed before the answer began' })}, retrying ${Number(p.wait_ms) > 0 ? `in ${seconds(Number(p.wait_ms) / 1000)}` : 'now'} (retry ${p.retry}/${p.max})`,
+      reflection_empty: () => 'The reflection was empty; retrying with the error report only.',
+      no_change: () => 'Validation passed but nothing changed: no commit.',
+      metadata_failed: (p: P) => `Could not write the run metadata: ${p.detail}`,
+      sandbox: (p: P) => `Sandbox: ${execNote({ code: p.note ?? '', params: p })}`,
+      worktree_kept: (p: P) => `The worktree ${p.path} (branch ${p.branch}) is kept for inspection; remove it with: git worktree remove --force ${p.path}`,
+      worktree_meta_failed: (p: P) => `The worktree ${p.path} is kept: its run metadata could not be copied: ${p.detail}`,
+      worktree_remove_failed: (p: P) => `The worktree ${p.path} could not be removed: ${p.detail}`,
+      worktree_removed: (p: P) => `The result is committed on branch ${p.branch}; its worktree ${p.path} was removed.`,
+    } satisfies Record<Notice, (p: P) => string> as Record<string, (p: P) => string>,
     /**
      * An execution, worded from the data the sandbox sends (backend/event
      * exec.go): its status, the protections that applied, how it ended
@@ -776,6 +795,18 @@ const pt: Strings = {
     cancelFailed: 'Falha ao parar',
     streamFailed: 'As atualizações ao vivo desta execução falharam',
     logs: 'Avisos',
+    notices: {
+      retry: (p: P) =>
+        `${p.provider}: ${retryReason(p, { rate_limit: 'pedidos demais', server: 'erro do servidor', request_timeout: 'o pedido expirou', connection_closed: 'a conexão caiu antes do início da resposta' })}, tentando de novo ${Number(p.wait_ms) > 0 ? `em ${seconds(Number(p.wait_ms) / 1000)}` : 'agora'} (tentativa ${p.retry}/${p.max})`,
+      reflection_empty: () => 'A reflexão veio vazia; tentando de novo só com o relatório do erro.',
+      no_change: () => 'A validação passou, mas nada mudou: nenhum commit.',
+      metadata_failed: (p: P) => `Não foi possível gravar o registro da execução: ${p.detail}`,
+      sandbox: (p: P) => `Sandbox: ${execNote({ code: p.note ?? '', params: p })}`,
+      worktree_kept: (p: P) => `A worktree ${p.path} (branch ${p.branch}) foi mantida para inspeção; remova-a com: git worktree remove --force ${p.path}`,
+      worktree_meta_failed: (p: P) => `A worktree ${p.path} foi mantida: o registro da execução não pôde ser copiado: ${p.detail}`,
+      worktree_remove_failed: (p: P) => `Não foi possível remover a worktree ${p.path}: ${p.detail}`,
+      worktree_removed: (p: P) => `O resultado está no commit do branch ${p.branch}; a worktree ${p.path} foi removida.`,
+    },
     exec: {
       status: {
         ok: 'ok',
@@ -1146,4 +1177,10 @@ function lastLine(s: string): string {
   const lines = s.trimEnd().split('\n')
   const last = (lines[lines.length - 1] ?? '').trim()
   return last.length > 200 ? `${last.slice(0, 200)}…` : last
+}
+
+/** noticeText words a run's notice in the language in use: loopforge's by code, a provider's own as it came. */
+export function noticeText(l: { message: string; code?: string; params?: Record<string, string> }): string {
+  const f = l.code ? strings.live.notices[l.code] : undefined
+  return f ? f(l.params ?? {}) : l.message
 }

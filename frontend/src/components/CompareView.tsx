@@ -1,6 +1,6 @@
-import { errorWords } from '../api'
 import { useEffect, useMemo, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
+import { errorWords } from '../api'
 import type { ComparisonRow } from '../api'
 import { count, duration, fixed } from '../format'
 import { useCompare, useRuns, useStores } from '../stores'

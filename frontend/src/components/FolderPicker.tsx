@@ -1,6 +1,6 @@
-import { errorWords } from '../api'
 import { useEffect, useId, useRef, type KeyboardEvent } from 'react'
 import { createPortal } from 'react-dom'
+import { errorWords } from '../api'
 import { useStores, useWorkdir } from '../stores'
 import { strings } from '../strings'
 import { FolderIcon, UpIcon } from './Icons'

@@ -1,5 +1,5 @@
-import { errorWords, type ShownError } from '../api'
 import { useEffect, useState } from 'react'
+import { errorWords, type ShownError } from '../api'
 import type { RunRequest, SessionDetail } from '../api'
 import { when } from '../format'
 import { useHistory, useStores, type Stores } from '../stores'

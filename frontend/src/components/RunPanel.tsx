@@ -1,6 +1,6 @@
-import { errorWords } from '../api'
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { useShallow } from 'zustand/shallow'
+import { errorWords } from '../api'
 import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../stores'
 import { limits, toLanguage } from '../stores/composer'
 import { defaultProvider } from '../stores/providers'

@@ -1,9 +1,9 @@
-import { errorWords } from '../api'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { errorWords } from '../api'
 import { useRuns } from '../stores'
 import { isFinished } from '../stores/runModel'
 import { follow, isFollowing, scrollsUp, selectedIteration, shortcut, type FollowAction, type Pinned, type StageRun } from '../stage'
-import { strings } from '../strings'
+import { noticeText, strings } from '../strings'
 import { CodePanel, type CodeEnding } from './CodePanel'
 import { ExportMenu } from './ExportMenu'
 import { ExecPanel } from './ExecPanel'
@@ -231,8 +231,8 @@ export function RunView({ runId, replay = false, stage = false, keys = false }: 
       {run.logs.length > 0 && (
         <ul className="logs" aria-label={s.logs}>
           {run.logs.slice(-3).map((l, i) => (
-            <li key={i} className={`log log-${l.level}`}>
-              {l.message}
+            <li key={i} className={`log log-${l.level}`} data-testid="log">
+              {noticeText(l)}
             </li>
           ))}
         </ul>

@@ -1,5 +1,5 @@
-import { errorWords } from '../api'
 import { useEffect } from 'react'
+import { errorWords } from '../api'
 import type { StatsGroup } from '../api'
 import { count, duration, fixed } from '../format'
 import { useStats, useStores } from '../stores'

@@ -1,5 +1,5 @@
-import { errorWords } from '../api'
 import { useState } from 'react'
+import { errorWords } from '../api'
 import { useStores, useWorkdir } from '../stores'
 import { strings } from '../strings'
 import { FolderPicker } from './FolderPicker'

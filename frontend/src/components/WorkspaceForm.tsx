@@ -1,6 +1,6 @@
-import { errorWords } from '../api'
 import { useState } from 'react'
 import { useShallow } from 'zustand/shallow'
+import { errorWords } from '../api'
 import type { RunMode } from '../api'
 import { useComposer, useProviders, useStores, useWorkdir } from '../stores'
 import { strings } from '../strings'

@@ -132,7 +132,11 @@ export type RunViewStatus = 'starting' | RunStatus
 
 export interface LogLine {
   level: string
+  /** The backend's English (and the words of a notice with no code: a provider's own). */
   message: string
+  /** What loopforge said, as a code and parameters, worded by strings.noticeText. */
+  code?: string
+  params?: Record<string, string>
 }
 
 export interface RunState {
@@ -383,7 +387,7 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
       }
     }
     case 'log':
-      return { ...run, logs: [...run.logs, { level: e.payload.level, message: e.payload.message }] }
+      return { ...run, logs: [...run.logs, { level: e.payload.level, message: e.payload.message, code: e.payload.code || undefined, params: e.payload.params }] }
     case 'tool_called': {
       const p = e.payload
       const call: ToolCallView = { id: p.id || undefined, name: p.name, input: p.input ?? '', output: p.output ?? '', ok: p.ok, durationMs: p.duration_ms }

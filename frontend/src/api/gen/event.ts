@@ -234,7 +234,27 @@ export const ErrorQuota = "quota";
 export interface LogPayload {
   level: string; // info | warn
   message: string;
+  /**
+   * Code and Params name Message for a face that words it itself (a
+   * Notice); "" for text that is someone else's (a coding CLI's warning).
+   */
+  code?: Notice;
+  params?: { [key: string]: string};
 }
+/**
+ * Notice names what a LogPayload says; each code's parameters follow it
+ * (durations in milliseconds).
+ */
+export const NoticeRetry = "retry"; // provider, reason (rate_limit, server, request_timeout, connection_closed), status (HTTP, may be absent), wait_ms, retry, max
+export const NoticeReflectionEmpty = "reflection_empty";
+export const NoticeNoChange = "no_change"; // validation passed but the model changed nothing: no commit
+export const NoticeMetadataFailed = "metadata_failed"; // detail
+export const NoticeSandbox = "sandbox"; // note (a Note code), and that note's parameters
+export const NoticeWorktreeKept = "worktree_kept"; // path, branch
+export const NoticeWorktreeMetaFailed = "worktree_meta_failed"; // path, detail
+export const NoticeWorktreeRemoveFailed = "worktree_remove_failed"; // path, detail
+export const NoticeWorktreeRemoved = "worktree_removed"; // branch, path
+export type Notice = typeof NoticeRetry | typeof NoticeReflectionEmpty | typeof NoticeNoChange | typeof NoticeMetadataFailed | typeof NoticeSandbox | typeof NoticeWorktreeKept | typeof NoticeWorktreeMetaFailed | typeof NoticeWorktreeRemoveFailed | typeof NoticeWorktreeRemoved;
 export interface ToolCallPayload {
   iteration: number /* int */;
   id?: string;

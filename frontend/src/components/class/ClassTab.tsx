@@ -1,5 +1,5 @@
-import { errorWords } from '../../api'
 import { useEffect, useMemo, useState } from 'react'
+import { errorWords } from '../../api'
 import type { ClassExportFormat } from '../../api/class'
 import type { WallEntry } from '../../api/gen/wire'
 import { sortWall, wallCounts } from '../../classroom'

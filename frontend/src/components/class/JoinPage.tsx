@@ -1,5 +1,5 @@
-import { errorWords } from '../../api'
 import { useState } from 'react'
+import { errorWords } from '../../api'
 import { groupCode, nameProblem, normalizeCode } from '../../classroom'
 import { useClassroom, useStores } from '../../stores'
 import { strings } from '../../strings'

@@ -191,6 +191,7 @@ func (l *joinLimiter) failed(ip string, now time.Time) {
 }
 
 // classExport downloads the class (instructor only): ?format=zip|csv|md,
+// &lang= and &tz= as for a session export,
 // &class=ID for a stored class (default: the open one).
 func (s *Server) classExport(w http.ResponseWriter, r *http.Request) {
 	if roleOf(r) != wire.RoleInstructor {
@@ -198,7 +199,7 @@ func (s *Server) classExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	name, data, err := s.opts.Backend.ExportClass(r.Context(), q.Get("class"), q.Get("format"))
+	name, data, err := s.opts.Backend.ExportClass(r.Context(), q.Get("class"), q.Get("format"), q.Get("lang"), q.Get("tz"))
 	if err != nil {
 		s.fail(w, err)
 		return

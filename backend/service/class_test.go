@@ -440,7 +440,7 @@ func TestClassExport(t *testing.T) {
 	info := mustRun(t, svc, ana)
 	svc.Wait(context.Background(), info.RunID)
 
-	name, data, err := svc.ExportClass(context.Background(), "", "zip")
+	name, data, err := svc.ExportClass(context.Background(), "", "zip", "", "UTC")
 	if err != nil || !strings.HasSuffix(name, ".zip") {
 		t.Fatalf("zip: %s, %v", name, err)
 	}
@@ -466,14 +466,24 @@ func TestClassExport(t *testing.T) {
 	if !strings.Contains(files["summary.md"], "| Ana Lima | 1 | 1 | success | 1 | fake | 0 | 0.0000 |") {
 		t.Errorf("summary.md:\n%s", files["summary.md"])
 	}
-	if _, csv, err := svc.ExportClass(context.Background(), v.ID, "csv"); err != nil || string(csv) != wantCSV {
+	if _, csv, err := svc.ExportClass(context.Background(), v.ID, "csv", "", ""); err != nil || string(csv) != wantCSV {
 		t.Errorf("csv: %s %v", csv, err)
 	}
-	if _, _, err := svc.ExportClass(ana, "", "csv"); !errors.Is(err, ErrForbidden) {
+	if _, _, err := svc.ExportClass(ana, "", "csv", "", ""); !errors.Is(err, ErrForbidden) {
 		t.Errorf("a student's export of the class: %v", err)
 	}
-	if _, _, err := svc.ExportClass(context.Background(), "", "pdf"); Classify(err) != ClassInvalid {
+	if _, _, err := svc.ExportClass(context.Background(), "", "pdf", "", ""); Classify(err) != ClassInvalid {
 		t.Errorf("an unknown format: %v", err)
+	}
+	// In Portuguese: the headings and statuses, and the cost with a decimal comma in the Markdown table.
+	_, md, err := svc.ExportClass(context.Background(), "", "md", "pt-BR", "America/Sao_Paulo")
+	if err != nil || !strings.Contains(string(md), "| aluno | execuções | sucessos | última situação |") ||
+		!strings.Contains(string(md), "| Ana Lima | 1 | 1 | sucesso | 1 | fake | 0 | 0,0000 |") ||
+		!strings.Contains(string(md), "2 alunos") || !strings.Contains(string(md), "UTC-03") {
+		t.Errorf("the Portuguese summary (%v):\n%s", err, md)
+	}
+	if _, _, err := svc.ExportClass(context.Background(), "", "md", "fr", ""); Explain(err).Code != CodeExportLang {
+		t.Errorf("an unknown language: %v", err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,31 +11,13 @@ import (
 
 	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
 // The class export: every student's final script of each session, and a
 // summary table (one line per student).
-
-// ClassSummaryRow is one student's line of the summary.
-type ClassSummaryRow struct {
-	Student    string
-	Runs       int
-	Successes  int
-	LastStatus event.RunStatus
-	Iterations int // of the last run
-	Provider   string
-	Tokens     int
-	CostUSD    float64
-}
-
-var summaryHeader = []string{"student", "runs", "successes", "last status", "iterations", "provider", "tokens", "cost (USD)"}
-
-func (r ClassSummaryRow) cells() []string {
-	return []string{r.Student, strconv.Itoa(r.Runs), strconv.Itoa(r.Successes), string(r.LastStatus), strconv.Itoa(r.Iterations),
-		r.Provider, strconv.Itoa(r.Tokens), strconv.FormatFloat(r.CostUSD, 'f', 4, 64)}
-}
 
 // classRecord is what the export reads of a class.
 type classRecord struct {
@@ -47,8 +28,9 @@ type classRecord struct {
 }
 
 // ExportClass renders a class (classID "" = the open one) as format zip,
-// csv or md (instructor only): the file name and its bytes.
-func (s *Service) ExportClass(ctx context.Context, classID, format string) (name string, data []byte, err error) {
+// csv or md (instructor only), its words in lang and its times in the zone
+// tz (see exportLocale): the file name and its bytes.
+func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz string) (name string, data []byte, err error) {
 	if access.From(ctx).IsStudent() {
 		return "", nil, instructorOnly("ClassExport")
 	}
@@ -58,6 +40,10 @@ func (s *Service) ExportClass(ctx context.Context, classID, format string) (name
 	}
 	if format != "zip" && format != "csv" && format != "md" {
 		return "", nil, fmt.Errorf("%w: unknown class export format %q (want zip, csv or md)", ErrInvalidRequest, format)
+	}
+	loc, err := exportLocale(lang, tz)
+	if err != nil {
+		return "", nil, err
 	}
 	if classID == "" {
 		cr := s.classOf()
@@ -71,14 +57,19 @@ func (s *Service) ExportClass(ctx context.Context, classID, format string) (name
 		return "", nil, err
 	}
 	rows := rec.summary()
-	base := "class-" + gitops.Slug(rec.class.Name) + "-" + rec.class.CreatedAt.Local().Format("2006-01-02")
+	zone := loc.Zone
+	if zone == nil {
+		zone = time.Local
+	}
+	base := "class-" + gitops.Slug(rec.class.Name) + "-" + rec.class.CreatedAt.In(zone).Format("2006-01-02")
+	info := export.ClassInfo{Name: rec.class.Name, Created: rec.class.CreatedAt, Ended: rec.class.EndedAt}
 	switch format {
 	case "csv":
-		return base + ".csv", summaryCSV(rows), nil
+		return base + ".csv", export.ClassSummaryCSV(loc, rows), nil
 	case "md":
-		return base + ".md", summaryMarkdown(rec.class, rows), nil
+		return base + ".md", export.ClassSummaryMarkdown(loc, info, rows), nil
 	}
-	b, err := rec.zip(rows)
+	b, err := rec.zip(loc, info, rows)
 	return base + ".zip", b, err
 }
 
@@ -101,12 +92,12 @@ func (s *Service) classRecord(ctx context.Context, id string) (*classRecord, err
 }
 
 // summary is one row per student, in join order.
-func (rec *classRecord) summary() []ClassSummaryRow {
+func (rec *classRecord) summary() []export.ClassRow {
 	owner := map[string]string{}
 	for _, cs := range rec.sessions {
 		owner[cs.ID] = cs.StudentID
 	}
-	rows := make([]ClassSummaryRow, len(rec.students))
+	rows := make([]export.ClassRow, len(rec.students))
 	at := map[string]int{}
 	for i, st := range rec.students {
 		rows[i].Student = st.Name
@@ -129,44 +120,9 @@ func (rec *classRecord) summary() []ClassSummaryRow {
 	return rows
 }
 
-func summaryCSV(rows []ClassSummaryRow) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	_ = w.Write(summaryHeader)
-	for _, r := range rows {
-		_ = w.Write(r.cells())
-	}
-	w.Flush()
-	return b.Bytes()
-}
-
-func summaryMarkdown(c *store.Class, rows []ClassSummaryRow) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s", mdCell(c.Name), c.CreatedAt.Local().Format("2006-01-02 15:04"))
-	if c.EndedAt != nil {
-		fmt.Fprintf(&b, " – %s", c.EndedAt.Local().Format("15:04"))
-	}
-	fmt.Fprintf(&b, " · %d %s\n\n", len(rows), plural(len(rows), "student"))
-	b.WriteString("| " + strings.Join(summaryHeader, " | ") + " |\n")
-	b.WriteString(strings.Repeat("|---", len(summaryHeader)) + "|\n")
-	for _, r := range rows {
-		cells := r.cells()
-		for i := range cells {
-			cells[i] = mdCell(cells[i])
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
-	return []byte(b.String())
-}
-
-// mdCell keeps a value inside its table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-}
-
 // zip holds STUDENT/NN-SESSION.ext, the last code each session produced,
 // and both summaries.
-func (rec *classRecord) zip(rows []ClassSummaryRow) ([]byte, error) {
+func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []export.ClassRow) ([]byte, error) {
 	var b bytes.Buffer
 	z := zip.NewWriter(&b)
 	add := func(name string, data []byte) error {
@@ -205,10 +161,10 @@ func (rec *classRecord) zip(rows []ClassSummaryRow) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if err := add("summary.csv", summaryCSV(rows)); err != nil {
+	if err := add("summary.csv", export.ClassSummaryCSV(loc, rows)); err != nil {
 		return nil, err
 	}
-	if err := add("summary.md", summaryMarkdown(rec.class, rows)); err != nil {
+	if err := add("summary.md", export.ClassSummaryMarkdown(loc, info, rows)); err != nil {
 		return nil, err
 	}
 	if err := z.Close(); err != nil {

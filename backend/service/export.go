@@ -52,13 +52,9 @@ func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang, tz
 	if err != nil {
 		return "", nil, &Error{Code: CodeExportFormat, Params: map[string]string{"format": format}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 	}
-	l, err := export.ParseLang(lang)
+	loc, err := exportLocale(lang, tz)
 	if err != nil {
-		return "", nil, &Error{Code: CodeExportLang, Params: map[string]string{"lang": lang}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
-	}
-	zone, err := export.ParseZone(tz)
-	if err != nil {
-		return "", nil, &Error{Code: CodeExportZone, Params: map[string]string{"tz": tz}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+		return "", nil, err
 	}
 	if err := s.checkSession(ctx, sessionID); err != nil {
 		return "", nil, err
@@ -67,7 +63,21 @@ func (s *Service) Export(ctx context.Context, sessionID, format, runID, lang, tz
 	if err != nil {
 		return "", nil, err
 	}
-	return export.RenderLocale(b, f, runID, export.Locale{Lang: l, Zone: zone})
+	return export.RenderLocale(b, f, runID, loc)
+}
+
+// exportLocale reads an export's language (export.ParseLang: "" is English)
+// and IANA time zone (export.ParseZone: "" is this machine's).
+func exportLocale(lang, tz string) (export.Locale, error) {
+	l, err := export.ParseLang(lang)
+	if err != nil {
+		return export.Locale{}, &Error{Code: CodeExportLang, Params: map[string]string{"lang": lang}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+	}
+	zone, err := export.ParseZone(tz)
+	if err != nil {
+		return export.Locale{}, &Error{Code: CodeExportZone, Params: map[string]string{"tz": tz}, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+	}
+	return export.Locale{Lang: l, Zone: zone}, nil
 }
 
 // Import stores a bundle read by export.ReadBundle as a new session (fresh

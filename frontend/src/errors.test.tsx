@@ -84,8 +84,8 @@ describe('error words', () => {
       params: { provider: 'gemini-api', reason: 'rate_limit', status: '429', wait_ms: '4000', retry: '1', max: '3' } }
     setLanguage('pt')
     expect(noticeText(retry)).toBe('gemini-api: pedidos demais (HTTP 429), tentando de novo em 4 s (tentativa 1/3)')
-    expect(noticeText({ level: 'warn', message: 'codex: update available' })).toBe('codex: update available')
-    expect(noticeText({ level: 'warn', message: 'sandbox: …', code: 'sandbox', params: { note: 'network_allowed' } })).toBe('Sandbox: Acesso à rede permitido nesta execução.')
+    expect(noticeText({ message: 'codex: update available' })).toBe('codex: update available')
+    expect(noticeText({ message: 'sandbox: …', code: 'sandbox', params: { note: 'network_allowed' } })).toBe('Sandbox: Acesso à rede permitido nesta execução.')
     setLanguage('en')
     expect(noticeText(retry)).toBe('gemini-api: rate limited (HTTP 429), retrying in 4 s (retry 1/3)')
   })

@@ -114,7 +114,7 @@ export interface Api {
    */
   readonly joinClass: ((req: JoinRequest) => Promise<Me>) | null
   /** Web only (null on the desktop): downloads the class export (zip, or the summary table as csv / md). */
-  readonly fetchClassExport: ((format: ClassExportFormat) => Promise<ExportFile>) | null
+  readonly fetchClassExport: ((format: ClassExportFormat, lang?: string, tz?: string) => Promise<ExportFile>) | null
   /** The live event stream. */
   readonly events: EventStream
 }

@@ -18,7 +18,8 @@ export function isClassMessage(m: unknown): m is ClassMessage {
 /** zip: every student's final script per session and the summary; csv / md: the summary table. */
 export type ClassExportFormat = 'zip' | 'csv' | 'md'
 
-/** classExportURL is the download address of the class export. */
-export function classExportURL(format: ClassExportFormat): string {
-  return `/api/class/export?format=${encodeURIComponent(format)}`
+/** classExportURL is the download address of the class export, in the language lang with times in the zone tz. */
+export function classExportURL(format: ClassExportFormat, lang?: string, tz?: string): string {
+  const enc = encodeURIComponent
+  return `/api/class/export?format=${enc(format)}${lang ? `&lang=${enc(lang)}` : ''}${tz ? `&tz=${enc(tz)}` : ''}`
 }

@@ -139,8 +139,8 @@ export function httpApi(opts: HttpApiOptions | typeof fetch = {}): Api {
     },
     saveExport: null,
     joinClass: async (req: JoinRequest) => (await call(f, 'POST', '/api/class/join', req)) as Me,
-    fetchClassExport: async (format: ClassExportFormat) => {
-      const path = classExportURL(format)
+    fetchClassExport: async (format: ClassExportFormat, lang?: string, tz?: string) => {
+      const path = classExportURL(format, lang, tz)
       const res = await f(path, { method: 'GET', credentials: 'same-origin' })
       if (!res.ok) throw await failure(res, 'GET', path)
       return { name: attachmentName(res.headers.get('Content-Disposition')) ?? `class.${format}`, data: await res.blob() }

@@ -192,7 +192,7 @@ describe('classroom store: instructor actions', () => {
   it('export downloads the file the server names', async () => {
     const { api, c, saveFile } = setup('instructor')
     await c().exportClass('csv')
-    expect(api.fetchClassExport).toHaveBeenCalledWith('csv')
+    expect(api.fetchClassExport).toHaveBeenCalledWith('csv', 'en', expect.any(String)) // the export's words follow the UI, its times the browser's zone
     expect(saveFile).toHaveBeenCalledWith('class.csv', expect.any(Blob))
   })
 })

@@ -16,6 +16,7 @@ import { limits, toLanguage } from './composer'
 import type { SaveFile } from './exports'
 import { defaultStorage, readJSON, writeJSON, type KV } from './persist'
 import type { ProvidersStore } from './providers'
+import { currentLang, timeZone } from '../strings'
 
 /** Where asking "who am I" got: loading, known, or refused (401: no token, no student cookie, or a removed student). */
 export type MeStatus = 'loading' | 'ready' | 'signedOut' | 'failed'
@@ -228,7 +229,7 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
         const fetchExport = api.fetchClassExport
         if (!fetchExport) return
         await act('export', async () => {
-          const file = await fetchExport(format)
+          const file = await fetchExport(format, currentLang(), timeZone())
           deps.saveFile(file.name, file.data)
           return null
         })

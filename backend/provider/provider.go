@@ -222,9 +222,9 @@ type Delta struct {
 type RetryNotice struct {
 	Provider string
 	Reason   string
-	Status int
-	Wait   time.Duration
-	N, Max int
+	Status   int
+	Wait     time.Duration
+	N, Max   int
 }
 
 // Why a call is retried (RetryNotice.Reason).

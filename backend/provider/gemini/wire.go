@@ -68,7 +68,7 @@ type generateResponse struct {
 	PromptFeedback *promptFeedback `json:"promptFeedback"`
 	UsageMetadata  *usageMetadata  `json:"usageMetadata"`
 	ModelVersion   string          `json:"modelVersion"`
-	Error          *rpcStatus       `json:"error"`
+	Error          *rpcStatus      `json:"error"`
 }
 
 type candidate struct {

@@ -273,7 +273,7 @@ describe('the instructor’s Class tab', () => {
   it('exports the class and removes a student after asking', async () => {
     const { api, ops } = await instructorReady()
     fireEvent.click(screen.getByTestId('class-export-zip'))
-    await waitFor(() => expect(api.fetchClassExport).toHaveBeenCalledWith('zip'))
+    await waitFor(() => expect(api.fetchClassExport).toHaveBeenCalledWith('zip', 'en', expect.any(String)))
 
     fireEvent.click(screen.getAllByTestId('wall-card').find((c) => c.getAttribute('data-student') === 'Bia')!)
     fireEvent.click(await screen.findByTestId('remove-student'))

@@ -231,6 +231,8 @@ export namespace wire {
 	    default: boolean;
 	    available: boolean;
 	    reason?: string;
+	    reason_code?: string;
+	    reason_params?: Record<string, string>;
 	    first_byte_timeout_seconds?: number;
 	    idle_timeout_seconds?: number;
 	    timeout_seconds: number;

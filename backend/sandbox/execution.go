@@ -34,7 +34,10 @@ type execution struct {
 	warm bool
 
 	wd, hookDir string
-	cg          *runCgroup
+	// progDir holds a warm run's program, read-only for the code and out
+	// of its run dir (the hook dir when there is one).
+	progDir string
+	cg      *runCgroup
 	cmd         *exec.Cmd
 
 	// script is a warm run's program file in wd: until the hand-over a
@@ -109,19 +112,34 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 		return failed(res, fmt.Errorf("sandbox: create work dir: %w", err))
 	}
 	x.wd = wd
+	// Pictures: the figure hook, read-only, for this run alone.
+	if req.Images && dir == "" {
+		if x.hookDir, err = makeHookDir(r.tempRoot); err != nil {
+			return failed(res, err)
+		}
+		in = in.withHook()
+	}
+
 	// The program comes on stdin unless stdin is the caller's (Stdin) or
 	// the run is in a project dir, where a command's own children (make,
 	// pytest) would otherwise read the rest of a shell script as input.
 	// Then it is a file in the run dir, never in Dir. A warm run's program
-	// is that file too, read through a pipe of its own (see feed).
+	// is a file too, read through a pipe of its own (see feed), in a
+	// read-only directory beside the run dir: the run dir starts empty,
+	// as with the program on stdin.
 	stdin := io.Reader(strings.NewReader(req.Code))
 	if x.warm || dir != "" || len(req.Stdin) > 0 {
-		script := filepath.Join(wd, "loopforge-code"+in.ext) // not an importable module name
 		if x.warm {
-			err = os.Symlink(progLink, script)
-			in = in.withProgramLink(script)
-			x.script = script
+			if x.progDir = x.hookDir; x.progDir == "" {
+				if x.progDir, err = os.MkdirTemp(r.tempRoot, "loopforge-prog-"); err != nil {
+					return failed(res, fmt.Errorf("sandbox: create the program dir: %w", err))
+				}
+			}
+			x.script = filepath.Join(x.progDir, "loopforge-code"+in.ext) // not an importable module name
+			err = os.Symlink(progLink, x.script)
+			in = in.withProgramLink(x.script)
 		} else {
+			script := filepath.Join(wd, "loopforge-code"+in.ext)
 			err = os.WriteFile(script, []byte(req.Code), 0o600)
 			in = in.withScript(script)
 		}
@@ -132,14 +150,6 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 		if len(req.Stdin) > 0 {
 			stdin = bytes.NewReader(req.Stdin)
 		}
-	}
-
-	// Pictures: the figure hook, read-only, for this run alone.
-	if req.Images && dir == "" {
-		if x.hookDir, err = makeHookDir(r.tempRoot); err != nil {
-			return failed(res, err)
-		}
-		in = in.withHook()
 	}
 
 	if r.cgroups != nil {
@@ -153,8 +163,8 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 	spec := r.layers(req, in, lim, wd, dir, cg, &res)
 	x.res = res
 	var ro []string
-	if x.hookDir != "" {
-		ro = []string{x.hookDir}
+	if d := cmp.Or(x.progDir, x.hookDir); d != "" {
+		ro = []string{d}
 		if spec.Landlock != nil {
 			spec.Landlock.ReadExec = slices.Concat(spec.Landlock.ReadExec, ro)
 		}
@@ -407,6 +417,9 @@ func (x *execution) release() {
 	}
 	if x.cg != nil {
 		x.cg.remove()
+	}
+	if x.progDir != "" && x.progDir != x.hookDir {
+		removeWorkdir(x.progDir)
 	}
 	if x.hookDir != "" {
 		removeWorkdir(x.hookDir)

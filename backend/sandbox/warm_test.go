@@ -138,15 +138,16 @@ func TestWarmRunsLikeCold(t *testing.T) {
 	})
 }
 
-// TestWarmTracebackNamesTheProgram: a warm program is a file in its run
-// dir by the time it runs, so a traceback quotes its lines.
+// TestWarmTracebackNamesTheProgram: a warm program is a file by the time it
+// runs (out of its run dir, which starts empty), so a traceback quotes its
+// lines and __file__ reads it.
 func TestWarmTracebackNamesTheProgram(t *testing.T) {
 	t.Parallel()
 	r := testRunner(t)
-	res, m := warmRunOn(t, r, context.Background(), Request{Code: "x = 1\nraise ValueError('boom ' + open(__file__).read().split()[0])\n"})
+	res, m := warmRunOn(t, r, context.Background(), Request{Code: "import os\nx = os.listdir('.')\nraise ValueError('boom ' + open(__file__).read().split()[0] + str(x))\n"})
 	wantNoSurvivors(t, m)
-	if !strings.Contains(res.Stderr, "loopforge-code.py\", line 2") || !strings.Contains(res.Stderr, "raise ValueError") ||
-		lastLine(res.Stderr) != "ValueError: boom x" {
+	if !strings.Contains(res.Stderr, "loopforge-code.py\", line 3") || !strings.Contains(res.Stderr, "raise ValueError") ||
+		lastLine(res.Stderr) != "ValueError: boom import[]" {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }

@@ -38,7 +38,7 @@ type execution struct {
 	// of its run dir (the hook dir when there is one).
 	progDir string
 	cg      *runCgroup
-	cmd         *exec.Cmd
+	cmd     *exec.Cmd
 
 	// script is a warm run's program file in wd: until the hand-over a
 	// symbolic link to the interpreter's own end of the program pipe

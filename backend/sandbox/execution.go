@@ -255,7 +255,9 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	// run's cgroup, if any, is killed with the group, and emptied once the
 	// leader has exited.
 	cg := x.cg
-	opts := procgroup.Options{SweepWithin: sweepWithin}
+	// Under bubblewrap the group is bwrap alone: the code runs in its PID
+	// namespace (and session), which dies with it, and in the cgroup.
+	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: x.r.bwrap != nil}
 	if cg != nil {
 		opts.OnKill = cg.kill
 		opts.OnSweep = func() error { return cg.killAndWait(sweepWithin) }

@@ -90,7 +90,7 @@ func BenchmarkHandover(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				waitInterpreterReady(b, m)
+				waitInterpreterReady(b, p, m)
 				seen = newFirstWrite()
 				req.LiveStdout = seen
 				start = time.Now()

@@ -43,6 +43,19 @@ func warmRunOn(t testing.TB, r *Runner, ctx context.Context, req Request) (Resul
 	return res, m
 }
 
+// readyRunOn is warmRunOn handing the code over only once the interpreter
+// waits for it (it has opened its program file: the link to the pipe).
+func readyRunOn(t testing.TB, r *Runner, ctx context.Context, req Request) (Result, string) {
+	t.Helper()
+	p, m := prepareOn(t, r, ctx, req)
+	waitInterpreterReady(t, p, m)
+	res, err := p.Run(ctx, req)
+	if err != nil {
+		t.Fatalf("Prepared.Run: %v\nstderr: %s", err, res.Stderr)
+	}
+	return res, m
+}
+
 // programPipe is the pipe a prepared interpreter reads its program from, as
 // /proc/<pid>/fd shows it ("pipe:[N]"), and how many of pid's descriptors
 // lead to it.
@@ -63,10 +76,16 @@ func programPipe(pid int) (pipe string, n int) {
 
 // waitInterpreterReady waits until the prepared run's interpreter has
 // started and opened its program (a second descriptor on the program
-// pipe: it is blocked reading it).
-func waitInterpreterReady(t testing.TB, marker string) {
+// pipe: it is blocked reading it), or the prepared sandbox has ended.
+func waitInterpreterReady(t testing.TB, p Prepared, marker string) {
 	t.Helper()
+	done := p.(*prepared).x.proc.Done()
 	testwait.Until(t, "the prepared interpreter to wait for its program", time.Minute, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+		}
 		for _, pid := range markedProcs(marker) {
 			if _, n := programPipe(pid); n >= 2 {
 				return true
@@ -97,9 +116,10 @@ func wantNothingLeft(t *testing.T, r *Runner, p *prepared, marker string) {
 	}
 }
 
-// TestWarmRunsLikeCold: the same programs give the same results warm and
-// cold, at every level and in every language: stdin is the program's own,
-// the exit status, the output cap.
+// TestWarmRunsLikeCold: the same programs give the same results warm (the
+// code handed over once the interpreter waits for it) and cold, at every
+// level and in every language: stdin is the program's own, the exit
+// status, the output cap.
 func TestWarmRunsLikeCold(t *testing.T) {
 	cases := []struct {
 		name string
@@ -118,7 +138,7 @@ func TestWarmRunsLikeCold(t *testing.T) {
 			}
 			cold, m := runOn(t, r, context.Background(), c.req)
 			wantNoSurvivors(t, m)
-			warm, m := warmRunOn(t, r, context.Background(), c.req)
+			warm, m := readyRunOn(t, r, context.Background(), c.req)
 			wantNoSurvivors(t, m)
 			if c.name == "output-cap" { // how much got through before the kill varies
 				warm.Stdout, cold.Stdout = "", ""
@@ -157,7 +177,7 @@ func TestWarmTracebackNamesTheProgram(t *testing.T) {
 func TestWarmUnusedTornDown(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, level string, r *Runner) {
 		p, m := prepareOn(t, r, context.Background(), Request{Images: true})
-		waitInterpreterReady(t, m)
+		waitInterpreterReady(t, p, m)
 		if !fileExists(p.x.wd) || !fileExists(p.x.hookDir) {
 			t.Fatalf("the prepared run has no run dir or hook dir")
 		}
@@ -173,21 +193,31 @@ func TestWarmUnusedTornDown(t *testing.T) {
 }
 
 // TestWarmCancelDuringPrepare: the caller's context ends while the sandbox
-// is still being set up: everything it started dies, and Close removes the
-// rest. A context that has ended already prepares nothing.
+// is still being set up, or once its interpreter waits: everything it
+// started dies without a Close, and Close removes the rest. A context that
+// has ended already prepares nothing.
 func TestWarmCancelDuringPrepare(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, level string, r *Runner) {
-		ctx, cancel := context.WithCancel(context.Background())
-		p, m := prepareOn(t, r, ctx, Request{})
-		cancel() // Prepare returns once the process is started: bwrap, the shim or the interpreter is still starting
-		testwait.Until(t, "the cancelled prepared run to die", time.Minute, func() bool { return len(markedProcs(m)) == 0 })
-		p.Close()
-		wantNothingLeft(t, r, p, m)
-
-		if _, err := r.Prepare(ctx, Request{}); !errors.Is(err, context.Canceled) {
-			t.Errorf("Prepare on an ended context: %v", err)
+		for _, ready := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(context.Background())
+			p, m := prepareOn(t, r, ctx, Request{})
+			if ready {
+				waitInterpreterReady(t, p, m)
+			}
+			cancel() // unless ready: Prepare returns once the process is started, bwrap or the shim still starting
+			select {
+			case <-p.x.proc.Done():
+			case <-time.After(time.Minute):
+				t.Fatalf("the prepared sandbox (ready %v) outlived its context", ready)
+			}
+			wantNoSurvivors(t, m)
+			p.Close()
+			wantNothingLeft(t, r, p, m)
+			if _, err := r.Prepare(ctx, Request{}); !errors.Is(err, context.Canceled) {
+				t.Errorf("Prepare on an ended context: %v", err)
+			}
+			wantDirEmpty(t, r.tempRoot)
 		}
-		wantDirEmpty(t, r.tempRoot)
 	})
 }
 
@@ -199,7 +229,7 @@ func TestWarmTimeoutKillsChildren(t *testing.T) {
 		ready := newLiveCopy("ready\n")
 		req := Request{Code: code, Limits: Limits{Timeout: 1500 * time.Millisecond}}
 		p, m := prepareOn(t, r, context.Background(), req)
-		waitInterpreterReady(t, m)
+		waitInterpreterReady(t, p, m)
 		req.LiveStdout = ready
 		res, err := p.Run(context.Background(), req)
 		if err != nil {
@@ -225,7 +255,7 @@ func TestWarmLiveOutputAndCancel(t *testing.T) {
 		// Prepared under a context of its own: the run's is the one given
 		// to Run, as the loop does with an execution's.
 		p, m := prepareOn(t, r, context.Background(), req)
-		waitInterpreterReady(t, m)
+		waitInterpreterReady(t, p, m)
 		req.LiveStdout, req.LiveStderr = out, errw
 		done := make(chan Result, 1)
 		go func() {

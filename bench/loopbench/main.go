@@ -250,7 +250,7 @@ func report(subjects []subject, samples [][][]sample, n int) {
 			if v := vals(j); len(v) == 0 {
 				r += " – |"
 			} else if value != nil {
-				r += fmt.Sprintf(" %.1f |", value(j))
+				r += fmt.Sprintf(" %.2f |", value(j))
 			} else {
 				r += " " + spread(v) + " |"
 			}

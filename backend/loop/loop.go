@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,15 @@ type Model interface {
 // Executor runs generated code; *sandbox.Runner implements it.
 type Executor interface {
 	Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error)
+}
+
+// Preparer is an Executor that can set up an execution before its code
+// exists (*sandbox.Runner: namespaces, cgroup and the interpreter started,
+// waiting for the program). The loop prepares the next execution when a
+// generation begins and hands the code over once it is extracted; an
+// Executor without it runs every execution cold.
+type Preparer interface {
+	Prepare(ctx context.Context, req sandbox.Request) (sandbox.Prepared, error)
 }
 
 // Emitter records one event; an error aborts the run (nothing may be lost).
@@ -59,6 +69,9 @@ type Settings struct {
 	// Images keeps the pictures each execution leaves (script mode); nil
 	// runs the code without collecting any.
 	Images ImageStore
+	// Log receives what only developers need (a sandbox prepared ahead
+	// that could not be used); nil is slog.Default().
+	Log *slog.Logger
 }
 
 // ImageStore keeps the pictures of one execution of the run; the loop
@@ -106,6 +119,17 @@ type runner struct {
 	structured bool
 	prompt     string
 	usage      provider.Usage
+	// next is the sandbox being prepared for the next execution (script
+	// mode with a Preparer), nil when none is.
+	next *preparing
+}
+
+// preparing is a Prepare call under way in its own goroutine: the model's
+// request does not wait for it.
+type preparing struct {
+	done chan struct{} // closed when p and err are set
+	p    sandbox.Prepared
+	err  error
 }
 
 // Run executes the loop. It never panics on bad model output or bad code:
@@ -145,6 +169,7 @@ func settled(ctx context.Context, out Outcome) Outcome {
 }
 
 func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
+	defer r.discardPrepared()
 	var (
 		code       string
 		reflection string // for the next generation only
@@ -160,7 +185,8 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			return fail(out, err)
 		}
 
-		// generate
+		// generate (and, meanwhile, set up the sandbox its code will run in)
+		r.prepareNext(ctx)
 		req := provider.Request{System: generateSystemPrompt.render(r.promptData()), Messages: msgs,
 			Workdir: r.set.Workdir, Mode: r.set.Mode}
 		if sessions {
@@ -271,17 +297,84 @@ func (r *runner) execute(ctx context.Context, it int, code string) (sandbox.Resu
 	defer stop(nil)
 	live := newLiveOutput(it, r.set.Limits.Effective().OutputHead, outputWindow,
 		func(p event.ExecOutputPayload) error { return r.send(event.ExecOutput, p) }, stop)
-	req := sandbox.Request{Language: r.lang.Sandbox, Code: code, Limits: r.set.Limits, AllowNetwork: r.set.AllowNetwork,
-		LiveStdout: live.stdout(), LiveStderr: live.stderr(), Images: r.set.Images != nil}
-	if r.set.Stdin != "" {
-		req.Stdin = []byte(r.set.Stdin)
+	req := r.execRequest()
+	req.Code, req.LiveStdout, req.LiveStderr = code, live.stdout(), live.stderr()
+	var (
+		res sandbox.Result
+		err error
+	)
+	if p := r.takePrepared(); p != nil {
+		res, err = p.Run(ctx, req)
+	} else {
+		res, err = r.exec.Run(ctx, req)
 	}
-	res, err := r.exec.Run(ctx, req)
 	liveErr := live.close()
 	if err != nil {
 		return res, fmt.Errorf("running the generated code: %w", err)
 	}
 	return res, liveErr
+}
+
+// execRequest is an execution of this run without its code.
+func (r *runner) execRequest() sandbox.Request {
+	req := sandbox.Request{Language: r.lang.Sandbox, Limits: r.set.Limits, AllowNetwork: r.set.AllowNetwork,
+		Images: r.set.Images != nil}
+	if r.set.Stdin != "" {
+		req.Stdin = []byte(r.set.Stdin)
+	}
+	return req
+}
+
+// prepareNext starts preparing the next execution's sandbox unless one is
+// prepared already (an answer without code leaves it for the next one) or
+// the executor cannot. ctx is the run's: its end kills the sandbox.
+func (r *runner) prepareNext(ctx context.Context) {
+	px, ok := r.exec.(Preparer)
+	if !ok || r.next != nil {
+		return
+	}
+	next := &preparing{done: make(chan struct{})}
+	r.next = next
+	req := r.execRequest()
+	go func() {
+		defer close(next.done)
+		next.p, next.err = px.Prepare(ctx, req)
+	}()
+}
+
+// takePrepared hands over the sandbox prepared for this execution; nil
+// (run cold) when there is none or preparing it failed, which is logged.
+func (r *runner) takePrepared() sandbox.Prepared {
+	next := r.next
+	if next == nil {
+		return nil
+	}
+	r.next = nil
+	<-next.done
+	if next.err != nil {
+		r.log().Warn("loop: running cold: preparing the sandbox failed", "err", next.err)
+		return nil
+	}
+	return next.p
+}
+
+// discardPrepared tears down a sandbox prepared for an execution that will
+// not come (the run ended without it).
+func (r *runner) discardPrepared() {
+	if next := r.next; next != nil {
+		r.next = nil
+		<-next.done
+		if next.p != nil {
+			next.p.Close()
+		}
+	}
+}
+
+func (r *runner) log() *slog.Logger {
+	if r.set.Log != nil {
+		return r.set.Log
+	}
+	return slog.Default()
 }
 
 // call streams one request to the run's model (see callModel).

@@ -39,6 +39,12 @@ type Options struct {
 	// SweepWithin bounds the final sweep of the group (see sweep); 0 means
 	// DefaultSweepWithin.
 	SweepWithin time.Duration
+	// Contained says the leader takes everything it starts with it (it
+	// runs the command in a PID namespace and a session of its own, as
+	// bubblewrap does): once it has exited the group is signalled once,
+	// without the sweep's search of /proc for live members (milliseconds
+	// on a busy host), which could find nothing of the command anyway.
+	Contained bool
 	// OnKill, if set, is called after each SIGKILL to the group (the
 	// sandbox kills the run's cgroup along with it).
 	OnKill func()
@@ -207,7 +213,10 @@ func (p *Proc) waitGone() {
 	p.exit.Duration = time.Since(p.start)
 	p.mu.Unlock()
 	p.kill()
-	err := sweep(p.pid, p.o.SweepWithin)
+	var err error
+	if !p.o.Contained {
+		err = sweep(p.pid, p.o.SweepWithin)
+	}
 	if p.o.OnSweep != nil {
 		err = errors.Join(err, p.o.OnSweep())
 	}

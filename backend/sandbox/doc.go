@@ -39,6 +39,15 @@
 //     figures are saved into the run dir on plt.show() and at exit, and the
 //     run dir's PNG, JPEG, GIF and SVG files come back in [Result.Images],
 //     checked by their bytes and bounded in number and size (pictures.go).
+//   - [Runner.Prepare] starts all of this before the code exists (a warm
+//     run): the interpreter waits for its program on a pipe of its own
+//     (fd 4, never stdin), read through a file in a private read-only
+//     directory beside the run dir; [Prepared.Run] hands the code over and
+//     the timeout, the caller's context and the live output start there.
+//     The same limits, layers, kill, output caps, pictures and clean-up
+//     apply (warm.go); a prepared sandbox closed unused, or one that died
+//     before its code came, is torn down the same way and counted
+//     ([Runner.WarmStats]).
 //   - Run returns an error only when the sandbox itself failed (bad request,
 //     temp dir, shim, bwrap or interpreter could not start); everything the
 //     code did, including being killed, is a [Result] with a [Status].

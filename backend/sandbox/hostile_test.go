@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,40 @@ type config struct {
 	bwrap    bool
 	cgroup   bool
 	root     bool // the test (and so the code) runs as root
+	// warm: every run of the configuration goes through Prepare, and its
+	// code is handed over once the shim has reported (warm.go).
+	warm bool
+}
+
+// run runs req on r (a copy of c.r) as the configuration does, failing the
+// test on a sandbox error. It returns the marker for survivor checks and
+// how long Run (a warm run's Prepared.Run) took.
+func (c config) run(t testing.TB, r *Runner, ctx context.Context, req Request) (Result, string, time.Duration) {
+	t.Helper()
+	m := newMarker()
+	res, took, err := c.exec(r, withMarker(ctx, m), req)
+	if err != nil {
+		t.Fatalf("Run: %v\nstderr: %s", err, res.Stderr)
+	}
+	return res, m, took
+}
+
+// exec is run without a test (for goroutines).
+func (c config) exec(r *Runner, ctx context.Context, req Request) (Result, time.Duration, error) {
+	if !c.warm {
+		start := time.Now()
+		res, err := r.Run(ctx, req)
+		return res, time.Since(start), err
+	}
+	p, err := r.Prepare(ctx, req)
+	if err != nil {
+		return Result{}, 0, fmt.Errorf("Prepare: %w", err)
+	}
+	defer p.Close()
+	<-p.(*prepared).x.reported
+	start := time.Now()
+	res, err := p.Run(ctx, req)
+	return res, time.Since(start), err
 }
 
 // files etc. report what the configuration should protect.
@@ -98,6 +133,11 @@ func hostileConfigs(t *testing.T) []config {
 			name: w.name, r: r, seccomp: w.seccomp, landlock: r.landlock > 0, bwrap: r.bwrap != nil,
 			cgroup: r.cgroups != nil, root: os.Geteuid() == 0,
 		})
+	}
+	// The same configurations again, warm.
+	for _, c := range slices.Clone(out) {
+		c.name, c.warm = c.name+"-warm", true
+		out = append(out, c)
 	}
 	return out
 }
@@ -271,6 +311,11 @@ type hostileCase struct {
 	// survivors is true when c is expected to leave processes behind (a
 	// known gap); they are asserted, then killed.
 	survivors func(c config) bool
+	// memoryHog: seconds of CPU spent filling memory up to the limit. Warm
+	// configurations run it at the namespace level only: the limits are
+	// the cold run's own spec (warm.go), and the suite must stay well
+	// inside CI's five minutes on two cores.
+	memoryHog bool
 }
 
 // report is the JSON most probes print as their last line.
@@ -418,12 +463,13 @@ func hostileCases() []hostileCase {
 		{name: "10-bytearray-8g", code: "x = bytearray(8 << 30)", check: func(t *testing.T, c config, f *fixture, res Result) {
 			wantStatus(t, res, StatusMemory)
 		}},
-		{name: "11-gradual-allocation", code: "a = []\nwhile True: a.append(b'x' * (1 << 20))", limits: Limits{MemoryBytes: 256 << 20, Timeout: memoryCaseTimeout},
+		{name: "11-gradual-allocation", memoryHog: true, code: "a = []\nwhile True: a.append(b'x' * (1 << 20))", limits: Limits{MemoryBytes: 256 << 20, Timeout: memoryCaseTimeout},
 			check: func(t *testing.T, c config, f *fixture, res Result) {
 				wantStatus(t, res, StatusMemory)
 			}},
 		{
-			name: "12-memory-across-processes",
+			name:      "12-memory-across-processes",
+			memoryHog: true,
 			// Four processes of 150 MiB each: every one is under the
 			// per-process rlimit, together they are over the run's limit.
 			code:   "import os, time\npids = []\nfor i in range(4):\n    p = os.fork()\n    if p == 0:\n        b = bytearray(150 << 20)\n        for j in range(0, len(b), 4096): b[j] = 1\n        time.sleep(1)\n        os._exit(0)\n    pids.append(p)\nbad = [s for s in (os.waitpid(p, 0)[1] for p in pids) if s != 0]\nprint('failed children:', len(bad))\nraise SystemExit(1 if bad else 0)",
@@ -756,7 +802,7 @@ done()`,
 		}},
 		{name: "36-node-huge-buffer", lang: "node", code: "const b = Buffer.alloc(4 * 1024 * 1024 * 1024 - 1); console.log(b.length)", limits: Limits{MemoryBytes: 512 << 20, Timeout: memoryCaseTimeout},
 			check: func(t *testing.T, c config, f *fixture, res Result) { wantStatus(t, res, StatusMemory) }},
-		{name: "37-node-heap-growth", lang: "node", code: "const a = []; for (;;) a.push(new Array(1e6).fill(1.5))", limits: Limits{MemoryBytes: 512 << 20, Timeout: memoryCaseTimeout},
+		{name: "37-node-heap-growth", memoryHog: true, lang: "node", code: "const a = []; for (;;) a.push(new Array(1e6).fill(1.5))", limits: Limits{MemoryBytes: 512 << 20, Timeout: memoryCaseTimeout},
 			check: func(t *testing.T, c config, f *fixture, res Result) { wantStatus(t, res, StatusMemory) }},
 		{name: "38-node-network-and-files", lang: "node", code: `const fs = require('fs'), net = require('net');
 const r = {};
@@ -977,6 +1023,9 @@ func TestHostile(t *testing.T) {
 							t.Skip(why)
 						}
 					}
+					if hc.memoryHog && c.warm && !c.bwrap {
+						t.Skip("memory hog: warm at the namespace level only")
+					}
 					f := newFixture(t)
 					if hc.dir {
 						f.makeProject(t)
@@ -987,9 +1036,8 @@ func TestHostile(t *testing.T) {
 					if lim.Timeout == 0 {
 						lim.Timeout = 10 * time.Second
 					}
-					start := time.Now()
-					res, m := runOn(t, &r, context.Background(), Request{Language: hc.lang, Code: f.expand(hc.code), Limits: lim, AllowNetwork: hc.net, Dir: f.projDir})
-					f.elapsed = time.Since(start)
+					res, m, took := c.run(t, &r, context.Background(), Request{Language: hc.lang, Code: f.expand(hc.code), Limits: lim, AllowNetwork: hc.net, Dir: f.projDir})
+					f.elapsed = took
 					defer killMarked(m)
 					if hc.survivors != nil && hc.survivors(c) {
 						if len(markedProcs(m)) == 0 {
@@ -1130,7 +1178,7 @@ func TestHostileCPUQuota(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := *c.r
 			r.tempRoot = t.TempDir()
-			res, m := runOn(t, &r, context.Background(), Request{Code: code, Limits: Limits{Timeout: 10 * time.Second, CPUs: 1}})
+			res, m, _ := c.run(t, &r, context.Background(), Request{Code: code, Limits: Limits{Timeout: 10 * time.Second, CPUs: 1}})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
 			used, err := strconv.ParseFloat(strings.TrimSpace(res.Stdout), 64)
@@ -1158,7 +1206,7 @@ func TestHostileCancelMidRun(t *testing.T) {
 			code := "import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\nprint('ready', flush=True)\ntime.sleep(1000)"
 			var cancelledAt time.Time
 			time.AfterFunc(500*time.Millisecond, func() { cancelledAt = time.Now(); cancel() })
-			res, m := runOn(t, &r, ctx, Request{Code: code, Limits: Limits{Timeout: time.Minute}})
+			res, m, _ := c.run(t, &r, ctx, Request{Code: code, Limits: Limits{Timeout: time.Minute}})
 			took := time.Since(cancelledAt)
 			t.Logf("outcome[cancel %s]: %s, Run returned %v after the cancel", c.name, res.Description(), took.Round(time.Millisecond))
 			wantStatus(t, res, StatusKilled)
@@ -1189,7 +1237,7 @@ func TestHostileParallel(t *testing.T) {
 				wg.Go(func() {
 					markers[i] = newMarker()
 					code := fmt.Sprintf("import os, time\nos.write(2, b'start\\n')\nopen('mine', 'w').write('%d')\ntime.sleep(0.2)\nprint(%d, os.listdir('.'), open('mine').read())", i, i)
-					results[i], errs[i] = r.Run(withMarker(context.Background(), markers[i]), Request{Code: code})
+					results[i], _, errs[i] = c.exec(&r, withMarker(context.Background(), markers[i]), Request{Code: code})
 				})
 			}
 			wg.Wait()
@@ -1220,10 +1268,10 @@ func TestHostilePersistenceAcrossRuns(t *testing.T) {
 			r.tempRoot = t.TempDir()
 			write := f.expand("import os\nfor d in ('/tmp', '/dev/shm', os.environ['HOME']):\n    try: open(d + '/{{TMPNAME}}-p', 'w').write('x')\n    except OSError: pass")
 			check := f.expand("import os\nprint([d for d in ('/tmp', '/dev/shm') if os.path.exists(d + '/{{TMPNAME}}-p')])")
-			res, m := runOn(t, &r, context.Background(), Request{Code: write})
+			res, m, _ := c.run(t, &r, context.Background(), Request{Code: write})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
-			res, m = runOn(t, &r, context.Background(), Request{Code: check})
+			res, m, _ = c.run(t, &r, context.Background(), Request{Code: check})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
 			if c.files() && res.Stdout != "[]\n" {
@@ -1242,6 +1290,7 @@ type helperSpec struct {
 	Isolation string
 	NoCgroup  bool
 	Seccomp   bool
+	Warm      bool
 	Code      string
 }
 
@@ -1257,7 +1306,7 @@ func helperMain(raw string) int {
 		return 2
 	}
 	r.seccomp = spec.Seccomp
-	res, err := r.Run(context.Background(), Request{Code: spec.Code, Limits: Limits{Timeout: 10 * time.Second}})
+	res, _, err := config{warm: spec.Warm}.exec(r, context.Background(), Request{Code: spec.Code, Limits: Limits{Timeout: 10 * time.Second}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -1270,7 +1319,7 @@ func helperMain(raw string) int {
 func runHelper(t *testing.T, c config, code string) ([]byte, error) {
 	t.Helper()
 	// The helper's own temp root: a killed helper cannot remove its run dir.
-	spec, _ := json.Marshal(helperSpec{TempRoot: t.TempDir(), Isolation: c.r.isolation, NoCgroup: !c.cgroup, Seccomp: c.seccomp, Code: code})
+	spec, _ := json.Marshal(helperSpec{TempRoot: t.TempDir(), Isolation: c.r.isolation, NoCgroup: !c.cgroup, Seccomp: c.seccomp, Warm: c.warm, Code: code})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+string(spec), "LOOPFORGE_TEST_APP_KEY="+testSecret)
 	var stderr bytes.Buffer

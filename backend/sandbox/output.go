@@ -45,10 +45,14 @@ func newOutputPipe() (*outputPipe, error) {
 	return &outputPipe{w: os.NewFile(uintptr(p[1]), "sandbox-output"), rfd: p[0], done: make(chan struct{})}, nil
 }
 
-// start closes the parent's copy of the write end (the child holds its own;
-// EOF must come from it alone) and starts copying into dst.
+// closeWriter closes the parent's copy of the write end once the child
+// holds its own: EOF must come from the child alone.
+func (o *outputPipe) closeWriter() { o.w.Close() }
+
+// start starts copying into dst. A warm run starts it only when its code
+// is handed over (its live writers are known then); until then what the
+// interpreter writes waits in the pipe.
 func (o *outputPipe) start(dst io.Writer) {
-	o.w.Close()
 	o.started = true
 	go o.copy(dst)
 }

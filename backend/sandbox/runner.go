@@ -1,10 +1,7 @@
 package sandbox
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -124,6 +120,8 @@ type Runner struct {
 	// inside bwrap's fresh user namespace), so it bounds a fork bomb.
 	nproc    bool
 	readExec []string // Landlock read+execute paths
+
+	warm *warmCounters // Prepare's (WarmStats)
 }
 
 // NewRunner resolves the shim executable, the interpreters and the temp root
@@ -183,7 +181,8 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 	if dir := filepath.Dir(python); !slices.Contains(filepath.SplitList(path), dir) {
 		path = dir + string(filepath.ListSeparator) + path
 	}
-	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: h}
+	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: h,
+		warm: &warmCounters{}}
 	r.plan(maxLevel, !o.NoCgroup)
 	return r, nil
 }
@@ -293,12 +292,24 @@ type interpreter struct {
 	args []string // argv, argv[0] included; the last one means "the program is on stdin"
 	ext  string   // file name extension for the program as a file
 	mem  memRlimit
+	// linkFlags come before a program file that is a symbolic link to a
+	// pipe (a warm run's, see withProgramLink).
+	linkFlags []string
 }
 
 // withScript runs the program from the file p instead of stdin: every
 // interpreter here takes a script path where it takes "-" or "-s".
 func (in interpreter) withScript(p string) interpreter {
 	in.args = append(slices.Clone(in.args[:len(in.args)-1]), p)
+	return in
+}
+
+// withProgramLink runs the program from the symbolic link p, which points
+// to a pipe (a warm run's program file until its code is handed over).
+func (in interpreter) withProgramLink(p string) interpreter {
+	in = in.withScript(p)
+	last := len(in.args) - 1
+	in.args = slices.Concat(in.args[:last], in.linkFlags, in.args[last:])
 	return in
 }
 
@@ -328,6 +339,10 @@ func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
 			args: []string{r.node, fmt.Sprintf("--max-old-space-size=%d", heap), "-"},
 			ext:  ".js",
 			mem:  memData,
+			// Node resolves its main script's symbolic links: the link to
+			// the pipe would become "/proc/self/fd/pipe:[N]", which does
+			// not exist.
+			linkFlags: []string{"--preserve-symlinks-main"},
 		}, nil
 	}
 	return interpreter{}, fmt.Errorf("sandbox: %w %q", ErrUnsupportedLanguage, lang)
@@ -468,240 +483,21 @@ func cgroupNote(cg *runCgroup, nproc bool) (event.ExecNote, bool) {
 // StatusTimeout and a cancelled ctx is StatusKilled, both with a nil error.
 // Run returns only after the run's process group has been killed and its
 // work directory removed (Request.Dir and what the code wrote there stay).
+// Everything is set up after the code arrives; [Runner.Prepare] sets up
+// ahead of it.
 func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
-	lim := req.Limits.withDefaults()
-	res := Result{Isolation: r.Isolation(), Limits: lim}
-	in, err := r.interpreter(req.Language, lim)
-	if err != nil {
-		return failed(res, err)
+	x, res, err := r.setup(ctx, req, false)
+	if x == nil {
+		return res, err
 	}
-	var dir string
-	if req.Dir != "" {
-		if dir, err = r.checkDir(req.Dir); err != nil {
-			return failed(res, err)
-		}
+	defer x.release()
+	// The timeout covers the start-up too: the code is there already.
+	x.arm(ctx, time.Now())
+	if res, err, ok := x.start(ctx); !ok {
+		return res, err
 	}
-	if ctx.Err() != nil {
-		res.Status = StatusKilled
-		return res, nil
-	}
-
-	wd, err := os.MkdirTemp(r.tempRoot, "loopforge-run-") // mode 0700
-	if err != nil {
-		return failed(res, fmt.Errorf("sandbox: create work dir: %w", err))
-	}
-	defer removeWorkdir(wd)
-	// The program comes on stdin unless stdin is the caller's (Stdin) or
-	// the run is in a project dir, where a command's own children (make,
-	// pytest) would otherwise read the rest of a shell script as input.
-	// Then it is a file in the run dir, never in Dir.
-	stdin := io.Reader(strings.NewReader(req.Code))
-	if dir != "" || len(req.Stdin) > 0 {
-		script := filepath.Join(wd, "loopforge-code"+in.ext) // not an importable module name
-		if err := os.WriteFile(script, []byte(req.Code), 0o600); err != nil {
-			return failed(res, fmt.Errorf("sandbox: write the program: %w", err))
-		}
-		in = in.withScript(script)
-		stdin = nil // /dev/null: EOF at once
-		if len(req.Stdin) > 0 {
-			stdin = bytes.NewReader(req.Stdin)
-		}
-	}
-
-	// Pictures: the figure hook, read-only, for this run alone.
-	var hookDir string
-	if req.Images && dir == "" {
-		if hookDir, err = makeHookDir(r.tempRoot); err != nil {
-			return failed(res, err)
-		}
-		defer removeWorkdir(hookDir)
-		in = in.withHook()
-	}
-
-	var cg *runCgroup
-	if r.cgroups != nil {
-		if cg, err = r.cgroups.create(lim); err != nil {
-			slog.Warn("sandbox: no cgroup for this run", "err", err)
-			res.note(event.NewNote(event.NoteCgroupFailed, "detail", err.Error()))
-			cg = nil
-		} else {
-			defer cg.remove()
-		}
-	}
-	spec := r.layers(req, in, lim, wd, dir, cg, &res)
-	var ro []string
-	if hookDir != "" {
-		ro = []string{hookDir}
-		if spec.Landlock != nil {
-			spec.Landlock.ReadExec = slices.Concat(spec.Landlock.ReadExec, ro)
-		}
-	}
-	specJSON, err := json.Marshal(spec)
-	if err != nil {
-		return failed(res, fmt.Errorf("sandbox: encode spec: %w", err))
-	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		return failed(res, fmt.Errorf("sandbox: status pipe: %w", err))
-	}
-	// Own pipes rather than os/exec's: Run decides when output has ended
-	// (see drainGrace), and never loses what the code wrote before dying.
-	outPipe, err := newOutputPipe()
-	if err != nil {
-		statusR.Close()
-		statusW.Close()
-		return failed(res, err)
-	}
-	defer outPipe.close()
-	errPipe, err := newOutputPipe()
-	if err != nil {
-		statusR.Close()
-		statusW.Close()
-		return failed(res, err)
-	}
-	defer errPipe.close()
-
-	runCtx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, errTimedOut)
-	defer cancel()
-	runCtx, stop := context.WithCancelCause(runCtx)
-	defer stop(nil)
-	overflow := func() { stop(errOutputLimit) }
-	stdout := procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
-	stderr := procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
-
-	// The shim applies the in-process layers (cgroup v1 join, Landlock,
-	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
-	var cmd *exec.Cmd
-	if r.bwrap != nil {
-		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, ro, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
-		cmd.Dir = wd // bwrap's own cwd on the host; --chdir sets the code's
-	} else {
-		cmd = exec.Command(r.self, childArg)
-		cmd.Dir = cmp.Or(dir, wd)
-	}
-	cmd.Env = append(r.env(wd), specEnv+"="+string(specJSON))
-	if hookDir != "" {
-		cmd.Env = append(cmd.Env, imageEnv(wd, hookDir)...)
-	}
-	if m, ok := ctx.Value(testMarkerKey{}).(string); ok {
-		cmd.Env = append(cmd.Env, m) // lets tests find every process of a run
-	}
-	cmd.Stdin = stdin
-	cmd.Stdout, cmd.Stderr = outPipe.w, errPipe.w
-	cmd.ExtraFiles = []*os.File{statusW} // becomes fd 3 (statusFD)
-	// procgroup.Start adds Setsid: a new session, hence a process group
-	// (pgid = pid), detached from the app's controlling terminal (no
-	// /dev/tty, no TIOCSTI injection).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if cg != nil && cg.v2fd >= 0 {
-		// Born inside the run's cgroup (clone3 CLONE_INTO_CGROUP).
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.v2fd
-	}
-	cmd.WaitDelay = waitDelay
-	// Stopped (timeout, cancellation, output cap): SIGKILL at once. The
-	// run's cgroup, if any, is killed with the group, and emptied once the
-	// leader has exited.
-	opts := procgroup.Options{SweepWithin: sweepWithin}
-	if cg != nil {
-		opts.OnKill = cg.kill
-		opts.OnSweep = func() error { return cg.killAndWait(sweepWithin) }
-	}
-
-	proc, err := procgroup.Start(runCtx, cmd, opts)
-	// The child holds its own copies; EOF must come from it alone.
-	statusW.Close()
-	outPipe.start(tee(stdout, req.LiveStdout))
-	errPipe.start(tee(stderr, req.LiveStderr))
-	if cg != nil {
-		cg.closeFD()
-	}
-	if err != nil {
-		statusR.Close()
-		if runCtx.Err() != nil { // cancelled or timed out between the check above and Start
-			res.Status = statusFromCause(context.Cause(runCtx))
-			return res, nil
-		}
-		return failed(res, fmt.Errorf("sandbox: start %s: %w", cmd.Path, err))
-	}
-
-	// EOF arrives when the shim execs (close-on-exec) or exits; under bwrap
-	// only when the sandbox ends, since bwrap keeps its own copy.
-	status, readErr := io.ReadAll(statusR)
-	statusR.Close()
-	// Once the leader has exited, whatever it left behind is killed, so
-	// the pipes close now.
-	end := proc.Wait()
-	res.Duration = end.Duration
-	if end.SweepErr != nil {
-		slog.Warn("sandbox: final sweep incomplete", "err", end.SweepErr)
-	}
-	// Every process of the run is dead (unless one escaped): read what is
-	// left in the pipes, waiting for EOF no longer than drainGrace.
-	heldOut, heldErr := outPipe.drain(drainGrace), errPipe.drain(drainGrace)
-	if (heldOut || heldErr) && r.bwrap == nil && cg == nil {
-		slog.Debug("sandbox: output pipes held open after the run was killed; a process may have escaped the group", "pid", proc.Pid())
-	}
-
-	res.Stdout, res.StdoutBytes = stdout.String(), stdout.Total()
-	res.Stderr, res.StderrBytes = stderr.String(), stderr.Total()
-	res.Truncated = stdout.Dropped() > 0 || stderr.Dropped() > 0
-
-	ps := end.State
-	if ps == nil {
-		return failed(res, fmt.Errorf("sandbox: wait: %w", end.Err))
-	}
-	ws, _ := ps.Sys().(syscall.WaitStatus)
-	signaled, sig := end.Signal != 0, end.Signal
-	res.ExitCode = end.Code
-	if r.bwrap != nil && ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() <= 128+64 {
-		// bwrap reports a child killed by signal N as exit 128+N, like a
-		// shell; an explicit exit(129..192) reads the same (rare).
-		signaled, sig = true, syscall.Signal(ws.ExitStatus()-128)
-		res.ExitCode = -1
-	}
-	if signaled {
-		res.Signal = sig.String()
-	}
-	if readErr != nil {
-		return failed(res, fmt.Errorf("sandbox: read shim status: %w", readErr))
-	}
-
-	// A kill we sent explains the outcome only if the process died of a
-	// signal; if it exited normally first, its own status stands. Output
-	// over the cap is reported either way: the capture is incomplete.
-	killedByUs := end.Stopped && (errors.Is(end.Cause, errOutputLimit) || signaled)
-	switch i := bytes.IndexByte(status, statusFail); {
-	case i >= 0:
-		return failed(res, fmt.Errorf("%w: %s", ErrShim, status[i+1:]))
-	case killedByUs:
-		res.Status = statusFromCause(end.Cause)
-	case len(status) == 0 && r.bwrap != nil && strings.HasPrefix(lastLine(res.Stderr), "bwrap: "):
-		return failed(res, fmt.Errorf("%w: bubblewrap could not start the sandbox: %s", ErrShim, lastLine(res.Stderr)))
-	case len(status) == 0:
-		return failed(res, fmt.Errorf("%w: %s exited without acting as the shim (does its main call sandbox.RunChildIfRequested first?)", ErrShim, r.self))
-	case signaled && sig == syscall.SIGXCPU:
-		res.Status = StatusTimeout
-	case ws.Exited() && ws.ExitStatus() == 0:
-		res.Status = StatusOK
-	case isMemoryError(res.Stderr) || (cg != nil && cg.oomKilled()):
-		res.Status = StatusMemory
-	default:
-		res.Status = StatusError
-	}
-	if cg != nil && cg.pidsLimitHit() {
-		res.note(event.NewNote(event.NoteProcessLimit, "limit", strconv.Itoa(lim.Processes)))
-	}
-	if hookDir != "" {
-		// Every process of the run is dead: nothing changes the files now
-		// (short of a daemon escaped at the basic level, which readImage
-		// does not trust either).
-		res.Images, res.ImageNotes = collectImages(wd)
-		for _, n := range res.ImageNotes {
-			res.ImagesSkipped = append(res.ImagesSkipped, English(n))
-		}
-	}
-	slog.Debug("sandbox: run finished", "status", res.Status, "exit", res.ExitCode, "signal", res.Signal, "duration", res.Duration, "isolation", res.Isolation)
-	return res, nil
+	x.startOutput(req)
+	return x.finish()
 }
 
 // tee adds a caller's live copy of a stream after its capped buffer, which

@@ -221,6 +221,8 @@ type Result struct {
 	StdoutBytes, StderrBytes int64 // total produced
 	Truncated                bool
 
+	// Duration runs from the start (a warm run: from the hand-over of its
+	// code, its sandbox having started before) until the exit was seen.
 	Duration time.Duration
 	// Isolation is the level that applied: "basic", "landlock" or
 	// "namespace", plus "+cgroup" when the run had its own cgroup.

@@ -14,6 +14,7 @@ import (
 	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 )
@@ -41,7 +42,7 @@ func (g *gateExec) Run(ctx context.Context, _ sandbox.Request) (sandbox.Result, 
 
 // classService is a service (not yet in class mode) whose profile "fake"
 // is m; exec nil = the real sandbox.
-func classService(t *testing.T, m *echoModel, exec *gateExec, cfgDir ...string) *Service {
+func classService(t *testing.T, m *echoModel, exec loop.Executor, cfgDir ...string) *Service {
 	t.Helper()
 	svc := unclosedService(t, m, exec, cfgDir...)
 	t.Cleanup(func() { svc.Close() })
@@ -49,7 +50,7 @@ func classService(t *testing.T, m *echoModel, exec *gateExec, cfgDir ...string) 
 }
 
 // unclosedService is classService for a test that closes it itself.
-func unclosedService(t *testing.T, m *echoModel, exec *gateExec, cfgDir ...string) *Service {
+func unclosedService(t *testing.T, m *echoModel, exec loop.Executor, cfgDir ...string) *Service {
 	t.Helper()
 	home := t.TempDir()
 	if len(cfgDir) > 0 {

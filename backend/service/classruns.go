@@ -350,12 +350,57 @@ func (x *queuedExec) Run(ctx context.Context, req sandbox.Request) (sandbox.Resu
 	return x.inner.Run(ctx, req)
 }
 
+// queuedPreparer is a queuedExec whose executor prepares sandboxes ahead
+// of their code (loop.Preparer). Preparing takes no slot: a prepared
+// sandbox is an interpreter waiting idle for its program (no CPU, some
+// 10 MB of memory, at most one per run), while the queue bounds the
+// programs running at once. The slot is taken when the code is handed
+// over, before the program's timeout starts, as for a cold run.
+type queuedPreparer struct {
+	queuedExec
+	prep loop.Preparer
+}
+
+func (x *queuedPreparer) Prepare(ctx context.Context, req sandbox.Request) (sandbox.Prepared, error) {
+	p, err := x.prep.Prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &queuedPrepared{Prepared: p, x: &x.queuedExec}, nil
+}
+
+// queuedPrepared waits for its slot before it hands the code over.
+type queuedPrepared struct {
+	sandbox.Prepared
+	x *queuedExec
+}
+
+func (p *queuedPrepared) Run(ctx context.Context, req sandbox.Request) (sandbox.Result, error) {
+	release, err := p.x.q.acquire(ctx, p.x.wait)
+	if err != nil {
+		p.Close()
+		return sandbox.Result{}, err
+	}
+	defer release()
+	return p.Prepared.Run(ctx, req)
+}
+
 // executorFor is the executor of one run: in class mode, behind the queue.
 func (s *Service) executorFor(ar *activeRun) loop.Executor {
 	exec, _ := s.executor() // made by prepare; nil only where the run needs none (unsandboxed workspace commands)
 	if exec == nil || ar.class == nil {
 		return exec
 	}
+	q := s.queuedExec(ar, exec)
+	if prep, ok := exec.(loop.Preparer); ok {
+		return &queuedPreparer{queuedExec: *q, prep: prep}
+	}
+	return q
+}
+
+// queuedExec puts exec behind the class's execution queue, telling the
+// run its place while it waits.
+func (s *Service) queuedExec(ar *activeRun, exec loop.Executor) *queuedExec {
 	cr := ar.class
 	return &queuedExec{inner: exec, q: cr.queue, wait: func(ahead int) {
 		e := event.New(event.Queued, event.QueuedPayload{Iteration: int(ar.iteration.Load()), Ahead: ahead})

@@ -535,6 +535,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 	if set.Workspace == nil {
 		set.Images = runImages{store: s.store, runID: run.ID}
 	}
+	set.Log = s.log.With("run", run.ID)
 	go s.execute(runCtx, ar, run, p.model, set, loop.Input{Prompt: prompt, History: history}, p.wt)
 	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }

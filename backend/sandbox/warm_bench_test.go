@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// firstWrite records when a live stream first carried its marker.
+type firstWrite struct {
+	once sync.Once
+	at   chan time.Time
+}
+
+func newFirstWrite() *firstWrite { return &firstWrite{at: make(chan time.Time, 1)} }
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), "M") {
+		now := time.Now()
+		f.once.Do(func() { f.at <- now })
+	}
+	return len(p), nil
+}
+
+func medianMS(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
+}
+
+// BenchmarkHandover: the time from "the code is handed over" to "the
+// program is running" (it prints a marker first thing, seen on the live
+// stdout), and from that marker to the result, cold (Run: the whole
+// sandbox starts after the hand-over) and warm (Prepared.Run on a sandbox
+// prepared beforehand, its interpreter waiting), interleaved in every
+// round, side by side with the same program run by a bare interpreter
+// (python3 -I, no sandbox: start to marker, marker to exit) as the
+// reference for the program's own time. Medians in ms; nothing asserted.
+//
+//	go test -run '^$' -bench Handover -benchtime 40x ./backend/sandbox
+func BenchmarkHandover(b *testing.B) {
+	for _, level := range []string{IsolationNamespace, IsolationBasic} {
+		b.Run(level, func(b *testing.B) {
+			r, err := NewRunner(Options{Isolation: level, TempRoot: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.isolation != level {
+				b.Skipf("%s is not available here", level)
+			}
+			b.Logf("isolation %s", r.Isolation())
+			const code = "print('M')"
+			req := Request{Code: code}
+			var bareStart, bareEnd, coldStart, coldEnd, warmStart, warmEnd []time.Duration
+			for b.Loop() {
+				// Reference: the interpreter alone.
+				seen := newFirstWrite()
+				cmd := exec.Command(r.python, "-I", "-u", "-c", code)
+				cmd.Stdout = seen
+				start := time.Now()
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("bare python: %v", err)
+				}
+				end := time.Now()
+				at := <-seen.at
+				bareStart, bareEnd = append(bareStart, at.Sub(start)), append(bareEnd, end.Sub(at))
+
+				// Cold.
+				seen = newFirstWrite()
+				req.LiveStdout = seen
+				start = time.Now()
+				res, err := r.Run(context.Background(), req)
+				if err != nil || res.Status != StatusOK {
+					b.Fatalf("cold: %v %s %q", err, res.Status, res.Stderr)
+				}
+				end = time.Now()
+				at = <-seen.at
+				coldStart, coldEnd = append(coldStart, at.Sub(start)), append(coldEnd, end.Sub(at))
+
+				// Warm: prepared, then handed its code once the interpreter waits.
+				m := newMarker()
+				p, err := r.Prepare(withMarker(context.Background(), m), Request{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				waitInterpreterReady(b, p, m)
+				seen = newFirstWrite()
+				req.LiveStdout = seen
+				start = time.Now()
+				res, err = p.Run(context.Background(), req)
+				if err != nil || res.Status != StatusOK {
+					b.Fatalf("warm: %v %s %q", err, res.Status, res.Stderr)
+				}
+				end = time.Now()
+				at = <-seen.at
+				warmStart, warmEnd = append(warmStart, at.Sub(start)), append(warmEnd, end.Sub(at))
+			}
+			b.ReportMetric(medianMS(bareStart), "bare-start-ms")
+			b.ReportMetric(medianMS(bareEnd), "bare-end-ms")
+			b.ReportMetric(medianMS(coldStart), "cold-handover-ms")
+			b.ReportMetric(medianMS(coldEnd), "cold-end-ms")
+			b.ReportMetric(medianMS(warmStart), "warm-handover-ms")
+			b.ReportMetric(medianMS(warmEnd), "warm-end-ms")
+		})
+	}
+}

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/loopforge/loopforge/bench/internal/chatstream"
 )
 
 func main() {
@@ -304,24 +305,7 @@ func fakeModel(delay time.Duration) http.HandlerFunc {
 			ResponseFormat json.RawMessage `json:"response_format"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		code := "print(sum(range(10)))\n"
-		answer := "```python\n" + code + "```"
-		if len(req.ResponseFormat) > 0 {
-			b, _ := json.Marshal(map[string]string{"explanation": "", "code": code})
-			answer = string(b)
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := 0; i < len(answer); i += 3 {
-			delta, _ := json.Marshal(answer[i:min(i+3, len(answer))])
-			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", delta)
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(delay):
-			}
-		}
-		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":20}}\n\ndata: [DONE]\n\n")
+		chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", "print(sum(range(10)))\n"), 3, delay)
 	}
 }
 

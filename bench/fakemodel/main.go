@@ -39,6 +39,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopforge/loopforge/bench/internal/chatstream"
 )
 
 func main() {
@@ -120,49 +122,18 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 	if done < fails {
 		code = badCode
 	}
-	answer := "Here is the program.\n\n```python\n" + code + "```\n"
-	if len(req.ResponseFormat) > 0 && string(req.ResponseFormat) != "null" {
-		b, _ := json.Marshal(map[string]string{"explanation": "Here is the program.", "code": code})
-		answer = string(b)
-	}
-	const usage = `{"prompt_tokens":100,"completion_tokens":40,"total_tokens":140}`
+	answer := chatstream.Answer(req.ResponseFormat, "Here is the program.", code)
 	// A completion id of its own: LangGraph's message reducer merges
 	// messages that share an id, which would fold the peer's history.
 	id := fmt.Sprintf("chatcmpl-%d", s.seq.Add(1))
 	if !req.Stream {
-		s.sleep(r, s.pause*time.Duration(s.chunks))
+		chatstream.Sleep(r, s.pause*time.Duration(s.chunks))
 		msg, _ := json.Marshal(answer)
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":%q,"object":"chat.completion","created":1,"model":"fake","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":%s}`, id, msg, usage)
+		fmt.Fprintf(w, `{"id":%q,"object":"chat.completion","created":1,"model":"fake","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":%s}`, id, msg, chatstream.Usage)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	step := max(1, (len(answer)+s.chunks-1)/s.chunks)
-	for i := 0; i < len(answer); i += step {
-		if !s.sleep(r, s.pause) {
-			return
-		}
-		delta, _ := json.Marshal(answer[i:min(i+step, len(answer))])
-		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":%s},\"finish_reason\":null}]}\n\n", id, delta)
-		w.(http.Flusher).Flush()
-	}
-	fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":%s}\n\ndata: [DONE]\n\n", id, usage)
-	w.(http.Flusher).Flush()
-}
-
-// sleep pauses d unless the client goes away first (false).
-func (s *server) sleep(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
+	chatstream.Stream(w, r, id, answer, (len(answer)+s.chunks-1)/s.chunks, s.pause)
 }
 
 func (s *server) stats(w http.ResponseWriter, _ *http.Request) {

@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopforge/loopforge/bench/internal/chatstream"
 	_ "modernc.org/sqlite"
 )
 
@@ -251,21 +252,5 @@ func slowModel(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	code := "import time\ntime.sleep(0.2)\nprint('ok')\n"
-	answer := "```python\n" + code + "```"
-	if len(req.ResponseFormat) > 0 {
-		b, _ := json.Marshal(map[string]string{"explanation": "", "code": code})
-		answer = string(b)
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	for i := 0; i < len(answer); i += 3 {
-		delta, _ := json.Marshal(answer[i:min(i+3, len(answer))])
-		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", delta)
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", code), 3, 20*time.Millisecond)
 }

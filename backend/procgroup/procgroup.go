@@ -101,8 +101,9 @@ func procState(pid int) (state byte, pgid int, ok bool) {
 	return st.state, st.pgid, ok
 }
 
-// parent returns the parent of pid from /proc/pid/stat.
-func parent(pid int) (ppid int, ok bool) {
+// Parent returns the parent of pid from /proc/pid/stat; ok is false when
+// there is no such process.
+func Parent(pid int) (ppid int, ok bool) {
 	st, ok := readStat(pid)
 	return st.ppid, ok
 }

@@ -321,7 +321,7 @@ func killIfBelow(pid, root int) {
 // below reports whether root is an ancestor of pid.
 func below(pid, root int) bool {
 	for range 4096 { // bounded: a cycle cannot exist, a torn read could
-		ppid, ok := parent(pid)
+		ppid, ok := Parent(pid)
 		if !ok || ppid <= 0 {
 			return false
 		}
@@ -346,7 +346,7 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		if pp, ok := parent(p); ok {
+		if pp, ok := Parent(p); ok {
 			children[pp] = append(children[pp], p)
 		}
 	}

@@ -39,11 +39,12 @@ type Options struct {
 	// SweepWithin bounds the final sweep of the group (see sweep); 0 means
 	// DefaultSweepWithin.
 	SweepWithin time.Duration
-	// Contained says the leader takes everything it starts with it (it
-	// runs the command in a PID namespace and a session of its own, as
-	// bubblewrap does): once it has exited the group is signalled once,
-	// without the sweep's search of /proc for live members (milliseconds
-	// on a busy host), which could find nothing of the command anyway.
+	// Contained says the group is the leader alone: it runs the command
+	// in a PID namespace and a session of its own, as bubblewrap does, so
+	// the sweep's search of /proc for live members (milliseconds on a busy
+	// host) could find nothing of the command. Once the leader has exited
+	// the group is signalled once; waiting for the namespace to die is
+	// OnSweep's job (the sandbox waits for the namespace's init).
 	Contained bool
 	// OnKill, if set, is called after each SIGKILL to the group (the
 	// sandbox kills the run's cgroup along with it).

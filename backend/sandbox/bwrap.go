@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -90,7 +91,9 @@ type bwrapPlan struct {
 // newBwrapPlan builds the static arguments. extraRO are read-only binds
 // outside the system dirs (interpreter prefixes, the shim binary).
 func newBwrapPlan(path string, root, size bool, extraRO []string) bwrapPlan {
-	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	// --info-fd: bwrap names its namespace's init, which Run waits for
+	// (nsinit.go).
+	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--info-fd", strconv.Itoa(infoFD)}
 	if root {
 		// Not root inside: the code must not think it is, and root's
 		// owner rights on /etc files are hidden behind an unmapped uid.
@@ -210,7 +213,18 @@ func probeBwrap(explicit string, root bool) (path, version string, size bool, er
 	args = append(args[:len(args)-1], "-c", "exit 0") // "/bin/sh -c 'exit 0'" instead of the shim
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = []string{"PATH=" + systemPath}
-	if out, err := cmd.CombinedOutput(); err != nil {
+	// The info pipe at infoFD, as in a run (bwrap fails without it); what
+	// bwrap writes fits in the pipe and is dropped with it.
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return path, version, size, err
+	}
+	defer infoR.Close()
+	cmd.ExtraFiles = make([]*os.File, infoFD-2)
+	cmd.ExtraFiles[infoFD-3] = infoW
+	out, err = cmd.CombinedOutput()
+	infoW.Close()
+	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {
 			msg = err.Error()

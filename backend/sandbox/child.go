@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -81,6 +82,10 @@ func runChild() {
 	// Without close-on-exec the interpreter would inherit the pipe and the
 	// parent would never see EOF at exec time.
 	syscall.CloseOnExec(statusFD)
+	// bwrap's info pipe (infoFD) and anything else above it is not the
+	// code's. Before Linux 5.11 the flag is unknown and they stay: the app
+	// does not trust what comes through the info pipe anyway (nsInit).
+	_ = unix.CloseRange(infoFD, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
 	status := os.NewFile(statusFD, "sandbox-status")
 	fail := func(err error) {
 		_, _ = status.Write([]byte(string(statusFail) + err.Error()))

@@ -38,6 +38,7 @@ type execution struct {
 	// of its run dir (the hook dir when there is one).
 	progDir string
 	cg      *runCgroup
+	ns      *nsInit // bubblewrap's PID namespace init; nil without bwrap
 	cmd     *exec.Cmd
 
 	// script is a warm run's program file in wd: until the hand-over a
@@ -195,6 +196,9 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
 	var cmd *exec.Cmd
 	if r.bwrap != nil {
+		if x.ns, err = newNSInit(); err != nil {
+			return failed(res, err)
+		}
 		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, ro, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
 		cmd.Dir = wd // bwrap's own cwd on the host; --chdir sets the code's
 	} else {
@@ -210,9 +214,11 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 	}
 	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = x.out.w, x.errp.w
-	cmd.ExtraFiles = []*os.File{x.statusW} // becomes fd 3 (statusFD)
-	if x.warm {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, x.progR) // fd 4 (progFD)
+	// fd 3 (statusFD), fd 4 (progFD; closed in a cold run: a nil file),
+	// fd 5 (infoFD) under bubblewrap.
+	cmd.ExtraFiles = []*os.File{x.statusW, x.progR}
+	if x.ns != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, x.ns.w)
 	}
 	// procgroup.Start adds Setsid: a new session, hence a process group
 	// (pgid = pid), detached from the app's controlling terminal (no
@@ -257,10 +263,22 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	cg := x.cg
 	// Under bubblewrap the group is bwrap alone: the code runs in its PID
 	// namespace (and session), which dies with it, and in the cgroup.
-	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: x.r.bwrap != nil}
+	// The rest is in the PID namespace, which dies with its init (nsInit).
+	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: x.ns != nil}
 	if cg != nil {
 		opts.OnKill = cg.kill
-		opts.OnSweep = func() error { return cg.killAndWait(sweepWithin) }
+	}
+	if ns := x.ns; cg != nil || ns != nil {
+		opts.OnSweep = func() error {
+			var err error
+			if ns != nil {
+				err = ns.killAndWait(sweepWithin)
+			}
+			if cg != nil {
+				err = errors.Join(err, cg.killAndWait(sweepWithin))
+			}
+			return err
+		}
 	}
 	x.started = time.Now()
 	proc, err := procgroup.Start(x.runCtx, x.cmd, opts)
@@ -272,6 +290,9 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	if x.progR != nil {
 		x.progR.Close()
 		x.progR = nil
+	}
+	if x.ns != nil && err == nil {
+		x.ns.started(proc.Pid())
 	}
 	if cg != nil {
 		cg.closeFD()
@@ -416,6 +437,9 @@ func (x *execution) release() {
 		if p != nil {
 			p.close()
 		}
+	}
+	if x.ns != nil {
+		x.ns.close()
 	}
 	if x.cg != nil {
 		x.cg.remove()

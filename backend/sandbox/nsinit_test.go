@@ -1,0 +1,60 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// namespaceRunner is a Runner at the namespace level without a cgroup: what
+// ends the run's processes there is the PID namespace alone. The tests run
+// with the hostile suite, whose test binary bwrap can reach as uid 65534.
+func namespaceRunner(t *testing.T) *Runner {
+	t.Helper()
+	hostileEnabled(t)
+	r, err := NewRunner(Options{Isolation: IsolationNamespace, NoCgroup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.isolation != IsolationNamespace {
+		t.Skipf("the namespace level is not available here (%s)", r.Isolation())
+	}
+	r.tempRoot = t.TempDir()
+	return r
+}
+
+// TestHostileNamespaceNothingOutlivesRun: a process the code leaves behind in a
+// session of its own is dead by the time Run returns, without the grace
+// wantNoSurvivors allows. bwrap exits with the code's first process; the
+// rest of its namespace dies with the namespace's init, after that.
+func TestHostileNamespaceNothingOutlivesRun(t *testing.T) {
+	r := namespaceRunner(t)
+	// The children let go of the output pipes, which Run would otherwise
+	// wait for a moment.
+	code := "import os, time\nif os.fork() == 0:\n    os.setsid()\n    for fd in (0, 1, 2): os.close(fd)\n    for i in range(20):\n        if os.fork() == 0: time.sleep(1000)\n    time.sleep(1000)\nprint('left them')"
+	for i := range 10 {
+		m := newMarker()
+		res, err := r.Run(withMarker(context.Background(), m), Request{Code: code})
+		if err != nil || res.Status != StatusOK {
+			t.Fatalf("run %d: %v %s %q", i, err, res.Status, res.Stderr)
+		}
+		if live := markedProcs(m); len(live) > 0 {
+			killMarked(m)
+			t.Fatalf("run %d: %d processes of the run alive when Run returned", i, len(live))
+		}
+	}
+}
+
+// TestHostileNamespaceCodeHasNoInfoFD: bwrap's info pipe is not the code's (it
+// could otherwise write a document of its own into it).
+func TestHostileNamespaceCodeHasNoInfoFD(t *testing.T) {
+	r := namespaceRunner(t)
+	res, err := r.Run(context.Background(), Request{Code: "import os\nprint(sorted(int(f) for f in os.listdir('/proc/self/fd')))"})
+	if err != nil || res.Status != StatusOK {
+		t.Fatalf("%v %s %q", err, res.Status, res.Stderr)
+	}
+	// 0-2, and the descriptor listdir itself opened.
+	if fds := strings.TrimSpace(res.Stdout); fds != "[0, 1, 2, 3]" {
+		t.Errorf("the code's descriptors: %s", fds)
+	}
+}

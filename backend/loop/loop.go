@@ -351,7 +351,12 @@ func (r *runner) takePrepared() sandbox.Prepared {
 	}
 	r.next = nil
 	<-next.done
-	if next.err != nil {
+	switch {
+	case errors.Is(next.err, sandbox.ErrPrepareLimit):
+		// Expected when many runs share the machine (a class).
+		r.log().Debug("loop: running cold: as many sandboxes prepared as allowed")
+		return nil
+	case next.err != nil:
 		r.log().Warn("loop: running cold: preparing the sandbox failed", "err", next.err)
 		return nil
 	}

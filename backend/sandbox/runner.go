@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,7 +44,16 @@ type Options struct {
 	// CacheDir keeps the host probe across processes ([ProbeCached]);
 	// "" probes in every process.
 	CacheDir string
+	// MaxPrepared bounds the sandboxes prepared and not yet used or closed
+	// ([Runner.Prepare]); each holds an idle interpreter (~10 MB for
+	// Python). 0 means DefaultMaxPrepared.
+	MaxPrepared int
 }
+
+// DefaultMaxPrepared is Options.MaxPrepared's default: every run of a
+// comparison or a small class warm, a whole class's runs not all at once
+// (a refused Prepare only means that execution starts cold).
+const DefaultMaxPrepared = 8
 
 // ShimName is the file name of the stand-alone shim binary
 // (./cmd/loopforge-shim) looked for next to the app's executable.
@@ -182,7 +192,7 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 		path = dir + string(filepath.ListSeparator) + path
 	}
 	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: h,
-		warm: &warmCounters{}}
+		warm: &warmCounters{max: int64(cmp.Or(o.MaxPrepared, DefaultMaxPrepared))}}
 	r.plan(maxLevel, !o.NoCgroup)
 	return r, nil
 }

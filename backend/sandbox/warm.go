@@ -51,22 +51,46 @@ var ErrPreparedUsed = errors.New("sandbox: prepared sandbox already used or clos
 // errDiscarded stops a prepared sandbox that is not used.
 var errDiscarded = errors.New("sandbox: prepared sandbox discarded")
 
+// ErrPrepareLimit is Prepare's error when Options.MaxPrepared sandboxes are
+// prepared and not yet used or closed: the execution runs cold.
+var ErrPrepareLimit = errors.New("sandbox: as many sandboxes prepared as allowed")
+
 // WarmStats count a Runner's prepared sandboxes since it was made.
 type WarmStats struct {
 	Prepared  int64 // started by Prepare
 	Used      int64 // handed their code by Prepared.Run
 	Discarded int64 // torn down unused (Close, or a Run that could not use them)
 	Fallbacks int64 // Prepared.Run calls that ran the code cold instead
+	Refused   int64 // Prepare calls refused at MaxPrepared (ErrPrepareLimit)
+	Live      int64 // prepared now, not yet used or closed
 }
 
-// warmCounters back WarmStats; shared by copies of a Runner.
-type warmCounters struct{ prepared, used, discarded, fallbacks atomic.Int64 }
+// warmCounters back WarmStats and the MaxPrepared bound; shared by copies
+// of a Runner.
+type warmCounters struct {
+	prepared, used, discarded, fallbacks, refused atomic.Int64
+	live                                          atomic.Int64
+	max                                           int64
+}
 
 // WarmStats reports the prepared sandboxes so far.
 func (r *Runner) WarmStats() WarmStats {
 	c := r.warm
-	return WarmStats{Prepared: c.prepared.Load(), Used: c.used.Load(), Discarded: c.discarded.Load(), Fallbacks: c.fallbacks.Load()}
+	return WarmStats{Prepared: c.prepared.Load(), Used: c.used.Load(), Discarded: c.discarded.Load(),
+		Fallbacks: c.fallbacks.Load(), Refused: c.refused.Load(), Live: c.live.Load()}
 }
+
+// reserve takes one of the MaxPrepared places; free gives it back.
+func (c *warmCounters) reserve() bool {
+	if c.live.Add(1) > c.max {
+		c.live.Add(-1)
+		c.refused.Add(1)
+		return false
+	}
+	return true
+}
+
+func (c *warmCounters) free() { c.live.Add(-1) }
 
 // Prepare sets up the execution of req before its code exists (req.Code,
 // LiveStdout and LiveStderr are ignored): everything Run would do up to the
@@ -77,8 +101,12 @@ func (r *Runner) WarmStats() WarmStats {
 // caller may then run cold.
 func (r *Runner) Prepare(ctx context.Context, req Request) (Prepared, error) {
 	req.Code, req.LiveStdout, req.LiveStderr = "", nil, nil
+	if !r.warm.reserve() {
+		return nil, ErrPrepareLimit
+	}
 	x, _, err := r.setup(ctx, req, true)
 	if x == nil {
+		r.warm.free()
 		if err == nil { // cancelled before anything started
 			err = fmt.Errorf("sandbox: prepare: %w", context.Cause(ctx))
 		}
@@ -86,6 +114,7 @@ func (r *Runner) Prepare(ctx context.Context, req Request) (Prepared, error) {
 	}
 	if res, err, ok := x.start(ctx); !ok {
 		x.release()
+		r.warm.free()
 		if err == nil {
 			err = fmt.Errorf("sandbox: prepare: %s", res.Status)
 		}
@@ -102,6 +131,7 @@ type prepared struct {
 
 func (p *prepared) Close() {
 	p.once.Do(func() {
+		defer p.x.r.warm.free()
 		p.x.kill(errDiscarded)
 		p.x.release()
 		p.x.r.warm.discarded.Add(1)
@@ -112,7 +142,10 @@ func (p *prepared) Close() {
 func (p *prepared) Run(ctx context.Context, req Request) (Result, error) {
 	handed := time.Now()
 	res, err := Result{}, ErrPreparedUsed
-	p.once.Do(func() { res, err = p.run(ctx, req, handed) })
+	p.once.Do(func() {
+		p.x.r.warm.free() // from here on it runs, or falls back: no longer idle
+		res, err = p.run(ctx, req, handed)
+	})
 	return res, err
 }
 

@@ -391,3 +391,34 @@ func TestWarmSecondRun(t *testing.T) {
 		t.Errorf("left %v", entries)
 	}
 }
+
+// TestWarmPrepareLimit: no more than MaxPrepared sandboxes wait at once; a
+// Prepare beyond that is refused (the caller runs cold) and counted, and a
+// place comes back when a prepared sandbox is handed its code or closed.
+func TestWarmPrepareLimit(t *testing.T) {
+	r, err := NewRunner(Options{Isolation: IsolationBasic, TempRoot: t.TempDir(), MaxPrepared: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, _ := prepareOn(t, r, ctx, Request{})
+	b, _ := prepareOn(t, r, ctx, Request{})
+	if _, err := r.Prepare(ctx, Request{}); !errors.Is(err, ErrPrepareLimit) {
+		t.Fatalf("a third Prepare: %v, want ErrPrepareLimit", err)
+	}
+	if s := r.WarmStats(); s.Live != 2 || s.Refused != 1 {
+		t.Errorf("warm stats %+v", s)
+	}
+	a.Close()
+	c, _ := prepareOn(t, r, ctx, Request{})
+	res, err := b.Run(ctx, Request{Code: "print(1)"})
+	if err != nil || res.Stdout != "1\n" {
+		t.Fatalf("Run: %v %q", err, res.Stdout)
+	}
+	d, _ := prepareOn(t, r, ctx, Request{})
+	c.Close()
+	d.Close()
+	if s := r.WarmStats(); s != (WarmStats{Prepared: 4, Used: 1, Discarded: 3, Refused: 1}) {
+		t.Errorf("warm stats %+v", s)
+	}
+}

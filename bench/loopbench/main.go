@@ -23,7 +23,11 @@
 // spent answering it (the model's /_stats, from each request's arrival to
 // its last byte): start-up, prompts, streaming, recording, the executions
 // of the programs (their own run included) and the exit. The
-// per-later-iteration overhead is (overhead of five − overhead of one) / 4.
+// per-later-iteration overhead is (overhead of five − overhead of one) / 4;
+// for loopforge also without the programs' own time (each execution's
+// duration as its sandbox measured it, from the hand-over of the code to
+// the program's exit: `run --json`'s exec_finished events), which leaves
+// what loopforge adds around a program.
 package main
 
 import (
@@ -82,7 +86,12 @@ var scenarios = []scenario{
 }
 
 // sample is one timed run.
-type sample struct{ wall, model float64 } // ms
+type sample struct {
+	wall, model float64 // ms
+	// prog is the programs' own time, as loopforge's sandbox measured
+	// each execution (exec_finished duration_ms in --json); 0 for the peer.
+	prog float64
+}
 
 func run(model, oldBin, newBin, peerDir, python string, n int) error {
 	tmp, err := os.MkdirTemp("", "loopforge-loopbench-")
@@ -161,11 +170,11 @@ func timedRun(model string, s subject, sc scenario) (sample, error) {
 	case sc.compare:
 		cmd = exec.Command(s.bin, "compare", "-p", "a", "-p", "b", "-p", "c", "-n", fmt.Sprint(sc.iterations), p)
 	default:
-		cmd = exec.Command(s.bin, "run", "-p", "a", "-n", fmt.Sprint(sc.iterations), p)
+		cmd = exec.Command(s.bin, "run", "--json", "-p", "a", "-n", fmt.Sprint(sc.iterations), p)
 	}
 	cmd.Dir, cmd.Env = s.dir, s.env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, stdout strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &out
 	before, err := stats(model)
 	if err != nil {
 		return sample{}, err
@@ -173,6 +182,7 @@ func timedRun(model string, s subject, sc scenario) (sample, error) {
 	start := time.Now()
 	err = cmd.Run()
 	wall := time.Since(start)
+	out.WriteString(stdout.String())
 	if err != nil {
 		return sample{}, fmt.Errorf("%s, scenario %s: %v\n%s", s.name, sc.name, err, out.String())
 	}
@@ -183,7 +193,28 @@ func timedRun(model string, s subject, sc scenario) (sample, error) {
 	if calls := after.Requests - before.Requests; calls != sc.calls {
 		return sample{}, fmt.Errorf("%s, scenario %s: %d model calls, want %d\n%s", s.name, sc.name, calls, sc.calls, out.String())
 	}
-	return sample{wall: ms(wall), model: after.BusyMS - before.BusyMS}, nil
+	got := sample{wall: ms(wall), model: after.BusyMS - before.BusyMS}
+	if s.bin != "" && !sc.compare {
+		got.prog = programsMS(stdout.String())
+	}
+	return got, nil
+}
+
+// programsMS adds up the executions' durations in a --json event stream.
+func programsMS(events string) float64 {
+	var total float64
+	for line := range strings.Lines(events) {
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				DurationMS float64 `json:"duration_ms"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == "exec_finished" {
+			total += e.Payload.DurationMS
+		}
+	}
+	return total
 }
 
 type modelStats struct {
@@ -275,6 +306,20 @@ func report(subjects []subject, samples [][][]sample, n int) {
 	row("five iterations: overhead", func(j int) []float64 { return overhead(1, j) }, nil)
 	row("per later iteration: (overhead five − one) / 4", func(j int) []float64 { return overhead(1, j) },
 		func(j int) float64 { return (median(overhead(1, j)) - median(overhead(0, j))) / 4 })
+	own := func(sc, j int) []float64 {
+		var v []float64
+		for _, s := range samples[sc][j] {
+			v = append(v, s.wall-s.model-s.prog)
+		}
+		return v
+	}
+	mine := func(j int) bool { return subjects[j].bin != "" }
+	row("per later iteration, less the programs' own time", func(j int) []float64 {
+		if !mine(j) {
+			return nil
+		}
+		return own(1, j)
+	}, func(j int) float64 { return (median(own(1, j)) - median(own(0, j))) / 4 })
 	row("compare, 3 providers × five: wall", func(j int) []float64 { return wall(2, j) }, nil)
 	row("compare wall / one run of five alone", func(j int) []float64 { return wall(2, j) },
 		func(j int) float64 { return median(wall(2, j)) / median(wall(1, j)) })

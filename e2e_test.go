@@ -145,7 +145,7 @@ func TestRunFixesCodeAndKeepsHistory(t *testing.T) {
 	if r.stdout != "print('fixed: hello')\n" {
 		t.Fatalf("stdout should be exactly the final code, got %q", r.stdout)
 	}
-	for _, want := range []string{"iteration 1: error: exit 1: ZeroDivisionError", "iteration 2: success", "success after 2 iterations"} {
+	for _, want := range []string{"iteration 1: error: exit 1: ZeroDivisionError", "iteration 2: success\n  │ fixed: hello\n", "success after 2 iterations"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

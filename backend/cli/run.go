@@ -293,9 +293,15 @@ type humanPrinter struct {
 	tokens   int
 	status   string
 	started  time.Time
-	warned   map[string]bool // sandbox warnings already shown (once per run)
-	sandbox  string          // for the header: how the code (or the workspace commands) is isolated
+	warned   map[string]bool   // sandbox warnings already shown (once per run)
+	sandbox  string            // for the header: how the code (or the workspace commands) is isolated
+	last     event.ExecPayload // the latest execution, shown under a success
+	session  string
 }
+
+// shownOutputLines bounds the program output shown under a success: the
+// terminal is for the loop's progress; all of it is in the history.
+const shownOutputLines = 12
 
 // sandboxLabel names how a run's code is isolated, as the app's sandbox line
 // does: the level this machine gives, or that workspace commands run
@@ -345,6 +351,7 @@ func (p *humanPrinter) event(e event.Event) error {
 		if p.sandbox != "" {
 			sandbox = ", " + p.sandbox
 		}
+		p.session = r.SessionID
 		p.line("loopforge: %s%s, up to %d iteration%s, %s%s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, sandbox, r.SessionID)
 		if r.Mode == "workspace" {
 			p.line("workspace %s; validation: %s", r.Workdir, orNone(strings.Join(r.Validate, "; ")))
@@ -373,6 +380,7 @@ func (p *humanPrinter) event(e event.Event) error {
 	case event.ExecFinished:
 		var x event.ExecPayload
 		_ = e.Decode(&x)
+		p.last = x
 		for _, w := range x.Warnings {
 			if !p.warned[w] {
 				if p.warned == nil {
@@ -387,6 +395,7 @@ func (p *humanPrinter) event(e event.Event) error {
 		_ = e.Decode(&d)
 		if d.Status == "success" {
 			p.line("iteration %d: success", d.Iteration)
+			p.programOutput(d.Iteration)
 		} else {
 			p.line("iteration %d: error: %s", d.Iteration, oneLine(d.Summary))
 		}
@@ -437,6 +446,30 @@ func (p *humanPrinter) event(e event.Event) error {
 		p.finish(f)
 	}
 	return nil
+}
+
+// programOutput shows what the working program printed (its last lines)
+// and how many pictures it drew, on the status stream: stdout is the final
+// code alone.
+func (p *humanPrinter) programOutput(iteration int) {
+	x := p.last
+	if x.Iteration != iteration {
+		return // a workspace run: its commands' output is in the validation
+	}
+	lines := strings.Split(strings.TrimRight(x.Stdout, "\n"), "\n")
+	if x.Stdout == "" {
+		lines = nil
+	}
+	if n := len(lines); n > shownOutputLines {
+		p.line("  … %d earlier lines (all of it: loopforge export %s --format md)", n-shownOutputLines, p.session)
+		lines = lines[n-shownOutputLines:]
+	}
+	for _, l := range lines {
+		p.line("  │ %s", l)
+	}
+	if n := len(x.Images); n > 0 {
+		p.line("  %d picture%s (in the app's History, and in exports: loopforge export %s --format html)", n, plural(n), p.session)
+	}
 }
 
 func (p *humanPrinter) finish(f event.RunFinishedPayload) {

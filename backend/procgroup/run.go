@@ -46,6 +46,12 @@ type Options struct {
 	// the group is signalled once; waiting for the namespace to die is
 	// OnSweep's job (the sandbox waits for the namespace's init).
 	Contained bool
+	// BeforeStop, if set, is called once ctx has ended, before the first
+	// signal to the group (not when the leader exited first). It may block
+	// briefly: the sandbox lets bubblewrap finish naming its namespace's
+	// init, since bwrap killed in the middle of its set-up leaves that
+	// init behind, out of reach.
+	BeforeStop func()
 	// OnKill, if set, is called after each SIGKILL to the group (the
 	// sandbox kills the run's cgroup along with it).
 	OnKill func()
@@ -238,6 +244,9 @@ func (p *Proc) stopper() {
 	p.mu.Lock()
 	p.noteStop()
 	p.mu.Unlock()
+	if p.o.BeforeStop != nil {
+		p.o.BeforeStop()
+	}
 	if p.o.Grace > 0 {
 		_ = signalGroup(p.pid, syscall.SIGTERM)
 		if p.goneWithin(p.o.Grace) {

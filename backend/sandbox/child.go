@@ -133,6 +133,8 @@ func runChild() {
 		fail(fmt.Errorf("exec %s: %w", spec.Path, err))
 	}
 	execFailed := []byte(string(statusFail) + "exec " + spec.Path + ": ")
+	// A parent that has stopped the run closed its end (statusAfter): then
+	// this fails, and the code never starts.
 	if _, err := status.Write([]byte{statusExec}); err != nil {
 		fail(fmt.Errorf("status pipe: %w", err))
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +52,7 @@ type execution struct {
 	status           []byte // what the shim reported, once statusDone is closed
 	statusErr        error
 	statusDone       chan struct{}
+	statusAbort      atomic.Bool   // statusR closed on purpose (statusAfter)
 	reported         chan struct{} // closed at the shim's first word (or EOF): the interpreter is starting, or it failed
 
 	out, errp      *outputPipe
@@ -265,10 +267,19 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	// namespace (and session), which dies with it, and in the cgroup.
 	// The rest is in the PID namespace, which dies with its init (nsInit).
 	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: x.ns != nil}
-	if cg != nil {
+	ns := x.ns
+	switch {
+	case cg != nil && ns != nil:
+		opts.OnKill = func() { cg.kill(); ns.kill() }
+	case cg != nil:
 		opts.OnKill = cg.kill
+	case ns != nil:
+		opts.OnKill = ns.kill
 	}
-	if ns := x.ns; cg != nil || ns != nil {
+	if ns != nil {
+		opts.BeforeStop = func() { ns.await(sweepWithin) }
+	}
+	if cg != nil || ns != nil {
 		opts.OnSweep = func() error {
 			var err error
 			if ns != nil {
@@ -316,10 +327,15 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 		n, err := x.statusR.Read(first)
 		close(x.reported)
 		if err != nil && !errors.Is(err, io.EOF) {
-			x.statusErr = err
+			if !x.statusAbort.Load() {
+				x.statusErr = err
+			}
 			return
 		}
 		rest, err := io.ReadAll(x.statusR)
+		if x.statusAbort.Load() {
+			err = nil
+		}
 		x.status, x.statusErr = append(first[:n], rest...), err
 	}()
 	return Result{}, nil, true
@@ -335,11 +351,11 @@ func (x *execution) startOutput(req Request) {
 // finish waits for the run to end and reports it.
 func (x *execution) finish() (Result, error) {
 	r, res, cg := x.r, x.res, x.cg
-	<-x.statusDone
-	status, readErr := x.status, x.statusErr
 	// Once the leader has exited, whatever it left behind is killed, so
 	// the pipes close now.
 	end := x.proc.Wait()
+	x.statusAfter(end)
+	status, readErr := x.status, x.statusErr
 	// The program's own time: a warm run's process started long before
 	// its code came.
 	res.Duration = max(end.Duration-x.handed.Sub(x.started), 0)
@@ -459,6 +475,22 @@ func (x *execution) release() {
 // is gone (a warm run discarded, or one whose sandbox died unused).
 func (x *execution) kill(cause error) procgroup.Exit {
 	x.stop(cause)
+	end := x.proc.Wait()
+	x.statusAfter(end)
+	return end
+}
+
+// statusAfter waits for the rest of the shim's report once the leader is
+// gone. A run stopped while bubblewrap was still setting the sandbox up
+// can leave its half-built namespace behind for a moment (the leader died
+// before it said which process is the namespace's init, nsinit.go), and
+// that namespace's shim must never start the code: closing the read end
+// makes the shim's last report before exec fail (EPIPE), and a shim that
+// cannot report exits instead (child.go).
+func (x *execution) statusAfter(end procgroup.Exit) {
+	if end.Stopped {
+		x.statusAbort.Store(true)
+		x.statusR.Close()
+	}
 	<-x.statusDone
-	return x.proc.Wait()
 }

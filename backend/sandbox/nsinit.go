@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -31,7 +32,9 @@ type nsInit struct {
 	r    *os.File      // loopforge's end of the info pipe
 	w    *os.File      // bwrap's end, until it is started
 	done chan struct{} // closed once pidfd is settled
-	fd   int           // pidfd of the namespace's init, -1 if unknown
+
+	mu sync.Mutex // fd: the stop and the final sweep use it concurrently
+	fd int        // pidfd of the namespace's init, -1 if unknown
 
 	launched bool // the reader runs
 }
@@ -70,25 +73,64 @@ func (n *nsInit) started(leader int) {
 			unix.Close(fd)
 			return
 		}
+		n.mu.Lock()
 		n.fd = fd
+		n.mu.Unlock()
 	}()
+}
+
+// await waits until bwrap has named its namespace's init (or ended
+// without a namespace), at most within. The run's stop calls it before
+// killing bwrap: bwrap killed between its clone and that document leaves an
+// init behind that nothing would kill (seen: orphaned inits alive for
+// minutes), and its --die-with-parent may not be armed yet.
+func (n *nsInit) await(within time.Duration) bool {
+	if !n.launched {
+		return true
+	}
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case <-n.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// kill sends SIGKILL to the namespace's init, if known.
+func (n *nsInit) kill() {
+	if !n.launched || !n.await(0) {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.fd >= 0 {
+		_ = unix.PidfdSendSignal(n.fd, unix.SIGKILL, nil, 0)
+	}
 }
 
 // killAndWait kills the namespace's init, which takes every process inside
 // with it, and waits until it has exited, at most within.
 func (n *nsInit) killAndWait(within time.Duration) error {
 	deadline := time.Now().Add(within)
-	select {
-	case <-n.done:
-	case <-time.After(within):
+	if !n.await(within) {
 		return errors.New("sandbox: bubblewrap never said which process is the namespace's init")
 	}
-	if n.fd < 0 {
+	n.mu.Lock()
+	fd := n.fd
+	n.mu.Unlock()
+	if fd < 0 {
 		return nil
 	}
-	defer func() { unix.Close(n.fd); n.fd = -1 }()
-	_ = unix.PidfdSendSignal(n.fd, unix.SIGKILL, nil, 0)
-	fds := []unix.PollFd{{Fd: int32(n.fd), Events: unix.POLLIN}}
+	defer func() {
+		n.mu.Lock()
+		n.fd = -1
+		n.mu.Unlock()
+		unix.Close(fd)
+	}()
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -112,6 +154,8 @@ func (n *nsInit) close() {
 	if n.launched {
 		<-n.done
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	if n.fd >= 0 {
 		unix.Close(n.fd)
 		n.fd = -1

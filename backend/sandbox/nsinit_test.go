@@ -2,8 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // namespaceRunner is a Runner at the namespace level without a cgroup: what
@@ -56,5 +60,49 @@ func TestHostileNamespaceCodeHasNoInfoFD(t *testing.T) {
 	// 0-2, and the descriptor listdir itself opened.
 	if fds := strings.TrimSpace(res.Stdout); fds != "[0, 1, 2, 3]" {
 		t.Errorf("the code's descriptors: %s", fds)
+	}
+}
+
+// TestHostileNamespaceKilledDuringSetUp: a run stopped while bubblewrap is
+// still setting the sandbox up (a timeout shorter than the set-up) leaves
+// nothing behind: the code never runs on its own after Run has returned.
+func TestHostileNamespaceKilledDuringSetUp(t *testing.T) {
+	r := namespaceRunner(t)
+	code := "import time\ntime.sleep(30)"
+	for i := range 60 {
+		m := newMarker()
+		timeout := time.Duration(1+i%20) * time.Millisecond
+		res, err := r.Run(withMarker(context.Background(), m), Request{Code: code, Limits: Limits{Timeout: timeout}})
+		if err != nil && !errors.Is(err, ErrShim) {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if res.Status == StatusOK {
+			t.Fatalf("run %d: ok in %v", i, timeout)
+		}
+		if live := markedProcs(m); len(live) > 0 {
+			for _, pid := range live {
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+				st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+				t.Logf("run %d (timeout %v, %s) left %d: %q %s", i, timeout, res.Status, pid, b, st)
+			}
+		}
+		wantNoSurvivors(t, m)
+	}
+}
+
+// TestHostileNamespaceDiscardedAtOnce: a prepared sandbox closed as soon as
+// Prepare returns (bwrap has only just started) leaves nothing behind.
+// Killed in the middle of its set-up, bwrap used to orphan its namespace's
+// init, which then lived on for minutes.
+func TestHostileNamespaceDiscardedAtOnce(t *testing.T) {
+	r := namespaceRunner(t)
+	for i := range 30 {
+		m := newMarker()
+		p, err := r.Prepare(withMarker(context.Background(), m), Request{})
+		if err != nil {
+			t.Fatalf("Prepare %d: %v", i, err)
+		}
+		p.Close()
+		wantNoSurvivors(t, m)
 	}
 }

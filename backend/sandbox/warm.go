@@ -213,8 +213,8 @@ func (x *execution) differs(req Request) string {
 // deadReason waits for a warm run that ended before its hand-over to be
 // gone and says why it ended.
 func (x *execution) deadReason() string {
-	<-x.statusDone
 	end := x.proc.Wait()
+	x.statusAfter(end)
 	if i := bytes.IndexByte(x.status, statusFail); i >= 0 {
 		return "it failed to start: " + string(x.status[i+1:])
 	}

@@ -402,7 +402,7 @@ func hostileCases() []hostileCase {
 		}},
 		{name: "05-background-child", code: "import subprocess\nsubprocess.Popen(['sleep', '1000'])\nprint('bye')", check: func(t *testing.T, c config, f *fixture, res Result) {
 			wantStatus(t, res, StatusOK)
-			if after := f.elapsed - res.Duration; after > 300*time.Millisecond {
+			if after := f.elapsed - res.Duration; after > notWaitedFor {
 				t.Errorf("Run took %v after the code exited: it waited for the leftover child", after)
 			}
 		}},
@@ -419,7 +419,7 @@ func hostileCases() []hostileCase {
 			code: "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(1000)\n    os._exit(0)\nos.wait()\nprint('parent done')",
 			check: func(t *testing.T, c config, f *fixture, res Result) {
 				wantStatus(t, res, StatusOK)
-				if after := f.elapsed - res.Duration; after > time.Second {
+				if after := f.elapsed - res.Duration; after > notWaitedFor {
 					t.Errorf("Run took %v after the code exited", after)
 				}
 			},
@@ -1193,6 +1193,12 @@ func TestHostileCPUQuota(t *testing.T) {
 	}
 }
 
+// notWaitedFor tells "Run did not wait for what the code left running"
+// from "it did": those programs sleep 1000 s (or until a one-minute
+// timeout), so the bound is that far from both; it says nothing about speed,
+// which the benchmarks measure, and a busy machine cannot reach it.
+const notWaitedFor = 20 * time.Second
+
 // TestHostileCancelMidRun: the user cancels; the run ends at once, with
 // every process gone, even daemons.
 func TestHostileCancelMidRun(t *testing.T) {
@@ -1210,8 +1216,8 @@ func TestHostileCancelMidRun(t *testing.T) {
 			took := time.Since(cancelledAt)
 			t.Logf("outcome[cancel %s]: %s, Run returned %v after the cancel", c.name, res.Description(), took.Round(time.Millisecond))
 			wantStatus(t, res, StatusKilled)
-			if took > 300*time.Millisecond {
-				t.Errorf("Run returned %v after the cancel", took)
+			if took > notWaitedFor {
+				t.Errorf("Run returned %v after the cancel: it waited for the program", took)
 			}
 			wantNoSurvivors(t, m)
 			wantDirEmpty(t, r.tempRoot)

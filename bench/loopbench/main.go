@@ -41,6 +41,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loopforge/loopforge/bench/internal/medians"
 )
 
 func main() {
@@ -283,14 +285,14 @@ func report(subjects []subject, samples [][][]sample, n int) {
 			} else if value != nil {
 				r += fmt.Sprintf(" %.2f |", value(j))
 			} else {
-				r += " " + spread(v) + " |"
+				r += " " + medians.Spread(v, "") + " |"
 			}
 		}
 		get := func(j int) float64 {
 			if value != nil {
 				return value(j)
 			}
-			return median(vals(j))
+			return medians.Of(vals(j))
 		}
 		if oldI >= 0 {
 			r += fmt.Sprintf(" %s |", ratio(get(newI), get(oldI), len(vals(oldI)) > 0))
@@ -305,7 +307,7 @@ func report(subjects []subject, samples [][][]sample, n int) {
 	row("five iterations: wall", func(j int) []float64 { return wall(1, j) }, nil)
 	row("five iterations: overhead", func(j int) []float64 { return overhead(1, j) }, nil)
 	row("per later iteration: (overhead five − one) / 4", func(j int) []float64 { return overhead(1, j) },
-		func(j int) float64 { return (median(overhead(1, j)) - median(overhead(0, j))) / 4 })
+		func(j int) float64 { return (medians.Of(overhead(1, j)) - medians.Of(overhead(0, j))) / 4 })
 	own := func(sc, j int) []float64 {
 		var v []float64
 		for _, s := range samples[sc][j] {
@@ -319,10 +321,10 @@ func report(subjects []subject, samples [][][]sample, n int) {
 			return nil
 		}
 		return own(1, j)
-	}, func(j int) float64 { return (median(own(1, j)) - median(own(0, j))) / 4 })
+	}, func(j int) float64 { return (medians.Of(own(1, j)) - medians.Of(own(0, j))) / 4 })
 	row("compare, 3 providers × five: wall", func(j int) []float64 { return wall(2, j) }, nil)
 	row("compare wall / one run of five alone", func(j int) []float64 { return wall(2, j) },
-		func(j int) float64 { return median(wall(2, j)) / median(wall(1, j)) })
+		func(j int) float64 { return medians.Of(wall(2, j)) / medians.Of(wall(1, j)) })
 }
 
 func ratio(a, b float64, ok bool) string {
@@ -333,19 +335,3 @@ func ratio(a, b float64, ok bool) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func spread(v []float64) string {
-	return fmt.Sprintf("%.1f (%.1f–%.1f)", median(v), slices.Min(v), slices.Max(v))
-}

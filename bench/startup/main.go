@@ -30,11 +30,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loopforge/loopforge/bench/internal/medians"
 )
 
 func main() {
@@ -142,8 +143,8 @@ func run(oldBin, newBin string, n int, idle time.Duration) error {
 	fmt.Println("| measurement | old | new | new/old |")
 	fmt.Println("|---|---|---|---|")
 	for _, m := range all {
-		o, w := median(m.values[0]), median(m.values[1])
-		fmt.Printf("| %s | %s | %s | %.2f |\n", m.name, spread(m.values[0], m.unit), spread(m.values[1], m.unit), w/o)
+		o, w := medians.Of(m.values[0]), medians.Of(m.values[1])
+		fmt.Printf("| %s | %s | %s | %.2f |\n", m.name, medians.Spread(m.values[0], m.unit), medians.Spread(m.values[1], m.unit), w/o)
 	}
 	return nil
 }
@@ -245,19 +246,3 @@ func envFor(home string) []string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func spread(v []float64, unit string) string {
-	return fmt.Sprintf("%.1f %s (%.1f–%.1f)", median(v), unit, slices.Min(v), slices.Max(v))
-}

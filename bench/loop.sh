@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopforge-loopbench-XXXXXX")
 model_pid=
 cleanup() {
-  [ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null && wait "$model_pid" 2>/dev/null
+  [ -n "$model_pid" ] && kill "$model_pid" 2>/dev/null && { wait "$model_pid" 2>/dev/null || true; }
   rm -rf "$work"
 }
 trap cleanup EXIT

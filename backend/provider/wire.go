@@ -35,7 +35,8 @@ func (e *HTTPStatusError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s", e.Status, BodyMessage(e.Body))
 }
 
-// PostJSON sends body, encoded as JSON, to url through Client() with ctx.
+// PostJSON sends body, encoded as JSON, to url with ctx, through the
+// call's http.Client, which watches the limits.
 // setHeader, if not nil, adds the API's own headers (its key, its version):
 // a func, so that a client holding it never prints the key. A 200 answer is
 // returned open, for the caller to read and close. Any other answer is read

@@ -319,7 +319,7 @@ func runRetries(t *testing.T, w Wire) {
 		if !errors.Is(r.Err, provider.ErrServer) || !errors.As(r.Err, &pe) || pe.Status != 500 || pe.Attempts != int(want) {
 			t.Fatalf("err = %#v, want ErrServer (HTTP 500) after %d attempts", r.Err, want)
 		}
-		// Exactly one retry layer: the SDK's own retries would multiply
+		// Exactly one retry layer: another (an SDK's own) would multiply
 		// the attempts.
 		if got := s.attempts.Load(); got != want || len(r.Notices) != int(want-1) {
 			t.Errorf("%d attempts, notices %q; want %d attempts", got, r.Notices, want)

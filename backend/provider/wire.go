@@ -35,14 +35,13 @@ func (e *HTTPStatusError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s", e.Status, BodyMessage(e.Body))
 }
 
-// PostJSON sends body, encoded as JSON, to url with ctx, through the
-// call's http.Client, which watches the limits.
-// setHeader, if not nil, adds the API's own headers (its key, its version):
-// a func, so that a client holding it never prints the key. A 200 answer is
-// returned open, for the caller to read and close. Any other answer is read
-// and closed, and returned as a *HTTPStatusError; a body that does not encode,
-// as an *Error of KindBadRequest; a failure to send or to read, as the
-// client reported it.
+// PostJSON sends body, encoded as JSON, to url with ctx, through the call's
+// http.Client, which watches the limits. setHeader, if not nil, adds the
+// API's own headers (its key, its version): a func, so that a client holding
+// it never prints the key. A 200 answer is returned open, for the caller to
+// read and close. Any other answer is read and closed, and returned as an
+// *HTTPStatusError; a body that does not encode, as an *Error of
+// KindBadRequest; a failure to send or to read, as the client reported it.
 func (c *HTTPCall) PostJSON(ctx context.Context, url string, body any, setHeader func(http.Header)) (*http.Response, error) {
 	b, err := json.Marshal(body)
 	if err != nil {

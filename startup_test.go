@@ -33,6 +33,22 @@ func TestCLIBuildLinksNoGUI(t *testing.T) {
 	}
 }
 
+// The official provider SDKs initialise their whole API surface in every
+// process that links them (issue 13): the HTTP providers speak their wire
+// formats themselves.
+func TestCLIBuildLinksNoProviderSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, sdk := range []string{"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go",
+		"google.golang.org/genai", "go.opentelemetry.io/", "google.golang.org/grpc"} {
+		if strings.Contains(string(out), sdk) {
+			t.Errorf("the CLI build links %s", sdk)
+		}
+	}
+}
+
 // besideDesktop puts the CLI binary in a directory of its own, next to a
 // stand-in desktop build that reports how it was started.
 func besideDesktop(t *testing.T) string {

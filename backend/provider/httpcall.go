@@ -11,10 +11,10 @@ import (
 )
 
 // HTTPCall runs the calls of one HTTP profile, the same way for every API
-// adapter: it gives the SDK an http.Client that enforces the first-byte and
-// idle limits, bounds each call by the overall limit, and retries transient
-// failures, telling the user each time with a Notice delta. The SDK's own
-// retries must be off. An HTTPCall is safe for concurrent use.
+// adapter: the http.Client behind PostJSON enforces the first-byte and
+// idle limits; it bounds each call by the overall limit, and retries
+// transient failures, telling the user each time with a Notice delta. It is
+// the only retry layer. An HTTPCall is safe for concurrent use.
 type HTTPCall struct {
 	provider string
 	limits   Limits
@@ -37,14 +37,11 @@ func NewHTTPCall(name string, p Profile) *HTTPCall {
 	}
 }
 
-// Client is the http.Client to hand to the SDK.
-func (c *HTTPCall) Client() *http.Client { return c.client }
-
 // Limits are the call's limits, defaults applied.
 func (c *HTTPCall) Limits() Limits { return c.limits }
 
 // Attempt sends a call once and streams its answer, following the Provider
-// contract. Its HTTP requests must go through Client() with ctx.
+// contract. Its HTTP requests must go through PostJSON with ctx.
 type Attempt func(ctx context.Context) iter.Seq2[Delta, error]
 
 // Stream runs attempt until it succeeds, fails for good, or yields text.

@@ -244,7 +244,7 @@ func (w *watch) stop() {
 }
 
 // attemptInfo is what the transport learnt about one attempt of a call,
-// for HTTPCall.Stream to decide on a retry whatever the SDK made of it.
+// for HTTPCall.Stream to decide on a retry whatever the adapter made of it.
 type attemptInfo struct {
 	mu         sync.Mutex
 	retryAfter time.Duration // what the last response asked, -1: nothing

@@ -166,6 +166,21 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+func TestToolNames(t *testing.T) {
+	ws, _ := newWS(t)
+	reg := NewRegistry(ws, ExecRunner{Timeout: 10 * time.Second})
+	noop := func(context.Context, json.RawMessage) (string, error) { return "", nil }
+	long := "a" + strings.Repeat("b_-9", 15) + "xyz" // 64
+	for name, ok := range map[string]bool{
+		"go_vet": true, "Lint-2": true, long: true,
+		long + "z": false, "": false, "2fast": false, "_x": false, "a.b": false, "a b": false, "é": false,
+	} {
+		if err := reg.Register(Tool{Name: name, Call: noop}); (err == nil) != ok {
+			t.Errorf("Register(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+}
+
 func TestCommandTool(t *testing.T) {
 	ws, _ := newWS(t)
 	reg := NewRegistry(ws, ExecRunner{Timeout: 10 * time.Second})

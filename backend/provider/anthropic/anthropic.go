@@ -1,5 +1,5 @@
 // Package anthropic adapts the Anthropic Messages API to provider.Provider,
-// using the official anthropic-sdk-go.
+// speaking its wire format (wire.go) directly.
 //
 // Contract: each range over Stream sends one streaming Messages request. It
 // yields the text_delta fragments in arrival order, then exactly one Delta
@@ -10,8 +10,7 @@
 // limits and retries are provider.HTTPCall's: 429, 408, 5xx (529 overloaded
 // included), an error event such as overloaded_error and a stream cut before
 // any text are retried there, visibly (Notice deltas), honouring retry-after
-// / retry-after-ms; the SDK's own retries are off. Nothing is retried once
-// text has been yielded. Given Request.Tools,
+// / retry-after-ms. Nothing is retried once text has been yielded. Given Request.Tools,
 // the model may ask for tool calls: each tool_use block (content_block_start
 // and its input_json_delta fragments) is returned in Done.ToolCalls (status
 // provider.ToolPending, Input = the JSON input) with FinishReason
@@ -19,9 +18,9 @@
 // loop, or cancelling ctx, closes the HTTP response.
 //
 // Structured output is not offered: the loop asks for a fenced code block
-// instead. Everything comes from the Profile; the SDK's environment defaults
-// (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, profiles on disk) are switched off.
-// A Client is safe for concurrent use.
+// instead. Everything comes from the Profile: unlike the official SDK's
+// client, this one never reads ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL or
+// profiles on disk. A Client is safe for concurrent use.
 package anthropic
 
 import (
@@ -31,12 +30,11 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/loopforge/loopforge/backend/provider"
 )
@@ -44,7 +42,7 @@ import (
 const (
 	// DefaultModel is used when the profile names none.
 	DefaultModel = "claude-sonnet-4-5"
-	// DefaultBaseURL is Anthropic's endpoint; the SDK appends /v1/messages.
+	// DefaultBaseURL is Anthropic's endpoint; /v1/messages is appended.
 	DefaultBaseURL = "https://api.anthropic.com"
 	// DefaultKeyEnv names the key variable when the profile names none.
 	DefaultKeyEnv = "ANTHROPIC_API_KEY"
@@ -54,11 +52,12 @@ const (
 
 // Client is an Anthropic Messages provider for one profile.
 type Client struct {
-	name  string
-	model string
-	errs  provider.ErrorContext // builds errors; hides the key
-	call  *provider.HTTPCall    // limits and retries
-	msgs  anthropic.MessageService
+	name     string
+	model    string
+	errs     provider.ErrorContext // builds errors; hides the key
+	call     *provider.HTTPCall    // limits and retries
+	endpoint string                // the messages URL
+	header   func(http.Header)     // sets the key and version; a func, so it never prints
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -78,8 +77,8 @@ func New(p provider.Profile) (provider.Provider, error) {
 		}
 		return nil, &provider.Error{Kind: provider.KindMissingKey, Provider: name, EnvVar: keyEnv}
 	}
-	// The SDK adds "v1/messages" itself, so a base URL copied with its /v1
-	// would double it.
+	// /v1/messages is appended, so a base URL copied with its /v1 would
+	// double it.
 	base := strings.TrimSuffix(strings.TrimRight(p.BaseURL, "/"), "/v1")
 	if base == "" {
 		base = DefaultBaseURL
@@ -92,28 +91,22 @@ func New(p provider.Profile) (provider.Provider, error) {
 	if model == "" {
 		model = DefaultModel
 	}
-	// Retries are the HTTPCall's, where the user sees them.
-	call := provider.NewHTTPCall(name, p)
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base),
-		option.WithHTTPClient(call.Client()),
-		option.WithMaxRetries(0),
-		// An environment variable could otherwise put prompts into trace spans.
-		option.WithOpenTelemetryTracesContentMode(option.OpenTelemetryContentModeMetadataOnly),
+	key := p.APIKey
+	header := func(h http.Header) {
+		h.Set("anthropic-version", apiVersion)
+		if key != "" {
+			h.Set("x-api-key", key)
+		}
 	}
-	if p.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(p.APIKey))
-	}
-	client := anthropic.NewClient(opts...)
 	errs := provider.NewErrorContext(name, keyEnv, u.Redacted(), p.APIKey)
 	errs.Model = model
 	return &Client{
-		name:  name,
-		model: model,
-		errs:  errs,
-		call:  call,
-		msgs:  client.Messages,
+		name:     name,
+		model:    model,
+		errs:     errs,
+		call:     provider.NewHTTPCall(name, p),
+		endpoint: base + "/v1/messages",
+		header:   header,
 	}, nil
 }
 
@@ -141,6 +134,15 @@ func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 	})
 }
 
+// answer is a streamed message being assembled.
+type answer struct {
+	resp    provider.Response
+	content strings.Builder
+	calls   []*toolUse
+	byIndex map[int64]*toolUse
+	stopped bool // message_stop came
+}
+
 // attempt sends req once.
 func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
 	return func(yield func(provider.Delta, error) bool) {
@@ -150,107 +152,135 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			yield(provider.Delta{}, err)
 			return
 		}
-		stream := c.msgs.NewStreaming(ctx, params)
-		defer stream.Close()
-
-		var content strings.Builder
-		var calls []*toolUse
-		byIndex := map[int64]*toolUse{}
-		resp := provider.Response{Model: c.model}
-		stopped := false
-		emit := func(t string) bool {
-			if t == "" {
-				return true
-			}
-			content.WriteString(t)
-			return yield(provider.Delta{Text: t}, nil)
-		}
-		for stream.Next() {
-			ev := stream.Current()
-			switch ev.Type {
-			case "message_start":
-				if ev.Message.Model != "" {
-					resp.Model = ev.Message.Model
-				}
-				u := ev.Message.Usage
-				resp.Usage.InputTokens = inputTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
-				resp.Usage.OutputTokens = int(u.OutputTokens)
-			case "content_block_start":
-				switch ev.ContentBlock.Type {
-				case "text":
-					if !emit(ev.ContentBlock.Text) {
-						return
-					}
-				case "tool_use":
-					tu := &toolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name, start: ev.ContentBlock.JSON.Input.Raw()}
-					calls = append(calls, tu)
-					byIndex[ev.Index] = tu
-				}
-			case "content_block_delta":
-				// Text and tool input only: thinking, signatures and
-				// citations are not part of the answer.
-				switch ev.Delta.Type {
-				case "text_delta":
-					if !emit(ev.Delta.Text) {
-						return
-					}
-				case "input_json_delta":
-					if tu := byIndex[ev.Index]; tu != nil {
-						tu.input.WriteString(ev.Delta.PartialJSON)
-					}
-				}
-			case "message_delta":
-				if ev.Delta.StopReason != "" {
-					resp.FinishReason = string(ev.Delta.StopReason)
-				}
-				// Counts here are cumulative for the whole message.
-				if ev.Usage.OutputTokens > 0 {
-					resp.Usage.OutputTokens = int(ev.Usage.OutputTokens)
-				}
-				if ev.Usage.InputTokens > 0 {
-					resp.Usage.InputTokens = inputTokens(ev.Usage.InputTokens, ev.Usage.CacheCreationInputTokens, ev.Usage.CacheReadInputTokens)
-				}
-			case "message_stop":
-				stopped = true
-			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(provider.Delta{}, c.mapError(ctx, err))
+		res, err := c.call.PostJSON(ctx, c.endpoint, params, c.header)
+		if err != nil {
+			yield(provider.Delta{}, c.failure(ctx, err))
 			return
 		}
-		if !stopped {
+		defer res.Body.Close()
+
+		a := &answer{resp: provider.Response{Model: c.model}, byIndex: map[int64]*toolUse{}}
+		for ev, err := range provider.Events(res.Body) {
+			if err != nil {
+				yield(provider.Delta{}, c.failure(ctx, err))
+				return
+			}
+			// As the SDK did: unnamed events and pings carry nothing, an
+			// error event ends the stream.
+			switch ev.Type {
+			case "", "ping":
+				continue
+			case "error":
+				yield(provider.Delta{}, c.eventError(ev.Data))
+				return
+			}
+			if strings.TrimSpace(ev.Data) == "" {
+				continue
+			}
+			var se streamEvent
+			if err := json.Unmarshal([]byte(ev.Data), &se); err != nil {
+				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
+				return
+			}
+			if !a.take(se, yield) {
+				return
+			}
+		}
+		if !a.stopped {
 			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
 				Message: "stream ended without message_stop", Err: provider.ErrStreamCut})
 			return
 		}
-		resp.Content = content.String()
-		for i, tu := range calls {
-			in := tu.input.String()
-			if strings.TrimSpace(in) == "" {
-				in = tu.start
-			}
-			id := tu.id
-			if id == "" {
-				id = fmt.Sprintf("loopforge_call_%d", i)
-			}
-			resp.ToolCalls = append(resp.ToolCalls, provider.ToolCall{ID: id, Name: tu.name,
-				Input: toolInput(in), Status: provider.ToolPending})
-		}
-		if len(resp.ToolCalls) > 0 {
-			resp.FinishReason = "tool_calls" // the API says "tool_use"
-		}
+		resp := a.response()
 		resp.Duration = time.Since(start)
 		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
 			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
 			"duration", resp.Duration)
-		yield(provider.Delta{Done: &resp}, nil)
+		yield(provider.Delta{Done: resp}, nil)
 	}
+}
+
+// take adds one event to the answer, yielding its text; false when the
+// consumer stopped.
+func (a *answer) take(ev streamEvent, yield func(provider.Delta, error) bool) bool {
+	emit := func(t string) bool {
+		if t == "" {
+			return true
+		}
+		a.content.WriteString(t)
+		return yield(provider.Delta{Text: t}, nil)
+	}
+	switch ev.Type {
+	case "message_start":
+		if ev.Message.Model != "" {
+			a.resp.Model = ev.Message.Model
+		}
+		u := ev.Message.Usage
+		a.resp.Usage.InputTokens = inputTokens(u)
+		a.resp.Usage.OutputTokens = u.OutputTokens
+	case "content_block_start":
+		switch ev.ContentBlock.Type {
+		case "text":
+			return emit(ev.ContentBlock.Text)
+		case "tool_use":
+			tu := &toolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name, start: string(ev.ContentBlock.Input)}
+			a.calls = append(a.calls, tu)
+			a.byIndex[ev.Index] = tu
+		}
+	case "content_block_delta":
+		// Text and tool input only: thinking, signatures and citations
+		// are not part of the answer.
+		switch ev.Delta.Type {
+		case "text_delta":
+			return emit(ev.Delta.Text)
+		case "input_json_delta":
+			if tu := a.byIndex[ev.Index]; tu != nil {
+				tu.input.WriteString(ev.Delta.PartialJSON)
+			}
+		}
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			a.resp.FinishReason = ev.Delta.StopReason
+		}
+		// Counts here are cumulative for the whole message.
+		if ev.Usage.OutputTokens > 0 {
+			a.resp.Usage.OutputTokens = ev.Usage.OutputTokens
+		}
+		if ev.Usage.InputTokens > 0 {
+			a.resp.Usage.InputTokens = inputTokens(ev.Usage)
+		}
+	case "message_stop":
+		a.stopped = true
+	}
+	return true
+}
+
+// response is the finished answer, its tool calls assembled.
+func (a *answer) response() *provider.Response {
+	resp := a.resp
+	resp.Content = a.content.String()
+	for i, tu := range a.calls {
+		in := tu.input.String()
+		if strings.TrimSpace(in) == "" {
+			in = tu.start
+		}
+		id := tu.id
+		if id == "" {
+			id = fmt.Sprintf("loopforge_call_%d", i)
+		}
+		resp.ToolCalls = append(resp.ToolCalls, provider.ToolCall{ID: id, Name: tu.name,
+			Input: toolInput(in), Status: provider.ToolPending})
+	}
+	if len(resp.ToolCalls) > 0 {
+		resp.FinishReason = "tool_calls" // the API says "tool_use"
+	}
+	return &resp
 }
 
 // inputTokens counts every prompt token the call processed: the API reports
 // cached and cache-writing tokens apart from input_tokens.
-func inputTokens(in, cacheCreation, cacheRead int64) int {
-	return int(in + cacheCreation + cacheRead)
+func inputTokens(u usage) int {
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 
 // toolInput makes a tool_use input valid JSON for ToolCall.Input: none is
@@ -274,105 +304,77 @@ func toolInput(in string) json.RawMessage {
 // RoleTool messages become tool_result blocks of one user turn (with the
 // user's next text, if any, since the API wants every result of a turn's
 // calls in the user turn right after it).
-func (c *Client) params(req provider.Request) (anthropic.MessageNewParams, error) {
-	msgs := make([]anthropic.MessageParam, 0, len(req.Messages))
+func (c *Client) params(req provider.Request) (*messagesRequest, error) {
+	msgs := make([]message, 0, len(req.Messages))
 	afterTools := false // the last message is a user turn of tool results
 	for _, m := range req.Messages {
 		switch m.Role {
 		case provider.RoleUser:
 			if afterTools {
 				last := &msgs[len(msgs)-1]
-				last.Content = append(last.Content, anthropic.NewTextBlock(m.Content))
+				last.Content = append(last.Content, text(m.Content))
 			} else {
-				msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+				msgs = append(msgs, message{Role: "user", Content: []block{text(m.Content)}})
 			}
 			afterTools = false
 		case provider.RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
+			var blocks []block
 			if m.Content != "" || len(m.ToolCalls) == 0 {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+				blocks = append(blocks, text(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, inputObject(tc.Input), tc.Name))
+				blocks = append(blocks, toolUseBlock{ID: tc.ID, Input: inputObject(tc.Input), Name: tc.Name, Type: "tool_use"})
 			}
-			msgs = append(msgs, anthropic.NewAssistantMessage(blocks...))
+			msgs = append(msgs, message{Role: "assistant", Content: blocks})
 			afterTools = false
 		case provider.RoleTool:
 			if m.ToolCallID == "" {
-				return anthropic.MessageNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+				return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
 					Message: "tool message without a tool_call_id"}
 			}
-			// The API refuses an empty text block: an empty result has no
-			// content at all.
-			res := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+			res := toolResultBlock{ToolUseID: m.ToolCallID, Type: "tool_result"}
 			if m.Content != "" {
-				res.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Content}}}
+				res.Content = []textBlock{text(m.Content)}
 			}
-			block := anthropic.ContentBlockParamUnion{OfToolResult: &res}
 			if afterTools {
 				last := &msgs[len(msgs)-1]
-				last.Content = append(last.Content, block)
+				last.Content = append(last.Content, res)
 			} else {
-				msgs = append(msgs, anthropic.NewUserMessage(block))
+				msgs = append(msgs, message{Role: "user", Content: []block{res}})
 			}
 			afterTools = true
 		default:
-			return anthropic.MessageNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+			return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
 				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
 		}
 	}
-	maxTokens := int64(req.MaxTokens)
+	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	p := anthropic.MessageNewParams{
+	p := &messagesRequest{
 		Model:     c.model,
 		MaxTokens: maxTokens,
 		Messages:  msgs,
+		Stream:    true,
 	}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		p.System = []textBlock{text(req.System)}
 	}
 	for _, t := range req.Tools {
-		tp := anthropic.ToolParam{Name: t.Name, InputSchema: inputSchema(t.Parameters)}
-		if t.Description != "" {
-			tp.Description = anthropic.String(t.Description)
-		}
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tp})
+		p.Tools = append(p.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: inputSchema(t.Parameters)})
 	}
 	return p, nil
 }
 
-// inputSchema spreads a JSON Schema object over the SDK's input_schema:
-// properties and required have fields of their own, the rest travels as
-// extra fields.
-func inputSchema(schema map[string]any) anthropic.ToolInputSchemaParam {
-	var s anthropic.ToolInputSchemaParam
-	for k, v := range schema {
-		switch k {
-		case "type": // always "object"
-		case "properties":
-			s.Properties = v
-		case "required":
-			switch req := v.(type) {
-			case []string:
-				s.Required = req
-			case []any:
-				for _, r := range req {
-					if name, ok := r.(string); ok {
-						s.Required = append(s.Required, name)
-					}
-				}
-			}
-		default:
-			if s.ExtraFields == nil {
-				s.ExtraFields = map[string]any{}
-			}
-			s.ExtraFields[k] = v
-		}
-	}
-	if s.Properties == nil {
-		s.Properties = map[string]any{}
+// inputSchema is a tool's JSON Schema as input_schema: always an object
+// type, with properties (the API wants them even when there are none).
+func inputSchema(schema map[string]any) map[string]any {
+	s := make(map[string]any, len(schema)+2)
+	maps.Copy(s, schema)
+	s["type"] = "object"
+	if s["properties"] == nil {
+		s["properties"] = map[string]any{}
 	}
 	return s
 }
@@ -387,22 +389,31 @@ func inputObject(in json.RawMessage) any {
 	return in
 }
 
-// mapError turns an SDK or transport error into a *provider.Error.
-func (c *Client) mapError(ctx context.Context, err error) error {
+// failure maps a failed request or read to a *provider.Error: an HTTP
+// error answer by its status and the message in its body.
+func (c *Client) failure(ctx context.Context, err error) error {
 	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
 		return ctxErr
 	}
-	var apiErr *anthropic.Error
-	if errors.As(err, &apiErr) {
-		msg := provider.BodyMessage([]byte(apiErr.RawJSON()))
-		if apiErr.StatusCode >= 400 {
-			return c.errs.FromStatus(apiErr.StatusCode, msg, err)
-		}
-		// An error event inside a 200 stream (typically overloaded_error):
-		// its type stands for the status the API documents for it.
-		return c.errs.FromStatus(typeStatus(string(apiErr.Type())), msg, err)
+	var se *provider.HTTPStatusError
+	if errors.As(err, &se) {
+		return c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), err)
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return pe
 	}
 	return c.errs.FromTransport(err)
+}
+
+// eventError maps an error event inside a 200 stream (typically
+// overloaded_error): its type stands for the status the API documents
+// for it.
+func (c *Client) eventError(data string) error {
+	var ev errorEvent
+	_ = json.Unmarshal([]byte(data), &ev)
+	err := fmt.Errorf("received error while streaming: %s", data)
+	return c.errs.FromStatus(typeStatus(ev.Error.Type), provider.BodyMessage([]byte(data)), err)
 }
 
 // typeStatus is the HTTP status the API documents for an error type. An

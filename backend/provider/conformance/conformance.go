@@ -8,6 +8,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -318,7 +319,7 @@ func runRetries(t *testing.T, w Wire) {
 		if !errors.Is(r.Err, provider.ErrServer) || !errors.As(r.Err, &pe) || pe.Status != 500 || pe.Attempts != int(want) {
 			t.Fatalf("err = %#v, want ErrServer (HTTP 500) after %d attempts", r.Err, want)
 		}
-		// Exactly one retry layer: the SDK's own retries would multiply
+		// Exactly one retry layer: another (an SDK's own) would multiply
 		// the attempts.
 		if got := s.attempts.Load(); got != want || len(r.Notices) != int(want-1) {
 			t.Errorf("%d attempts, notices %q; want %d attempts", got, r.Notices, want)
@@ -418,10 +419,33 @@ func runErrors(t *testing.T, w Wire) {
 	}
 }
 
-// runStream checks the life of one call: read to the end, cancelled in the
-// middle, abandoned by the caller (break), a server that is not there, a
-// caller's deadline.
+// runStream checks the life of one call: read to the end, an event larger
+// than a default scanner buffer, cancelled in the middle, abandoned by the
+// caller (break), a server that is not there, a caller's deadline; and that
+// a client never prints its key.
 func runStream(t *testing.T, w Wire) {
+	t.Run("an event of a megabyte", func(t *testing.T) {
+		t.Parallel()
+		// A tool call's arguments may come whole in one event (a file
+		// written by the model): far more than bufio's default 64 KiB.
+		big := strings.Repeat("0123456789abcdef", 1<<16)
+		s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) { w.answer(rw, "<", big, ">") })
+		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
+		if r.Err != nil || r.Done == nil || r.Done.Content != "<"+big+">" {
+			t.Fatalf("err = %v, done = %v", r.Err, r.Done != nil)
+		}
+	})
+	t.Run("the key never prints", func(t *testing.T) {
+		t.Parallel()
+		s := newServer(t, func(http.ResponseWriter, *http.Request, int) {})
+		p := w.provider(t, s, nil)
+		key := w.Profile(s.URL).APIKey
+		for _, verb := range []string{"%v", "%+v", "%#v"} {
+			if out := fmt.Sprintf(verb, p); key == "" || strings.Contains(out, key) {
+				t.Errorf("key %q in %s: %s", key, verb, out)
+			}
+		}
+	})
 	t.Run("read to the end", func(t *testing.T) {
 		t.Parallel()
 		s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) { w.answer(rw, "Hel", "lo") })

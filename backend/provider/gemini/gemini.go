@@ -37,13 +37,12 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -75,7 +74,7 @@ type Client struct {
 	structured bool
 	call       *provider.HTTPCall // limits and retries
 	endpoint   string             // the streamGenerateContent URL
-	key        string
+	header     func(http.Header)  // sets the key; a func, so it never prints
 	sigs       *signatures
 }
 
@@ -147,6 +146,7 @@ func New(p provider.Profile) (provider.Provider, error) {
 	}
 	errs := provider.NewErrorContext(name, keyEnv, shown, p.APIKey)
 	errs.Model = model
+	key := p.APIKey
 	return &Client{
 		name:       name,
 		model:      model,
@@ -154,7 +154,7 @@ func New(p provider.Profile) (provider.Provider, error) {
 		structured: p.Structured == nil || *p.Structured,
 		call:       provider.NewHTTPCall(name, p),
 		endpoint:   endpoint + "models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse",
-		key:        p.APIKey,
+		header:     func(h http.Header) { h.Set("x-goog-api-key", key) },
 		sigs:       &signatures{},
 	}, nil
 }
@@ -210,22 +210,25 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			yield(provider.Delta{}, err)
 			return
 		}
-		res, err := c.post(ctx, body)
+		res, err := c.call.PostJSON(ctx, c.endpoint, body, c.header)
 		if err != nil {
-			yield(provider.Delta{}, err)
+			yield(provider.Delta{}, c.failure(ctx, err))
 			return
 		}
 		defer res.Body.Close()
 
 		var content strings.Builder
 		resp := provider.Response{Model: c.model}
-		for data, err := range sseData(res) {
+		for ev, err := range provider.Events(res.Body) {
 			if err != nil {
-				yield(provider.Delta{}, c.transportError(ctx, err))
+				yield(provider.Delta{}, c.failure(ctx, err))
 				return
 			}
+			if ev.Data == "" {
+				continue
+			}
 			var chunk generateResponse
-			if err := json.Unmarshal(data, &chunk); err != nil {
+			if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
 				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
 				return
 			}
@@ -254,37 +257,6 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 		yield(provider.Delta{Done: &resp}, nil)
 	}
 }
-
-// post sends one streamGenerateContent request and returns the response
-// once its status is 200; any other status is read and mapped to an error.
-func (c *Client) post(ctx context.Context, body *generateRequest) (*http.Response, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest, Message: err.Error(), Err: err}
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(b))
-	if err != nil {
-		return nil, c.errs.FromTransport(err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("x-goog-api-key", c.key)
-	res, err := c.call.Client().Do(hreq)
-	if err != nil {
-		return nil, c.transportError(ctx, err)
-	}
-	if res.StatusCode == http.StatusOK {
-		return res, nil
-	}
-	defer res.Body.Close()
-	msg, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	if err != nil {
-		return nil, c.transportError(ctx, err)
-	}
-	return nil, c.statusError(res.StatusCode, msg)
-}
-
-// maxErrorBody bounds what is read of an error answer.
-const maxErrorBody = 64 << 10
 
 // take adds one chunk to resp, yielding its text parts; false when the
 // consumer stopped or the prompt was blocked (the error then yielded).
@@ -487,10 +459,19 @@ func args(in json.RawMessage) map[string]any {
 	return m
 }
 
-// transportError maps a failure with no HTTP status (or a read cut short).
-func (c *Client) transportError(ctx context.Context, err error) error {
+// failure maps a failed request or read to a *provider.Error: an HTTP
+// error answer by its status and its body (statusError).
+func (c *Client) failure(ctx context.Context, err error) error {
 	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
 		return ctxErr
+	}
+	var se *provider.HTTPStatusError
+	if errors.As(err, &se) {
+		return c.statusError(se.Status, se.Body)
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return pe
 	}
 	return c.errs.FromTransport(err)
 }

@@ -1,12 +1,5 @@
 package gemini
 
-import (
-	"iter"
-	"net/http"
-
-	"github.com/openai/openai-go/v3/packages/ssestream"
-)
-
 // The REST shapes of models.streamGenerateContent, as far as loopforge uses
 // them (https://ai.google.dev/api/generate-content). Field order follows
 // the API reference, which is also the order the tests read.
@@ -105,21 +98,4 @@ func (e *rpcStatus) Error() string {
 		return e.Status + ": " + e.Message
 	}
 	return e.Message
-}
-
-// sseData yields the data of each server-sent event of res's body, then the
-// read error that cut it short, if any. The SSE decoding is openai-go's
-// (already a dependency, and the same text/event-stream rules).
-func sseData(res *http.Response) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		dec := ssestream.NewDecoder(res)
-		for dec.Next() {
-			if !yield(dec.Event().Data, nil) {
-				return
-			}
-		}
-		if err := dec.Err(); err != nil {
-			yield(nil, err)
-		}
-	}
 }

@@ -1,6 +1,6 @@
 // Package openai adapts any OpenAI-compatible Chat Completions endpoint
-// (OpenAI, OpenRouter, Ollama, LM Studio, vLLM) to provider.Provider, using
-// the official openai-go SDK.
+// (OpenAI, OpenRouter, Ollama, LM Studio, vLLM) to provider.Provider,
+// speaking its wire format (wire.go) directly.
 //
 // Contract: each range over Stream sends one streaming chat completion. It
 // yields the text deltas of the first choice in arrival order, then exactly one
@@ -14,14 +14,14 @@
 // *provider.Error, except that cancelling ctx yields an error wrapping
 // context.Canceled. Time limits and retries are provider.HTTPCall's: 429,
 // 408, 5xx and a stream cut before any text are retried there, visibly
-// (Notice deltas), honouring Retry-After / retry-after-ms; the SDK's own
-// retries are off. Nothing is retried once text has been yielded.
+// (Notice deltas), honouring Retry-After / retry-after-ms. Nothing is
+// retried once text has been yielded.
 // Breaking out of the loop, or cancelling ctx, closes the HTTP response.
 //
-// Everything comes from the Profile: unlike openai.NewClient, the client here
-// never reads OPENAI_API_KEY, OPENAI_BASE_URL or OPENAI_ORG_ID, so a key for
-// api.openai.com is never sent to Ollama or OpenRouter. A Client is safe for
-// concurrent use.
+// Everything comes from the Profile: unlike the official SDK's client, this
+// one never reads OPENAI_API_KEY, OPENAI_BASE_URL or OPENAI_ORG_ID, so a key
+// for api.openai.com is never sent to Ollama or OpenRouter. A Client is safe
+// for concurrent use.
 package openai
 
 import (
@@ -29,7 +29,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -37,11 +36,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/loopforge/loopforge/backend/provider"
 )
@@ -63,7 +57,8 @@ type Client struct {
 	// compatible servers mostly understand only max_tokens.
 	official bool
 	call     *provider.HTTPCall // limits and retries
-	chat     openai.ChatCompletionService
+	endpoint string             // the chat completions URL
+	auth     func(http.Header)  // sets the key, if any; a func, so it never prints
 	// local: a keyless endpoint (Ollama, LM Studio); Check probes it.
 	local   bool
 	baseURL string
@@ -94,18 +89,9 @@ func New(p provider.Profile) (provider.Provider, error) {
 	if model == "" {
 		model = DefaultModel
 	}
-
-	// NewChatCompletionService, unlike NewClient, applies no environment
-	// defaults, so only what is passed here is used. Retries are the
-	// HTTPCall's, where the user sees them.
-	call := provider.NewHTTPCall(name, p)
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(call.Client()),
-		option.WithMaxRetries(0),
-	}
-	if p.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(p.APIKey))
+	var auth func(http.Header)
+	if key := p.APIKey; key != "" {
+		auth = func(h http.Header) { h.Set("Authorization", "Bearer "+key) }
 	}
 	errs := provider.NewErrorContext(name, p.APIKeyEnv, u.Redacted(), p.APIKey)
 	errs.Model = model
@@ -115,8 +101,9 @@ func New(p provider.Profile) (provider.Provider, error) {
 		errs:       errs,
 		structured: p.Structured == nil || *p.Structured,
 		official:   u.Host == "api.openai.com",
-		call:       call,
-		chat:       openai.NewChatCompletionService(opts...),
+		call:       provider.NewHTTPCall(name, p),
+		endpoint:   base + "/chat/completions",
+		auth:       auth,
 		local:      p.APIKeyEnv == "",
 		baseURL:    base,
 	}, nil
@@ -173,56 +160,45 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			yield(provider.Delta{}, err)
 			return
 		}
-
-		// httpResp gives the status even when the SDK fails to decode an
-		// error body that is not OpenAI-shaped (plain text, {"detail":...}).
-		var httpResp *http.Response
-		stream := c.chat.NewStreaming(ctx, params, option.WithResponseInto(&httpResp))
-		defer stream.Close()
+		res, err := c.call.PostJSON(ctx, c.endpoint, params, c.auth)
+		if err != nil {
+			yield(provider.Delta{}, c.failure(ctx, err))
+			return
+		}
+		defer res.Body.Close()
 
 		var content strings.Builder
 		var calls toolCalls
 		resp := provider.Response{Model: c.model}
 		finished := false
-		for stream.Next() {
-			chunk := stream.Current()
-			if chunk.Model != "" {
-				resp.Model = chunk.Model
+		for ev, err := range provider.Events(res.Body) {
+			if err != nil {
+				yield(provider.Delta{}, c.failure(ctx, err))
+				return
 			}
-			if chunk.JSON.Usage.Valid() {
-				resp.Usage = usage(chunk.Usage)
+			if ev.Data == "" {
+				continue
 			}
-			for _, ch := range chunk.Choices {
-				if ch.Index != 0 {
-					continue
-				}
-				// A refusal is the model's answer too: passing it on lets the
-				// loop show why no JSON came back.
-				for _, t := range []string{ch.Delta.Content, ch.Delta.Refusal} {
-					if t == "" {
-						continue
-					}
-					content.WriteString(t)
-					if !yield(provider.Delta{Text: t}, nil) {
-						return
-					}
-				}
-				for _, tc := range ch.Delta.ToolCalls {
-					calls.add(tc)
-				}
-				if ch.FinishReason != "" {
-					resp.FinishReason = ch.FinishReason
-					finished = true
-				}
+			if strings.HasPrefix(ev.Data, "[DONE]") {
+				break
 			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(provider.Delta{}, c.mapError(ctx, err, httpResp))
-			return
+			var ch chatChunk
+			if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
+				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
+				return
+			}
+			if len(ch.Error) > 0 && string(ch.Error) != "null" {
+				yield(provider.Delta{}, c.streamError(ev.Data))
+				return
+			}
+			if !c.take(ch, &resp, &content, &calls, yield) {
+				return
+			}
+			finished = finished || resp.FinishReason != ""
 		}
 		if !finished {
-			// The SDK cannot tell [DONE] from a dropped connection; a missing
-			// finish_reason is how a truncated answer shows.
+			// A missing finish_reason is how a truncated answer shows,
+			// [DONE] or not.
 			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
 				Message: "stream ended without a finish_reason", Err: provider.ErrStreamCut})
 			return
@@ -240,70 +216,90 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 	}
 }
 
+// take adds one chunk to resp, yielding the text of the first choice; false
+// when the consumer stopped.
+func (c *Client) take(ch chatChunk, resp *provider.Response, content *strings.Builder, calls *toolCalls,
+	yield func(provider.Delta, error) bool) bool {
+	if ch.Model != "" {
+		resp.Model = ch.Model
+	}
+	if ch.Usage != nil {
+		resp.Usage = usageOf(ch.Usage)
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		// A refusal is the model's answer too: passing it on lets the
+		// loop show why no JSON came back.
+		for _, t := range []string{choice.Delta.Content, choice.Delta.Refusal} {
+			if t == "" {
+				continue
+			}
+			content.WriteString(t)
+			if !yield(provider.Delta{Text: t}, nil) {
+				return false
+			}
+		}
+		for _, tc := range choice.Delta.ToolCalls {
+			calls.add(tc)
+		}
+		if choice.FinishReason != "" {
+			resp.FinishReason = choice.FinishReason
+		}
+	}
+	return true
+}
+
 // params builds the request body. Schema is honoured only when structured
 // output is on; otherwise the loop falls back to fenced code.
-func (c *Client) params(req provider.Request) (openai.ChatCompletionNewParams, error) {
-	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+func (c *Client) params(req provider.Request) (*chatRequest, error) {
+	msgs := make([]message, 0, len(req.Messages)+1)
 	if req.System != "" {
 		// "system", not "developer": every compatible server knows it, and
 		// OpenAI maps it for the models that want "developer".
-		msgs = append(msgs, openai.SystemMessage(req.System))
+		msgs = append(msgs, message{Role: "system", Content: &req.System})
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case provider.RoleUser:
-			msgs = append(msgs, openai.UserMessage(m.Content))
+			msgs = append(msgs, message{Role: "user", Content: &m.Content})
 		case provider.RoleAssistant:
-			if len(m.ToolCalls) == 0 {
-				msgs = append(msgs, openai.AssistantMessage(m.Content))
-				continue
-			}
-			a := openai.ChatCompletionAssistantMessageParam{}
-			if m.Content != "" {
-				a.Content.OfString = openai.String(m.Content)
+			a := message{Role: "assistant"}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				a.Content = &m.Content
 			}
 			for _, tc := range m.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID: tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-							Name: tc.Name, Arguments: arguments(tc.Input),
-						},
-					},
-				})
+				a.ToolCalls = append(a.ToolCalls, toolCall{ID: tc.ID, Type: "function",
+					Function: functionCall{Name: tc.Name, Arguments: arguments(tc.Input)}})
 			}
-			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			msgs = append(msgs, a)
 		case provider.RoleTool:
 			if m.ToolCallID == "" {
-				return openai.ChatCompletionNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+				return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
 					Message: "tool message without a tool_call_id"}
 			}
-			msgs = append(msgs, openai.ToolMessage(m.Content, m.ToolCallID))
+			msgs = append(msgs, message{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
 		default:
-			return openai.ChatCompletionNewParams{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
+			return nil, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
 				Message: fmt.Sprintf("message role %q is not user, assistant or tool", m.Role)}
 		}
 	}
-	p := openai.ChatCompletionNewParams{
+	p := &chatRequest{
 		Model:         c.model,
 		Messages:      msgs,
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+		Stream:        true,
+		StreamOptions: streamOptions{IncludeUsage: true},
 	}
 	for _, t := range req.Tools {
-		fn := shared.FunctionDefinitionParam{Name: t.Name}
-		if t.Description != "" {
-			fn.Description = openai.String(t.Description)
-		}
-		if t.Parameters != nil {
-			fn.Parameters = shared.FunctionParameters(t.Parameters)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fn))
+		p.Tools = append(p.Tools, tool{Type: "function",
+			Function: function{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
 	if req.MaxTokens > 0 {
 		if c.official {
-			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+			p.MaxCompletionTokens = req.MaxTokens
 		} else {
-			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+			p.MaxTokens = req.MaxTokens
 		}
 	}
 	if req.Schema != nil && c.structured {
@@ -311,17 +307,9 @@ func (c *Client) params(req provider.Request) (openai.ChatCompletionNewParams, e
 		if name == "" {
 			name = "response"
 		}
-		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{
-			Name:   name,
-			Strict: openai.Bool(true),
-			Schema: req.Schema.JSON,
-		}
-		if req.Schema.Description != "" {
-			js.Description = openai.String(req.Schema.Description)
-		}
-		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js},
-		}
+		p.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
+			Name: name, Description: req.Schema.Description, Schema: req.Schema.JSON, Strict: true,
+		}}
 	}
 	return p, nil
 }
@@ -339,7 +327,7 @@ type partialCall struct {
 	args     strings.Builder
 }
 
-func (tc *toolCalls) add(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (tc *toolCalls) add(d toolCallDelta) {
 	if tc.byIdx == nil {
 		tc.byIdx = map[int64]*partialCall{}
 	}
@@ -359,7 +347,21 @@ func (tc *toolCalls) add(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
 		// Only the first fragment names the call (some servers repeat it).
 		c.name = d.Function.Name
 	}
-	c.args.WriteString(d.Function.Arguments)
+	c.args.WriteString(argumentsText(d.Function.Arguments))
+}
+
+// argumentsText is a fragment of a call's arguments: the JSON string the
+// API sends, or, from a server that sends the arguments as an object, that
+// object's JSON text.
+func argumentsText(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
 }
 
 func (tc *toolCalls) result() []provider.ToolCall {
@@ -402,73 +404,49 @@ func arguments(in json.RawMessage) string {
 	return string(in)
 }
 
-// usage converts the final usage chunk. OpenRouter adds the cost in USD as
-// an extra "cost" field.
-func usage(u openai.CompletionUsage) provider.Usage {
-	out := provider.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
-	if f, ok := u.JSON.ExtraFields["cost"]; ok {
-		if cost, err := strconv.ParseFloat(f.Raw(), 64); err == nil {
-			out.CostUSD = cost
-		}
+// usageOf converts the final usage chunk, OpenRouter's cost included.
+func usageOf(u *usage) provider.Usage {
+	out := provider.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	cost := strings.Trim(string(u.Cost), `"`)
+	if f, err := strconv.ParseFloat(cost, 64); err == nil {
+		out.CostUSD = f
 	}
 	return out
 }
 
-// mapError turns an SDK or transport error into a *provider.Error.
-func (c *Client) mapError(ctx context.Context, err error, httpResp *http.Response) error {
+// failure maps a failed request or read to a *provider.Error: an HTTP
+// error answer by its status and the message in its body, whatever its
+// shape (OpenAI's, {"detail":...}, plain text, an HTML proxy page).
+func (c *Client) failure(ctx context.Context, err error) error {
 	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
 		return ctxErr
 	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		msg := apiErr.Message
-		if msg == "" && apiErr.Response != nil && apiErr.Response.Body != nil {
-			// Not OpenAI-shaped ({"detail":...}, plain text, an HTML proxy
-			// page); the SDK keeps the body it read.
-			msg = readMessage(apiErr.Response.Body)
-		}
-		return c.errs.FromStatus(apiErr.StatusCode, msg, err)
+	var se *provider.HTTPStatusError
+	if errors.As(err, &se) {
+		return c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), err)
 	}
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		return c.streamError(streamErr)
-	}
-	if httpResp != nil && httpResp.StatusCode >= 400 {
-		// The SDK could not decode the error body; read what it kept.
-		msg := ""
-		if httpResp.Body != nil {
-			msg = readMessage(httpResp.Body)
-		}
-		return c.errs.FromStatus(httpResp.StatusCode, msg, err)
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return pe
 	}
 	return c.errs.FromTransport(err)
-}
-
-// readMessage extracts the server's message from an error body the SDK could
-// not decode as an OpenAI error (plain text, {"detail":...}, an HTML page).
-func readMessage(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, 64<<10))
-	return provider.BodyMessage(b)
 }
 
 // streamError maps an {"error": ...} event sent after the stream began.
 // There is no HTTP status then; the body's numeric code (OpenRouter) or
 // type (OpenAI) says what kind of failure it was.
-func (c *Client) streamError(se *ssestream.StreamError) error {
+func (c *Client) streamError(data string) error {
 	var body struct {
-		Error struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-			Code    any    `json:"code"`
-		} `json:"error"`
+		Error streamError `json:"error"`
 	}
-	_ = json.Unmarshal(se.Event.Data, &body)
+	_ = json.Unmarshal([]byte(data), &body)
+	err := fmt.Errorf("received error while streaming: %s", data)
 	msg := body.Error.Message
 	if msg == "" {
-		msg = string(se.Event.Data)
+		msg = data
 	}
 	if code, ok := body.Error.Code.(float64); ok && code >= 400 && code < 600 {
-		return c.errs.FromStatus(int(code), msg, se)
+		return c.errs.FromStatus(int(code), msg, err)
 	}
 	kind := provider.KindServer
 	t := body.Error.Type + " " + fmt.Sprint(body.Error.Code)
@@ -480,7 +458,7 @@ func (c *Client) streamError(se *ssestream.StreamError) error {
 	case strings.Contains(t, "auth"), strings.Contains(t, "api_key"):
 		kind = provider.KindAuth
 	}
-	e := &provider.Error{Provider: c.name, Kind: kind, Message: c.errs.Clean(msg), Err: se}
+	e := &provider.Error{Provider: c.name, Kind: kind, Message: c.errs.Clean(msg), Err: err}
 	if kind == provider.KindAuth {
 		e.EnvVar = c.errs.KeyEnv
 	}

@@ -235,9 +235,12 @@ func TestCgroupV2RunCgroup(t *testing.T) {
 				err error
 			}
 			done := make(chan outcome, 1)
+			// The code prints its cgroup after starting the sleeper: the
+			// cancel waits for that line as well as for the sleeper.
+			printed := newLiveCopy("\n")
 			go func() {
 				code := "import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\nprint([l for l in open('/proc/self/cgroup').read().split() if l.startswith('0::')][0], flush=True)\ntime.sleep(1000)"
-				res, err := r.Run(withMarker(ctx, m), Request{Code: code, Limits: Limits{Timeout: 20 * time.Second}})
+				res, err := r.Run(withMarker(ctx, m), Request{Code: code, Limits: Limits{Timeout: 20 * time.Second}, LiveStdout: printed})
 				done <- outcome{res, err}
 			}()
 			// Wait for the sleeper (python's child), then look at every
@@ -278,6 +281,7 @@ func TestCgroupV2RunCgroup(t *testing.T) {
 					t.Errorf("process %d not listed in %s/cgroup.procs %v", p, runCg, members)
 				}
 			}
+			waitSeen(t, printed, "the code's cgroup line")
 			cancel()
 			o := <-done
 			if o.err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,7 +37,10 @@ type nsInit struct {
 	mu sync.Mutex // fd: the stop and the final sweep use it concurrently
 	fd int        // pidfd of the namespace's init, -1 if unknown
 
-	launched bool // the reader runs
+	// launched: the reader runs. Atomic: the run's stop and sweep
+	// (procgroup's goroutines) may look before Start's caller gets to
+	// started.
+	launched atomic.Bool
 }
 
 func newNSInit() (*nsInit, error) {
@@ -54,7 +58,7 @@ func newNSInit() (*nsInit, error) {
 // no process of its own is bwrap's child.
 func (n *nsInit) started(leader int) {
 	n.w.Close()
-	n.launched = true
+	n.launched.Store(true)
 	go func() {
 		defer close(n.done)
 		var info struct {
@@ -85,7 +89,7 @@ func (n *nsInit) started(leader int) {
 // init behind that nothing would kill (seen: orphaned inits alive for
 // minutes), and its --die-with-parent may not be armed yet.
 func (n *nsInit) await(within time.Duration) bool {
-	if !n.launched {
+	if !n.launched.Load() {
 		return true
 	}
 	t := time.NewTimer(within)
@@ -100,7 +104,7 @@ func (n *nsInit) await(within time.Duration) bool {
 
 // kill sends SIGKILL to the namespace's init, if known.
 func (n *nsInit) kill() {
-	if !n.launched || !n.await(0) {
+	if !n.launched.Load() || !n.await(0) {
 		return
 	}
 	n.mu.Lock()
@@ -151,7 +155,7 @@ func (n *nsInit) killAndWait(within time.Duration) error {
 func (n *nsInit) close() {
 	n.w.Close()
 	n.r.Close() // ends a reader still waiting for bwrap
-	if n.launched {
+	if n.launched.Load() {
 		<-n.done
 	}
 	n.mu.Lock()

@@ -74,6 +74,28 @@ func (c ErrorContext) FromTransport(err error) *Error {
 	return &Error{Provider: c.Provider, Kind: KindProtocol, Message: c.Clean(err.Error()), Err: err}
 }
 
+// Failure maps a failed request or read of an adapter to what the Provider
+// contract returns: ctx's end (FromContext), an HTTP error answer (through
+// fromStatus; nil: FromStatus with the message in its body), an *Error
+// already made, or else a transport failure (FromTransport).
+func (c ErrorContext) Failure(ctx context.Context, err error, fromStatus func(*HTTPStatusError) error) error {
+	if ctxErr := c.FromContext(ctx, err); ctxErr != nil {
+		return ctxErr
+	}
+	var se *HTTPStatusError
+	if errors.As(err, &se) {
+		if fromStatus != nil {
+			return fromStatus(se)
+		}
+		return c.FromStatus(se.Status, BodyMessage(se.Body), err)
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return c.FromTransport(err)
+}
+
 // FromContext reports how a call ended when its ctx did: cancelled, an
 // error wrapping context.Canceled (not an *Error: nothing failed); past its
 // deadline, KindTimeout wrapping err. It returns nil while ctx is live.

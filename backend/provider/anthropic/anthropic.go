@@ -26,7 +26,6 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -392,18 +391,7 @@ func inputObject(in json.RawMessage) any {
 // failure maps a failed request or read to a *provider.Error: an HTTP
 // error answer by its status and the message in its body.
 func (c *Client) failure(ctx context.Context, err error) error {
-	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
-		return ctxErr
-	}
-	var se *provider.HTTPStatusError
-	if errors.As(err, &se) {
-		return c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), err)
-	}
-	var pe *provider.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	return c.errs.FromTransport(err)
+	return c.errs.Failure(ctx, err, nil)
 }
 
 // eventError maps an error event inside a 200 stream (typically

@@ -41,7 +41,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -462,18 +461,7 @@ func args(in json.RawMessage) map[string]any {
 // failure maps a failed request or read to a *provider.Error: an HTTP
 // error answer by its status and its body (statusError).
 func (c *Client) failure(ctx context.Context, err error) error {
-	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
-		return ctxErr
-	}
-	var se *provider.HTTPStatusError
-	if errors.As(err, &se) {
-		return c.statusError(se.Status, se.Body)
-	}
-	var pe *provider.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	return c.errs.FromTransport(err)
+	return c.errs.Failure(ctx, err, func(se *provider.HTTPStatusError) error { return c.statusError(se.Status, se.Body) })
 }
 
 // statusError maps an HTTP error answer: the Gemini API's error body when it

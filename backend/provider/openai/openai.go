@@ -27,7 +27,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -418,18 +417,7 @@ func usageOf(u *usage) provider.Usage {
 // error answer by its status and the message in its body, whatever its
 // shape (OpenAI's, {"detail":...}, plain text, an HTML proxy page).
 func (c *Client) failure(ctx context.Context, err error) error {
-	if ctxErr := c.errs.FromContext(ctx, err); ctxErr != nil {
-		return ctxErr
-	}
-	var se *provider.HTTPStatusError
-	if errors.As(err, &se) {
-		return c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), err)
-	}
-	var pe *provider.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	return c.errs.FromTransport(err)
+	return c.errs.Failure(ctx, err, nil)
 }
 
 // streamError maps an {"error": ...} event sent after the stream began.

@@ -259,38 +259,7 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	x.stdout = procgroup.NewHeadTail(x.lim.OutputHead, x.lim.OutputTail).OnOverflow(x.lim.OutputHardCap, overflow)
 	x.stderr = procgroup.NewHeadTail(x.lim.OutputHead, x.lim.OutputTail).OnOverflow(x.lim.OutputHardCap, overflow)
 
-	// Stopped (timeout, cancellation, output cap): SIGKILL at once. The
-	// run's cgroup, if any, is killed with the group, and emptied once the
-	// leader has exited.
-	cg := x.cg
-	// Under bubblewrap the group is bwrap alone: the code runs in its PID
-	// namespace (and session), which dies with it, and in the cgroup.
-	// The rest is in the PID namespace, which dies with its init (nsInit).
-	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: x.ns != nil}
-	ns := x.ns
-	switch {
-	case cg != nil && ns != nil:
-		opts.OnKill = func() { cg.kill(); ns.kill() }
-	case cg != nil:
-		opts.OnKill = cg.kill
-	case ns != nil:
-		opts.OnKill = ns.kill
-	}
-	if ns != nil {
-		opts.BeforeStop = func() { ns.await(sweepWithin) }
-	}
-	if cg != nil || ns != nil {
-		opts.OnSweep = func() error {
-			var err error
-			if ns != nil {
-				err = ns.killAndWait(sweepWithin)
-			}
-			if cg != nil {
-				err = errors.Join(err, cg.killAndWait(sweepWithin))
-			}
-			return err
-		}
-	}
+	opts := x.groupOptions()
 	x.started = time.Now()
 	proc, err := procgroup.Start(x.runCtx, x.cmd, opts)
 	// The child holds its own copies; EOF must come from it alone.
@@ -305,8 +274,8 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	if x.ns != nil && err == nil {
 		x.ns.started(proc.Pid())
 	}
-	if cg != nil {
-		cg.closeFD()
+	if x.cg != nil {
+		x.cg.closeFD()
 	}
 	if err != nil {
 		res := x.res
@@ -339,6 +308,41 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 		x.status, x.statusErr = append(first[:n], rest...), err
 	}()
 	return Result{}, nil, true
+}
+
+// groupOptions say how the run's processes are stopped and swept.
+// Stopped (timeout, cancellation, output cap): SIGKILL at once, to the run's
+// cgroup too. Under bubblewrap the group is bwrap alone; the code runs in
+// bwrap's PID namespace (a session of its own), which dies with the
+// namespace's init (nsInit), and in the cgroup, which is emptied once the
+// leader has exited.
+func (x *execution) groupOptions() procgroup.Options {
+	cg, ns := x.cg, x.ns
+	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: ns != nil}
+	switch {
+	case cg != nil && ns != nil:
+		opts.OnKill = func() { cg.kill(); ns.kill() }
+	case cg != nil:
+		opts.OnKill = cg.kill
+	case ns != nil:
+		opts.OnKill = ns.kill
+	}
+	if ns != nil {
+		opts.BeforeStop = func() { ns.await(sweepWithin) }
+	}
+	if cg != nil || ns != nil {
+		opts.OnSweep = func() error {
+			var err error
+			if ns != nil {
+				err = ns.killAndWait(sweepWithin)
+			}
+			if cg != nil {
+				err = errors.Join(err, cg.killAndWait(sweepWithin))
+			}
+			return err
+		}
+	}
+	return opts
 }
 
 // startOutput copies the output into the capped buffers and the caller's

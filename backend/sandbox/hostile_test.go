@@ -120,7 +120,10 @@ func hostileConfigs(t *testing.T) []config {
 	}
 	var out []config
 	for _, w := range wants {
-		r, err := NewRunner(Options{Isolation: w.level, NoCgroup: !w.cgroup})
+		// MaxPrepared: the warm configurations prepare every run of a
+		// test, and TestHostileParallel starts 20 at once (beside the
+		// other parallel tests); the bound has a test of its own.
+		r, err := NewRunner(Options{Isolation: w.level, NoCgroup: !w.cgroup, MaxPrepared: 256})
 		if err != nil {
 			t.Fatal(err)
 		}

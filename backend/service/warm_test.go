@@ -34,11 +34,10 @@ func (p gatePrepared) Run(ctx context.Context, req sandbox.Request) (sandbox.Res
 
 func (p gatePrepared) Close() { p.g.closed.Add(1) }
 
-// TestQueuedRunsPrepareBeforeTheirSlot: in class mode a run prepares its
-// sandbox while it is still in the execution queue (preparing takes no
-// slot) and hands its code over only once it has the slot; the queue
-// tells its places as for a cold run.
-func TestQueuedRunsPrepareBeforeTheirSlot(t *testing.T) {
+// boQueuedBehindAna opens a class with one execution slot: Ana's run holds
+// it (its execution waits for g.release), Bo's waits in the queue.
+func boQueuedBehindAna(t *testing.T) (*gatePrepExec, *Service, RunInfo, RunInfo) {
+	t.Helper()
 	g := &gatePrepExec{gateExec: newGateExec()}
 	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, g)
 	v := openClass(t, svc, ClassLimits{ConcurrentExecutions: 1})
@@ -48,6 +47,15 @@ func TestQueuedRunsPrepareBeforeTheirSlot(t *testing.T) {
 	<-g.started // Ana holds the only slot
 	second := mustRun(t, svc, bo)
 	waitUntil(t, "Bo's run to queue", func() bool { _, w := svc.classOf().queue.stats(); return w == 1 })
+	return g, svc, first, second
+}
+
+// TestQueuedRunsPrepareBeforeTheirSlot: in class mode a run prepares its
+// sandbox while it is still in the execution queue (preparing takes no
+// slot) and hands its code over only once it has the slot; the queue
+// tells its places as for a cold run.
+func TestQueuedRunsPrepareBeforeTheirSlot(t *testing.T) {
+	g, svc, first, second := boQueuedBehindAna(t)
 	if n := g.prepared.Load(); n != 2 {
 		t.Fatalf("%d sandboxes prepared while Bo waits in line, want 2", n)
 	}
@@ -81,15 +89,7 @@ func TestQueuedRunsPrepareBeforeTheirSlot(t *testing.T) {
 // TestQueuedPreparedClosedWhenCancelledInLine: a run cancelled while its
 // prepared sandbox waits for a slot tears the sandbox down.
 func TestQueuedPreparedClosedWhenCancelledInLine(t *testing.T) {
-	g := &gatePrepExec{gateExec: newGateExec()}
-	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, g)
-	v := openClass(t, svc, ClassLimits{ConcurrentExecutions: 1})
-	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
-	bo, _ := joinAs(t, svc, v.JoinCode, "Bo")
-	first := mustRun(t, svc, ana)
-	<-g.started
-	second := mustRun(t, svc, bo)
-	waitUntil(t, "Bo's run to queue", func() bool { _, w := svc.classOf().queue.stats(); return w == 1 })
+	g, svc, first, second := boQueuedBehindAna(t)
 	svc.Cancel(second.RunID)
 	if r, _ := svc.Wait(context.Background(), second.RunID); r.Status != event.RunStatusCancelled {
 		t.Errorf("the run cancelled in the queue: %s", r.Status)

@@ -265,8 +265,8 @@ func collectAll(t *testing.T, s *Service, runID string) []event.Event {
 	return evs
 }
 
-// Tokens reach subscribers before the store; the next other event writes
-// them, then itself, before subscribers see it.
+// Tokens reach subscribers before the store; the next other event is
+// written with them, and only then do subscribers see it.
 func TestTokensArePublishedFirstAndFlushedBeforeOtherEvents(t *testing.T) {
 	s := newBareService(t, time.Hour) // no timer flush during the test
 	ctx := context.Background()
@@ -278,12 +278,15 @@ func TestTokensArePublishedFirstAndFlushedBeforeOtherEvents(t *testing.T) {
 	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{Prompt: "p"})); err != nil {
 		t.Fatal(err)
 	}
+	if e := <-sub.C; e.Seq != 1 { // published once written
+		t.Fatalf("first live event has seq %d", e.Seq)
+	}
 	for i := range 10 {
 		if err := s.emit(ar, token(1, event.PhaseGenerate, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i := range 11 {
+	for i := 1; i < 11; i++ {
 		if e := <-sub.C; e.Seq != int64(i+1) {
 			t.Fatalf("live event %d has seq %d", i, e.Seq)
 		}
@@ -305,8 +308,12 @@ func TestTokensArePublishedFirstAndFlushedBeforeOtherEvents(t *testing.T) {
 	if err := s.emit(ar, event.New(event.Log, event.LogPayload{Level: "info", Message: "m"})); err != nil {
 		t.Fatal(err)
 	}
+	// Published only once written, with the tokens before it.
+	if e := <-sub.C; e.Seq != 12 || e.Type != event.Log {
+		t.Fatalf("after the tokens: #%d %s; want #12 log", e.Seq, e.Type)
+	}
 	if n := lastSeq(t, s, run.ID); n != 12 {
-		t.Fatalf("after a log event the store holds up to #%d; want #12", n)
+		t.Fatalf("when the log event is published the store holds up to #%d; want #12", n)
 	}
 	evs, err := s.store.EventsAfter(ctx, run.ID, 0, 0)
 	if err != nil {
@@ -314,6 +321,58 @@ func TestTokensArePublishedFirstAndFlushedBeforeOtherEvents(t *testing.T) {
 	}
 	if got := tokenText(t, evs)["1/generate"]; got != "0123456789" || evs[11].Type != event.Log {
 		t.Fatalf("stored tokens %q, last %s", got, evs[11].Type)
+	}
+	endBareRun(s, ar, run)
+}
+
+// emit does not wait for the store: an event that waits for its write holds
+// back the tokens after it (never reordered), and is published, then they
+// are, once it is written.
+func TestEmitDoesNotWaitForTheStore(t *testing.T) {
+	s := newBareService(t, time.Hour)
+	ctx := context.Background()
+	ar, run := startBareRun(t, s)
+	sub, err := s.Subscribe(ctx, run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar.flushMu.Lock() // every write of this run waits, as behind a slow disk
+	if err := s.emit(ar, event.New(event.IterationStarted, event.IterationPayload{Iteration: 1})); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := s.emit(ar, token(1, event.PhaseGenerate, fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// emit returned while no write could happen; nothing is published yet.
+	ar.mu.Lock()
+	pub, seq := ar.pub, ar.seq
+	ar.mu.Unlock()
+	if pub != 0 || seq != 4 {
+		t.Fatalf("with the store held: published up to #%d of #%d; want none of 4", pub, seq)
+	}
+	select {
+	case e := <-sub.C:
+		t.Fatalf("#%d %s reached a subscriber before iteration_started was written", e.Seq, e.Type)
+	default:
+	}
+	ar.flushMu.Unlock()
+	e := <-sub.C
+	if e.Seq != 1 || e.Type != event.IterationStarted {
+		t.Fatalf("first published: #%d %s; want #1 iteration_started", e.Seq, e.Type)
+	}
+	if n := lastSeq(t, s, run.ID); n < 1 {
+		t.Fatal("iteration_started published before it was stored")
+	}
+	for want := int64(2); want <= 4; want++ {
+		if e := <-sub.C; e.Seq != want || e.Type != event.Token {
+			t.Fatalf("then #%d %s; want #%d token", e.Seq, e.Type, want)
+		}
+	}
+	its, err := s.store.ListIterations(ctx, run.ID)
+	if err != nil || len(its) != 1 || its[0].N != 1 || its[0].Status != "running" {
+		t.Fatalf("iteration rows written with the event: %+v, %v", its, err)
 	}
 	endBareRun(s, ar, run)
 }
@@ -371,6 +430,10 @@ func TestFailedFlushIsReported(t *testing.T) {
 	t.Run("before another event", func(t *testing.T) {
 		s := newBareService(t, time.Hour)
 		ar, run := startBareRun(t, s)
+		sub, err := s.Subscribe(ctx, run.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		// Occupy seq 2 behind the service's back.
 		if err := s.store.AppendEvent(ctx, event.Event{RunID: run.ID, Seq: 2, Type: event.Log, TS: time.Now()}); err != nil {
 			t.Fatal(err)
@@ -380,15 +443,36 @@ func TestFailedFlushIsReported(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		err := s.emit(ar, event.New(event.Log, event.LogPayload{Message: "m"}))
+		// The log event's write (with the tokens) fails in the background.
+		if err := s.emit(ar, event.New(event.Log, event.LogPayload{Message: "m"})); err != nil {
+			t.Fatalf("emit of the log event: %v; its write has not failed yet", err)
+		}
+		waitFor(t, "the write to fail", func() bool {
+			ar.mu.Lock()
+			defer ar.mu.Unlock()
+			return ar.flushErr != nil
+		})
+		err = s.emit(ar, token(1, event.PhaseGenerate, "y"))
 		if !errors.Is(err, store.ErrDuplicate) {
-			t.Fatalf("emit after a conflicting token: %v; want ErrDuplicate", err)
+			t.Fatalf("emit after the failed write: %v; want ErrDuplicate", err)
 		}
 		ar.mu.Lock()
-		seq, pending := ar.seq, len(ar.unsaved)
+		seq, pending, pub := ar.seq, len(ar.unsaved), ar.pub
 		ar.mu.Unlock()
-		if seq != 2 || pending != 2 {
-			t.Fatalf("after the failure: seq %d, %d pending; want 2, 2", seq, pending)
+		// Nothing is lost (all four wait to be written) and the log event,
+		// not in the store, was never published, nor the token behind it.
+		if seq != 4 || pending != 4 || pub != 2 {
+			t.Fatalf("after the failure: seq %d, %d pending, published up to #%d; want 4, 4, 2", seq, pending, pub)
+		}
+		for want := int64(1); want <= 2; want++ {
+			if e := <-sub.C; e.Seq != want {
+				t.Fatalf("published #%d; want #%d", e.Seq, want)
+			}
+		}
+		select {
+		case e := <-sub.C:
+			t.Fatalf("#%d %s published though the store does not hold it", e.Seq, e.Type)
+		default:
 		}
 		endBareRun(s, ar, run) // fails again, and says so in the log
 	})

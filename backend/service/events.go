@@ -34,23 +34,28 @@ type activeRun struct {
 
 	// flushMu serialises the writes of this run's events, so the store
 	// always holds a prefix of the run's stream (no gap: a crash loses a
-	// tail, never a middle). Lock order: flushMu, then mu.
+	// tail, never a middle). It also guards iters. Lock order: flushMu,
+	// then mu.
 	flushMu sync.Mutex
+	iters   map[int]*store.Iteration // the iterations' rows as the events so far make them
 
 	mu     sync.Mutex
-	seq    int64
+	seq    int64 // the last seq given
+	pub    int64 // the last seq published: subscribers have seen a prefix of the stream
 	subs   map[*subscriber]struct{}
-	iters  map[int]*store.Iteration
 	closed bool
 	run    *store.Run
 	err    error
-	// unsaved holds the events already published but not yet committed, in
-	// seq order: always the tail of the stream, ending at seq. A flush takes
-	// a prefix and removes it only once it is committed, so Subscribe can
-	// replay the store up to unsaved[0] and the rest from here.
+	// unsaved holds the events given a seq but not yet committed, in seq
+	// order: always the tail of the stream, ending at seq. Those up to pub
+	// are published already (tokens); the rest wait for the store. A flush
+	// takes a prefix and removes it only once it is committed, so
+	// Subscribe can replay the store up to unsaved[0] and the published
+	// rest from here.
 	unsaved []event.Event
 	timer   *time.Timer // flushes unsaved one window after the first token
 	armed   bool        // timer is set and has not taken its batch yet
+	urgent  bool        // a flush is on its way at once and has not taken its batch yet
 	// flushErr is why a background flush failed; the next emit returns it
 	// (the events stay in unsaved and are written with the next batch).
 	flushErr error
@@ -73,9 +78,10 @@ func (a *activeRun) result() (*store.Run, error) {
 	return a.run, a.err
 }
 
-// closeRun ends every live subscription after the last event was delivered.
-// run_finished has flushed every pending token by then; if that write
-// failed, one last attempt is made here, and what still fails is logged.
+// closeRun writes what is left, publishes it and ends every live
+// subscription after the last event (run_finished, emitted just before).
+// If that write fails, what could not be saved is logged and not
+// published: a subscriber never sees an event the store does not hold.
 func (s *Service) closeRun(a *activeRun) {
 	a.flushMu.Lock()
 	a.mu.Lock()
@@ -85,8 +91,10 @@ func (s *Service) closeRun(a *activeRun) {
 		a.armed = false
 	}
 	if n := len(a.unsaved); n > 0 {
-		if err := s.writeEvents(a.unsaved); err != nil {
-			s.log.Error("events of a run were published but could not be saved", "run", a.id, "events", n, "err", err)
+		if err := s.writeEvents(a.unsaved, a.track(a.unsaved)); err != nil {
+			s.log.Error("events of a run could not be saved", "run", a.id, "events", n, "err", err)
+		} else {
+			s.committed(a, n)
 		}
 		a.unsaved = nil
 	}
@@ -108,65 +116,69 @@ type subscriber struct {
 // (Options.TokenWindow).
 const DefaultTokenWindow = 30 * time.Millisecond
 
-// maxUnsaved bounds the tokens published but not yet written: past it, the
+// maxUnsaved bounds the events given a seq but not yet written: past it, the
 // producer writes them itself (and so waits for the store) instead of
 // letting memory, and what a crash would lose, grow.
 const maxUnsaved = 1024
 
 // emit stamps one event with the run's next seq and hands it to the store
-// and the subscribers, always in seq order.
+// and the subscribers, always in seq order. It never waits for the store
+// (unless maxUnsaved events are pending): the loop goes on generating and
+// executing while its events are written, so a run's pace does not depend
+// on the disk, nor on the other runs sharing the history.
 //
 // Token events (the model's text deltas, by far the most numerous) and
 // exec_output events (the running code's output, already gathered per window
-// by the loop) are published at once and written later, in one transaction
-// per window of s.tokenWindow (see flush). Every other event first writes
-// the pending tokens and itself in one transaction and is published only
-// then, so a
-// subscriber that sees run_finished (or a generated, an exec_finished…)
-// can count on the store holding everything up to it. What a crash can
-// lose is therefore the tokens of about one window: those published but not
-// yet committed. The store never has a gap (see flushMu). With a window of
-// zero or less every event is written before it is published, one
-// transaction each.
+// by the loop) are published at once (unless an earlier event still waits
+// for the store) and written later, in one transaction per window of
+// s.tokenWindow. Every other event is written at once, in the background,
+// with the tokens before it and the iteration row it changes, and is
+// published only once committed, so a subscriber that sees run_finished (or
+// a generated, an exec_finished…) can count on the store holding everything
+// up to it. What a crash can lose is therefore the tail of the stream: the
+// tokens of about one window, and the other events not yet committed, which
+// nobody has seen. The store never has a gap (see flushMu). With a window of
+// zero or less every event is written by the producer before it is
+// published, one transaction each.
 func (s *Service) emit(a *activeRun, e event.Event) error {
-	if (e.Type == event.Token || e.Type == event.ExecOutput) && s.tokenWindow > 0 {
-		return s.emitToken(a, e)
-	}
-	a.flushMu.Lock()
-	defer a.flushMu.Unlock()
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.seq++
-	e.RunID, e.Seq, e.TS = a.id, a.seq, time.Now().UTC()
-	batch := append(a.unsaved[:len(a.unsaved):len(a.unsaved)], e)
-	if err := s.writeEvents(batch); err != nil {
-		a.seq--
-		return err
-	}
-	a.unsaved, a.flushErr = a.unsaved[:0], nil
-	// A cancelled run still records its last events: use a context of our own.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.trackIteration(ctx, a, e); err != nil {
-		return err
-	}
-	a.publish(e)
-	return nil
-}
-
-// emitToken publishes a token (or exec_output) at once and leaves it in
-// unsaved for the window's flush.
-func (s *Service) emitToken(a *activeRun, e event.Event) error {
-	a.mu.Lock()
-	if err := a.flushErr; err != nil {
-		a.flushErr = nil
-		a.mu.Unlock()
-		return err
-	}
+	err := a.flushErr
+	a.flushErr = nil
 	a.seq++
 	e.RunID, e.Seq, e.TS = a.id, a.seq, time.Now().UTC()
 	a.unsaved = append(a.unsaved, e)
-	if !a.armed {
+	first := s.publishedFirst(e)
+	if first && a.pub == e.Seq-1 {
+		a.publish(e)
+	}
+	inline := s.tokenWindow <= 0 || len(a.unsaved) >= s.maxUnsaved
+	if !inline {
+		s.schedule(a, !first)
+	}
+	a.mu.Unlock()
+	if inline {
+		err = errors.Join(err, s.flush(a))
+	}
+	return err
+}
+
+// publishedFirst says whether e is published before it is written.
+func (s *Service) publishedFirst(e event.Event) bool {
+	return s.tokenWindow > 0 && (e.Type == event.Token || e.Type == event.ExecOutput)
+}
+
+// schedule arranges for unsaved to be written: at once in the background
+// (now), or one token window after the first token. a.mu is held.
+func (s *Service) schedule(a *activeRun, now bool) {
+	switch {
+	case now && !a.urgent:
+		a.urgent = true
+		s.flushes.Add(1)
+		go func() {
+			defer s.flushes.Done()
+			s.flushInBackground(a)
+		}()
+	case !now && !a.armed && !a.urgent:
 		a.armed = true
 		if a.timer == nil {
 			a.timer = time.AfterFunc(s.tokenWindow, func() { s.flushInBackground(a) })
@@ -174,13 +186,6 @@ func (s *Service) emitToken(a *activeRun, e event.Event) error {
 			a.timer.Reset(s.tokenWindow)
 		}
 	}
-	a.publish(e)
-	backlog := len(a.unsaved) >= s.maxUnsaved
-	a.mu.Unlock()
-	if backlog {
-		return s.flush(a)
-	}
-	return nil
 }
 
 func (s *Service) flushInBackground(a *activeRun) {
@@ -191,44 +196,63 @@ func (s *Service) flushInBackground(a *activeRun) {
 	}
 }
 
-// flush writes the events published so far and not yet written, in one
-// transaction, without holding the run's lock during the write: tokens keep
-// flowing to subscribers meanwhile.
+// flush writes the events given a seq so far and not yet written, in one
+// transaction with the iteration rows they change, without holding the
+// run's lock during the write (tokens keep flowing to subscribers
+// meanwhile), then publishes those that waited for it.
 func (s *Service) flush(a *activeRun) error {
 	a.flushMu.Lock()
 	defer a.flushMu.Unlock()
 	a.mu.Lock()
-	a.armed = false
+	a.armed, a.urgent = false, false
 	n := len(a.unsaved)
-	batch := a.unsaved[:n:n] // emitToken only appends past n meanwhile
+	batch := a.unsaved[:n:n] // emit only appends past n meanwhile
 	closed := a.closed
 	a.mu.Unlock()
 	if n == 0 || closed {
 		return nil
 	}
-	if err := s.writeEvents(batch); err != nil {
+	if err := s.writeEvents(batch, a.track(batch)); err != nil {
 		return err
 	}
 	a.mu.Lock()
-	a.unsaved = append(a.unsaved[:0], a.unsaved[n:]...)
+	s.committed(a, n)
 	a.mu.Unlock()
 	return nil
 }
 
-// writeEvents commits events (of one run, in seq order) in one transaction.
-func (s *Service) writeEvents(evs []event.Event) error {
+// committed takes the first n unsaved events, now in the store, out of
+// unsaved and publishes, in order, those that waited for the store, with
+// the tokens that came after them up to the next event that waits. a.mu is
+// held.
+func (s *Service) committed(a *activeRun, n int) {
+	last := a.unsaved[n-1].Seq
+	for _, e := range a.unsaved {
+		if e.Seq <= a.pub {
+			continue
+		}
+		if e.Seq > last && !s.publishedFirst(e) {
+			break
+		}
+		a.publish(e)
+	}
+	a.unsaved = append(a.unsaved[:0], a.unsaved[n:]...)
+}
+
+// writeEvents commits events (of one run, in seq order) and the iteration
+// rows they change in one transaction.
+func (s *Service) writeEvents(evs []event.Event, its []store.Iteration) error {
 	// A cancelled run still records its last events: use a context of our own.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if len(evs) == 1 {
-		return s.store.AppendEvent(ctx, evs[0])
-	}
-	return s.store.AppendEvents(ctx, evs)
+	return s.store.AppendEvents(ctx, evs, its...)
 }
 
 // publish hands e to every subscriber; one that is too far behind is
-// dropped (it catches up from the store). Called with a.mu held.
+// dropped (it catches up from the store). Called with a.mu held, in seq
+// order.
 func (a *activeRun) publish(e event.Event) {
+	a.pub = e.Seq
 	for sub := range a.subs {
 		select {
 		case sub.live <- e:
@@ -240,9 +264,27 @@ func (a *activeRun) publish(e event.Event) {
 	}
 }
 
-// trackIteration keeps the iterations table in step with the events, so
-// history views need not replay the event stream.
-func (s *Service) trackIteration(ctx context.Context, a *activeRun, e event.Event) error {
+// track applies evs to the run's iteration rows and returns the rows they
+// changed, in the order first changed, so that history views need not
+// replay the event stream. Applying the same events again (a batch whose
+// write failed, retried) gives the same rows. a.flushMu is held.
+func (a *activeRun) track(evs []event.Event) []store.Iteration {
+	var changed []*store.Iteration
+	for _, e := range evs {
+		it := a.trackOne(e)
+		if it != nil && !slices.Contains(changed, it) {
+			changed = append(changed, it)
+		}
+	}
+	rows := make([]store.Iteration, len(changed))
+	for i, it := range changed {
+		rows[i] = *it
+	}
+	return rows
+}
+
+// trackOne applies e to its iteration's row, nil when e changes none.
+func (a *activeRun) trackOne(e event.Event) *store.Iteration {
 	var n struct {
 		Iteration int `json:"iteration"`
 	}
@@ -251,8 +293,10 @@ func (s *Service) trackIteration(ctx context.Context, a *activeRun, e event.Even
 	default:
 		return nil
 	}
-	if err := e.Decode(&n); err != nil {
-		return err
+	// The service made these payloads: one that does not decode would be a
+	// bug, and the event itself is still stored.
+	if e.Decode(&n) != nil {
+		return nil
 	}
 	it := a.iters[n.Iteration]
 	if it == nil {
@@ -262,34 +306,30 @@ func (s *Service) trackIteration(ctx context.Context, a *activeRun, e event.Even
 	switch e.Type {
 	case event.Generated:
 		var p event.GeneratedPayload
-		if err := e.Decode(&p); err != nil {
-			return err
-		}
-		it.Code, it.Content = p.Code, p.Content
-		if p.FormatError != "" {
-			it.Summary = p.FormatError
+		if e.Decode(&p) == nil {
+			it.Code, it.Content = p.Code, p.Content
+			if p.FormatError != "" {
+				it.Summary = p.FormatError
+			}
 		}
 	case event.ExecFinished:
 		var p event.ExecPayload
-		if err := e.Decode(&p); err != nil {
-			return err
+		if e.Decode(&p) == nil {
+			it.ExecStatus, it.ExitCode, it.Stdout, it.Stderr = string(p.Status), p.ExitCode, p.Stdout, p.Stderr
+			it.Truncated, it.ExecMS, it.Isolation = p.Truncated, p.DurationMS, p.Isolation
 		}
-		it.ExecStatus, it.ExitCode, it.Stdout, it.Stderr = string(p.Status), p.ExitCode, p.Stdout, p.Stderr
-		it.Truncated, it.ExecMS, it.Isolation = p.Truncated, p.DurationMS, p.Isolation
 	case event.Reflection:
 		var p event.ReflectionPayload
-		if err := e.Decode(&p); err != nil {
-			return err
+		if e.Decode(&p) == nil {
+			it.Reflection = p.Text
 		}
-		it.Reflection = p.Text
 	case event.IterationDone:
 		var p event.IterationDonePayload
-		if err := e.Decode(&p); err != nil {
-			return err
+		if e.Decode(&p) == nil {
+			it.Status, it.Summary = p.Status, p.Summary
 		}
-		it.Status, it.Summary = p.Status, p.Summary
 	}
-	return s.store.PutIteration(ctx, *it)
+	return it
 }
 
 // Subscription delivers a run's events in seq order. C is closed after the
@@ -329,21 +369,28 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 		sub     *subscriber
 		unsaved []event.Event // published before sub joined, not yet in the store
 	)
-	upTo := int64(-1) // replay everything stored when the run is finished
+	// What to replay from the store: everything when the run is finished.
+	storedUpTo := int64(-1)
 	if a != nil {
 		a.mu.Lock()
 		if !a.closed {
 			sub = &subscriber{live: make(chan event.Event, subBuffer)}
 			a.subs[sub] = struct{}{}
-			upTo = a.seq
-			unsaved = slices.Clone(a.unsaved)
+			// The store holds every event before the first unsaved one,
+			// all of them published; the published unsaved ones (tokens)
+			// come from here, and what is not published yet comes live.
+			storedUpTo = a.seq
+			if len(a.unsaved) > 0 {
+				storedUpTo = a.unsaved[0].Seq - 1
+			}
+			storedUpTo = min(storedUpTo, a.pub)
+			for _, e := range a.unsaved {
+				if e.Seq <= a.pub {
+					unsaved = append(unsaved, e)
+				}
+			}
 		}
 		a.mu.Unlock()
-	}
-	// The store holds every event before the first unsaved one.
-	storedUpTo := upTo
-	if len(unsaved) > 0 {
-		storedUpTo = unsaved[0].Seq - 1
 	}
 	if a == nil {
 		if _, err := s.store.GetRun(ctx, runID); err != nil {

@@ -99,6 +99,9 @@ type Service struct {
 	// tokenWindow and maxUnsaved: see emit.
 	tokenWindow time.Duration
 	maxUnsaved  int
+	// flushes counts the background writes of events under way (emit);
+	// Close waits for them before it closes the store.
+	flushes sync.WaitGroup
 
 	// exec runs generated code. It is made on first need (see executor):
 	// the sandbox probes the host for it, and most commands never run code.
@@ -206,6 +209,7 @@ func (s *Service) Close() error {
 	s.mu.Unlock()
 	close(s.closing)
 	s.wg.Wait()
+	s.flushes.Wait()
 	// The store closes first: once the claim is released, another process
 	// may recover this one's runs, and every run has recorded its end by now.
 	return errors.Join(s.store.Close(), s.owner.Release())

@@ -52,6 +52,38 @@ func TestPutIterationUpserts(t *testing.T) {
 	}
 }
 
+// AppendEvents with iterations: one transaction for both, so a rejected
+// event leaves the iteration rows as they were, and an accepted batch saves
+// each iteration's last state.
+func TestAppendEventsWithIterationsIsAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	_, run := seed(t, s)
+	first := Iteration{RunID: run.ID, N: 1, Code: "print(1)", Status: "running"}
+	if err := s.AppendEvents(ctx, []event.Event{testEvent(run.ID, 1)}, first); err != nil {
+		t.Fatal(err)
+	}
+	later := first
+	later.ExecStatus, later.Status = "ok", "success"
+	err := s.AppendEvents(ctx, []event.Event{testEvent(run.ID, 2), testEvent(run.ID, 1)}, later)
+	if !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("batch with a duplicate: %v, want ErrDuplicate", err)
+	}
+	if got, err := s.ListIterations(ctx, run.ID); err != nil || len(got) != 1 || got[0] != first {
+		t.Fatalf("after the rejected batch: %+v, %v; want only %+v", got, err, first)
+	}
+	second := Iteration{RunID: run.ID, N: 2, Code: "print(2)"}
+	if err := s.AppendEvents(ctx, []event.Event{testEvent(run.ID, 2)}, later, second); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ListIterations(ctx, run.ID); err != nil || len(got) != 2 || got[0] != later || got[1] != second {
+		t.Fatalf("ListIterations = %+v, %v; want %+v and %+v", got, err, later, second)
+	}
+	if seq, _ := s.LastSeq(ctx, run.ID); seq != 2 {
+		t.Errorf("LastSeq = %d, want 2", seq)
+	}
+}
+
 func TestAppendMessageSeq(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)

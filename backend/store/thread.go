@@ -38,23 +38,27 @@ type Message struct {
 // PutIteration inserts the iteration or, if (RunID, N) exists, replaces all
 // its fields: each save carries the whole current state of the step.
 func (s *Store) PutIteration(ctx context.Context, it Iteration) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO iterations (
-			run_id, n, code, content, exec_status, exit_code, stdout, stderr,
-			truncated, exec_ms, isolation, reflection, status, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id, n) DO UPDATE SET
-			code = excluded.code, content = excluded.content,
-			exec_status = excluded.exec_status, exit_code = excluded.exit_code,
-			stdout = excluded.stdout, stderr = excluded.stderr,
-			truncated = excluded.truncated, exec_ms = excluded.exec_ms,
-			isolation = excluded.isolation, reflection = excluded.reflection,
-			status = excluded.status, summary = excluded.summary`,
-		it.RunID, it.N, it.Code, it.Content, it.ExecStatus, it.ExitCode, it.Stdout, it.Stderr,
-		boolInt(it.Truncated), it.ExecMS, it.Isolation, it.Reflection, it.Status, it.Summary)
-	if err != nil {
+	if _, err := s.w.ExecContext(ctx, upsertIteration, iterationArgs(it)...); err != nil {
 		return fmt.Errorf("store: put iteration %d of run %q: %w", it.N, it.RunID, constraintErr(err))
 	}
 	return nil
+}
+
+const upsertIteration = `INSERT INTO iterations (
+		run_id, n, code, content, exec_status, exit_code, stdout, stderr,
+		truncated, exec_ms, isolation, reflection, status, summary)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (run_id, n) DO UPDATE SET
+		code = excluded.code, content = excluded.content,
+		exec_status = excluded.exec_status, exit_code = excluded.exit_code,
+		stdout = excluded.stdout, stderr = excluded.stderr,
+		truncated = excluded.truncated, exec_ms = excluded.exec_ms,
+		isolation = excluded.isolation, reflection = excluded.reflection,
+		status = excluded.status, summary = excluded.summary`
+
+func iterationArgs(it Iteration) []any {
+	return []any{it.RunID, it.N, it.Code, it.Content, it.ExecStatus, it.ExitCode, it.Stdout, it.Stderr,
+		boolInt(it.Truncated), it.ExecMS, it.Isolation, it.Reflection, it.Status, it.Summary}
 }
 
 // ListIterations returns a run's iterations by N.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/tmaxmax/go-sse"
 )
@@ -69,6 +70,25 @@ func (c *HTTPCall) PostJSON(ctx context.Context, url string, body any, setHeader
 	}
 	return nil, &HTTPStatusError{Status: res.StatusCode, Body: msg}
 }
+
+// Finish reads what is left of an answer whose final event has come (at
+// most finishLimit bytes, for at most finishWait), so that closing body
+// gives its connection back to the pool. An answer closed before its end
+// was read closes the connection instead, and the next call pays a new TCP
+// (and TLS) handshake: seen on every other call of a loop against a local
+// server. After the final event the rest is normally the end of the chunked
+// encoding, already on its way; a server that keeps the answer open costs
+// finishWait, and its connection is closed as before.
+func Finish(body io.ReadCloser) {
+	t := time.AfterFunc(finishWait, func() { _ = body.Close() })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, finishLimit))
+}
+
+const (
+	finishLimit = 64 << 10
+	finishWait  = 250 * time.Millisecond
+)
 
 // Event is one server-sent event: its type (the event field; "" when it
 // has none) and its data lines joined by "\n".

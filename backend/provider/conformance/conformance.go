@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -62,15 +63,19 @@ type server struct {
 	gone     chan struct{} // receives once per request that saw its client leave
 }
 
-func newServer(t *testing.T, h handler) *server {
+func newServer(t *testing.T, h handler, configure ...func(*http.Server)) *server {
 	t.Helper()
 	s := &server{gone: make(chan struct{}, 16)}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Reading the whole request lets the server notice when the client
 		// goes away (r.Context() ends).
 		_, _ = io.Copy(io.Discard, r.Body)
 		h(w, r, int(s.attempts.Add(1)))
 	}))
+	for _, c := range configure {
+		c(s.Config)
+	}
+	s.Start()
 	t.Cleanup(s.Close)
 	return s
 }
@@ -444,6 +449,32 @@ func runStream(t *testing.T, w Wire) {
 			if out := fmt.Sprintf(verb, p); key == "" || strings.Contains(out, key) {
 				t.Errorf("key %q in %s: %s", key, verb, out)
 			}
+		}
+	})
+	t.Run("one connection for many calls", func(t *testing.T) {
+		t.Parallel()
+		// A loop calls its model again and again: each call must give its
+		// connection back, or the next pays a new handshake (TLS, with a
+		// real API). Whether an answer's last bytes come with its final
+		// event is up to TCP, so one call in isolation may pass by luck;
+		// twenty in a row do not.
+		var conns atomic.Int32
+		s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) { w.answer(rw, "Hel", "lo") },
+			func(srv *http.Server) {
+				srv.ConnState = func(_ net.Conn, st http.ConnState) {
+					if st == http.StateNew {
+						conns.Add(1)
+					}
+				}
+			})
+		p := w.provider(t, s, nil)
+		for i := range 20 {
+			if r := drain(t, context.Background(), p, nil); r.Err != nil || r.Done == nil {
+				t.Fatalf("call %d: err = %v, done = %v", i+1, r.Err, r.Done)
+			}
+		}
+		if n := conns.Load(); n != 1 {
+			t.Errorf("20 calls opened %d connections; want 1", n)
 		}
 	})
 	t.Run("read to the end", func(t *testing.T) {

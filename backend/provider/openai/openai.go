@@ -179,6 +179,7 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 				continue
 			}
 			if strings.HasPrefix(ev.Data, "[DONE]") {
+				provider.Finish(res.Body)
 				break
 			}
 			var ch chatChunk

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
@@ -162,6 +163,25 @@ func TestStreamDeltasUsageAndRequest(t *testing.T) {
 	if !reflect.DeepEqual(body["messages"], wantMsgs) {
 		t.Errorf("messages = %v", body["messages"])
 	}
+}
+
+// A server that keeps the answer open after [DONE] still gives a complete
+// answer: the read of what is left (provider.Finish) gives up instead of
+// waiting for the idle limit (an hour here), and the connection is closed.
+func TestAnswerHeldOpenAfterDone(t *testing.T) {
+	gone := make(chan struct{})
+	f := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		happy(w, r, n)
+		<-r.Context().Done() // until the client closes
+		close(gone)
+	})
+	p := f.profile()
+	p.IdleTimeout = time.Hour
+	r := drain(t, context.Background(), newClient(t, p), conversation)
+	if r.Err != nil || r.Done == nil || r.Done.Content != "Hello, world" {
+		t.Fatalf("err = %v, done = %+v", r.Err, r.Done)
+	}
+	<-gone
 }
 
 func TestStructuredOutput(t *testing.T) {

@@ -521,12 +521,16 @@ func execPayload(it int, res sandbox.Result) event.ExecPayload {
 	return event.ExecPayload{
 		Iteration: it, Status: res.Status, ExitCode: res.ExitCode, Signal: res.Signal,
 		Stdout: res.Stdout, Stderr: res.Stderr, Truncated: res.Truncated,
-		DurationMS: res.Duration.Milliseconds(), Isolation: res.Isolation,
+		DurationMS: roundMS(res.Duration), Isolation: res.Isolation,
 		Outcome: &outcome, Description: sandbox.English(outcome),
 		Protections: protections, Notes: res.Notes, Warnings: res.Warnings,
 		Images: imageRefs(res.Images), ImageNotes: res.ImageNotes, ImagesSkipped: res.ImagesSkipped,
 	}
 }
+
+// roundMS is d in whole milliseconds, rounded: a program's 3.8 ms reads as
+// 4, not 3 (Milliseconds truncates), so sums of many are not biased low.
+func roundMS(d time.Duration) int64 { return d.Round(time.Millisecond).Milliseconds() }
 
 func imageRefs(imgs []sandbox.Image) []event.ImageRef {
 	var refs []event.ImageRef

@@ -290,3 +290,17 @@ func TestRunGivesStdinToTheCode(t *testing.T) {
 		t.Errorf("stdout %q, live %q; want the input echoed", fin.Stdout, rec.got.String())
 	}
 }
+
+// A program's duration is rounded to the millisecond, not truncated: sums
+// of many (the benchmarks' "programs' own time") would otherwise read up to
+// a millisecond low per program.
+func TestRoundMS(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want int64
+	}{{3800 * time.Microsecond, 4}, {3400 * time.Microsecond, 3}, {600 * time.Microsecond, 1}, {0, 0}, {2 * time.Second, 2000}} {
+		if got := roundMS(c.d); got != c.want {
+			t.Errorf("roundMS(%v) = %d, want %d", c.d, got, c.want)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func (w *wsRun) validate(ctx context.Context, it int) ([]validation, error) {
 		}
 		if err := w.r.send(event.Validated, event.ValidatePayload{Iteration: it, Command: c, ExitCode: res.ExitCode,
 			Passed: res.OK(), TimedOut: res.TimedOut, Stdout: res.Stdout, Stderr: res.Stderr,
-			Truncated: res.Truncated, DurationMS: res.Duration.Milliseconds()}); err != nil {
+			Truncated: res.Truncated, DurationMS: roundMS(res.Duration)}); err != nil {
 			return nil, err
 		}
 		if !res.OK() {

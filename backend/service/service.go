@@ -606,11 +606,12 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		p := Explain(out.Err)
 		run.Error, run.ErrorCode, run.ErrorParams = out.Err.Error(), string(p.Code), p.Params
 	}
-	for _, m := range out.Messages {
-		if err := s.store.AppendMessage(ctx, store.Message{RunID: run.ID, Role: string(m.Role), Content: m.Content}); err != nil {
-			s.log.Error("saving the message thread", "run", run.ID, "err", err)
-			break
-		}
+	thread := make([]store.Message, len(out.Messages))
+	for i, m := range out.Messages {
+		thread[i] = store.Message{RunID: run.ID, Role: string(m.Role), Content: m.Content}
+	}
+	if err := s.store.AppendMessages(ctx, thread); err != nil {
+		s.log.Error("saving the message thread", "run", run.ID, "err", err)
 	}
 	if err := s.store.UpdateRun(ctx, run); err != nil {
 		s.log.Error("saving the run's end", "run", run.ID, "err", err)

@@ -84,6 +84,39 @@ func TestAppendEventsWithIterationsIsAllOrNone(t *testing.T) {
 	}
 }
 
+// A thread saved in one call is numbered in order, after what the run has,
+// and a batch with a conflicting seq saves nothing.
+func TestAppendMessagesNumbersInOrderAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	_, run := seed(t, s)
+	if err := s.AppendMessage(ctx, Message{RunID: run.ID, Role: "user", Content: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	thread := []Message{{RunID: run.ID, Role: "assistant", Content: "a"}, {RunID: run.ID, Role: "user", Content: "b"}}
+	if err := s.AppendMessages(ctx, thread); err != nil {
+		t.Fatal(err)
+	}
+	bad := []Message{{RunID: run.ID, Role: "assistant", Content: "c"}, {RunID: run.ID, Seq: 1, Role: "user", Content: "dup"}}
+	if err := s.AppendMessages(ctx, bad); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("batch with a duplicate seq: %v, want ErrDuplicate", err)
+	}
+	msgs, err := s.ListMessages(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, fmt.Sprintf("%d:%s", m.Seq, m.Content))
+	}
+	if fmt.Sprint(got) != "[1:first 2:a 3:b]" {
+		t.Errorf("thread = %v, want [1:first 2:a 3:b]", got)
+	}
+	if err := s.AppendMessages(ctx, nil); err != nil {
+		t.Errorf("empty thread: %v", err)
+	}
+}
+
 func TestAppendMessageSeq(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)

@@ -100,16 +100,37 @@ func (s *Store) ListIterations(ctx context.Context, runID string) ([]Iteration, 
 // more than the run's highest seq, computed in the INSERT itself so two
 // appends cannot pick the same number. A zero CreatedAt becomes now.
 func (s *Store) AppendMessage(ctx context.Context, m Message) error {
+	return s.AppendMessages(ctx, []Message{m})
+}
+
+// AppendMessages adds messages as AppendMessage does, in order and in one
+// transaction: all or none. A run's thread is saved whole when it ends, and
+// one commit for it, rather than one a message, is what its end costs.
+func (s *Store) AppendMessages(ctx context.Context, msgs []Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, m := range msgs {
+			if err := appendMessage(ctx, tx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func appendMessage(ctx context.Context, tx *sql.Tx, m Message) error {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now()
 	}
 	var err error
 	if m.Seq == 0 {
-		_, err = s.w.ExecContext(ctx, `INSERT INTO messages (run_id, seq, role, content, created_at)
+		_, err = tx.ExecContext(ctx, `INSERT INTO messages (run_id, seq, role, content, created_at)
 			SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM messages WHERE run_id = ?1`,
 			m.RunID, m.Role, m.Content, fmtTime(m.CreatedAt))
 	} else {
-		_, err = s.w.ExecContext(ctx, `INSERT INTO messages (run_id, seq, role, content, created_at)
+		_, err = tx.ExecContext(ctx, `INSERT INTO messages (run_id, seq, role, content, created_at)
 			VALUES (?, ?, ?, ?, ?)`,
 			m.RunID, m.Seq, m.Role, m.Content, fmtTime(m.CreatedAt))
 	}

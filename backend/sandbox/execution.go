@@ -160,6 +160,8 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 			slog.Warn("sandbox: no cgroup for this run", "err", err)
 			res.note(event.NewNote(event.NoteCgroupFailed, "detail", err.Error()))
 			x.cg = nil
+		} else {
+			x.cg.sealed = r.bwrap != nil
 		}
 	}
 	cg := x.cg
@@ -321,11 +323,21 @@ func (x *execution) groupOptions() procgroup.Options {
 	opts := procgroup.Options{SweepWithin: sweepWithin, Contained: ns != nil}
 	switch {
 	case cg != nil && ns != nil:
-		opts.OnKill = func() { cg.kill(); ns.kill() }
+		// The namespace's init takes every process of the run with it,
+		// and from inside the namespace the code cannot reach the cgroup
+		// file system to leave its cgroup: the cgroup is killed too only
+		// while the init is unknown (scanning its members costs about as
+		// much as the rest of a run's end), and the final sweep checks
+		// that it is empty either way.
+		opts.OnKill = func() {
+			if !ns.kill() {
+				cg.kill()
+			}
+		}
 	case cg != nil:
 		opts.OnKill = cg.kill
 	case ns != nil:
-		opts.OnKill = ns.kill
+		opts.OnKill = func() { ns.kill() }
 	}
 	if ns != nil {
 		opts.BeforeStop = func() { ns.await(sweepWithin) }

@@ -92,6 +92,16 @@ func (n *nsInit) await(within time.Duration) bool {
 	if !n.launched.Load() {
 		return true
 	}
+	// Done already? (With a zero timer the select below would pick either
+	// case at random when both are ready.)
+	select {
+	case <-n.done:
+		return true
+	default:
+	}
+	if within <= 0 {
+		return false
+	}
 	t := time.NewTimer(within)
 	defer t.Stop()
 	select {
@@ -102,16 +112,15 @@ func (n *nsInit) await(within time.Duration) bool {
 	}
 }
 
-// kill sends SIGKILL to the namespace's init, if known.
-func (n *nsInit) kill() {
+// kill sends SIGKILL to the namespace's init, if known, and says whether
+// it did.
+func (n *nsInit) kill() bool {
 	if !n.launched.Load() || !n.await(0) {
-		return
+		return false
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.fd >= 0 {
-		_ = unix.PidfdSendSignal(n.fd, unix.SIGKILL, nil, 0)
-	}
+	return n.fd >= 0 && unix.PidfdSendSignal(n.fd, unix.SIGKILL, nil, 0) == nil
 }
 
 // killAndWait kills the namespace's init, which takes every process inside

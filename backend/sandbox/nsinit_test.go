@@ -106,3 +106,27 @@ func TestHostileNamespaceDiscardedAtOnce(t *testing.T) {
 		wantNoSurvivors(t, m)
 	}
 }
+
+// await(0) asks "named already?": once the reader is done it must say yes
+// every time (a zero timer raced the done channel, so stops skipped the
+// init's kill and scanned every cgroup instead), and no while it reads.
+func TestNSInitAwaitZero(t *testing.T) {
+	n, err := newNSInit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.w.Close()
+	defer n.r.Close()
+	n.launched.Store(true)
+	for i := range 200 {
+		if n.await(0) {
+			t.Fatalf("call %d: await(0) = true while bubblewrap has said nothing", i+1)
+		}
+	}
+	close(n.done)
+	for i := range 200 {
+		if !n.await(0) {
+			t.Fatalf("call %d: await(0) = false with the reader done", i+1)
+		}
+	}
+}

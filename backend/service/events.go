@@ -162,6 +162,13 @@ func (s *Service) emit(a *activeRun, e event.Event) error {
 	return err
 }
 
+// emitNow is emit waiting for the write: for a run's first event, so that
+// a history that cannot be written fails the launch, where the caller sees
+// it, rather than the run's first step.
+func (s *Service) emitNow(a *activeRun, e event.Event) error {
+	return errors.Join(s.emit(a, e), s.flush(a))
+}
+
 // publishedFirst says whether e is published before it is written.
 func (s *Service) publishedFirst(e event.Event) bool {
 	return s.tokenWindow > 0 && (e.Type == event.Token || e.Type == event.ExecOutput)

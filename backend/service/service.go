@@ -518,7 +518,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 	s.mu.Lock()
 	s.runs[run.ID] = ar
 	s.mu.Unlock()
-	if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{
+	if err := s.emitNow(ar, event.New(event.RunStarted, event.RunStartedPayload{
 		SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt,
 		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: runMode(p.set),
 		AllowNetwork: p.set.AllowNetwork, Stdin: p.set.Stdin, Workdir: p.set.Workdir, Validate: validateOf(p.set), Auditor: p.auditor,

@@ -141,8 +141,13 @@ func (f *cgroup2Fixture) children() []string {
 	return out
 }
 
-func (f *cgroup2Fixture) wantNoChildren(t *testing.T) {
+// wantNoChildren fails if cgroups are left under the parent once the
+// runners' clean-up is done.
+func (f *cgroup2Fixture) wantNoChildren(t *testing.T, rs ...*Runner) {
 	t.Helper()
+	for _, r := range rs {
+		r.Wait()
+	}
 	if c := f.children(); len(c) > 0 {
 		t.Errorf("cgroups left behind under %s: %v", f.parent, c)
 	}
@@ -294,11 +299,12 @@ func TestCgroupV2RunCgroup(t *testing.T) {
 				t.Errorf("the code saw its cgroup as %q, want 0::%s", o.res.Stdout, want)
 			}
 			wantNoSurvivors(t, m)
+			r.Wait()
 			if fileExists(runCg) {
 				t.Errorf("%s still exists after Run", runCg)
 			}
-			f.wantNoChildren(t)
-			wantDirEmpty(t, r.tempRoot)
+			f.wantNoChildren(t, r)
+			wantDirEmpty(t, r)
 		})
 	}
 }
@@ -336,7 +342,7 @@ func TestCgroupV2KillsSetsidDaemon(t *testing.T) {
 			if after := elapsed - res.Duration; after > time.Second {
 				t.Errorf("Run took %v after the code exited", after)
 			}
-			f.wantNoChildren(t)
+			f.wantNoChildren(t, r)
 		})
 	}
 	t.Run("control without cgroup", func(t *testing.T) {
@@ -379,7 +385,7 @@ time.sleep(1000)`
 		}
 	}
 	wantNoSurvivors(t, m)
-	f.wantNoChildren(t)
+	f.wantNoChildren(t, r)
 }
 
 // TestCgroupV2NoControllersReported: a run in a cgroup without the memory,
@@ -423,7 +429,7 @@ func TestCgroupV2NoControllersReported(t *testing.T) {
 			}
 			res, _ = runOn(t, r, context.Background(), Request{Code: "x = bytearray(1 << 30)", Limits: Limits{MemoryBytes: 192 << 20}})
 			wantStatus(t, res, StatusMemory) // RLIMIT_AS
-			f.wantNoChildren(t)
+			f.wantNoChildren(t, r)
 		})
 	}
 }
@@ -448,7 +454,7 @@ open(sub + '/cgroup.procs', 'w').write(str(os.getpid()))
 		t.Errorf("the daemon %d in a nested cgroup survived the run", daemon)
 	}
 	wantNoSurvivors(t, m)
-	f.wantNoChildren(t)
+	f.wantNoChildren(t, r)
 }
 
 // TestCgroupV2MoveSelfToLeaf: how the probe frees a v2 cgroup's controllers

@@ -93,7 +93,7 @@ echo tmp > "$TMPDIR/scratch"
 		res, m := runOn(t, r, context.Background(), Request{Language: "sh", Code: code, Dir: p.dir})
 		wantStatus(t, res, StatusOK)
 		wantNoSurvivors(t, m)
-		wantDirEmpty(t, r.tempRoot)
+		wantDirEmpty(t, r)
 		lines := strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n")
 		if len(lines) != 5 || lines[0] != "project file" || lines[1] != "nested" || lines[2] != p.dir {
 			t.Fatalf("stdout %q (stderr %q)", res.Stdout, res.Stderr)
@@ -102,6 +102,7 @@ echo tmp > "$TMPDIR/scratch"
 		if home != lines[4] || filepath.Dir(home) != r.tempRoot || !strings.HasPrefix(filepath.Base(home), "loopforge-run-") {
 			t.Errorf("HOME %q TMPDIR %q: want the private run dir under %s", home, lines[4], r.tempRoot)
 		}
+		r.Wait()
 		if fileExists(home) {
 			t.Errorf("run dir %s still exists", home)
 		}
@@ -153,7 +154,7 @@ done()
 		res, m := runOn(t, r, context.Background(), Request{Code: code, Dir: p.dir})
 		wantStatus(t, res, StatusOK)
 		wantNoSurvivors(t, m)
-		wantDirEmpty(t, r.tempRoot)
+		wantDirEmpty(t, r)
 		rep := report(t, res)
 		t.Logf("outcome[dir-confinement %s]: %v", level, rep)
 		want(t, rep, "write dir", true)
@@ -248,7 +249,7 @@ func TestStdin(t *testing.T) {
 		if res.Status != StatusOK || res.Stdout != "ignored it\n" {
 			t.Errorf("unread stdin: %s %q %q", res.Status, res.Stdout, res.Stderr)
 		}
-		wantDirEmpty(t, r.tempRoot)
+		wantDirEmpty(t, r)
 	})
 }
 
@@ -364,7 +365,7 @@ func TestDirValidation(t *testing.T) {
 		})
 	}
 	t.Run("nothing started", func(t *testing.T) {
-		wantDirEmpty(t, tempRoot)
+		wantDirEmpty(t, r)
 		if fileExists(filepath.Join(parent, "pwned")) {
 			t.Error("the command ran")
 		}
@@ -388,7 +389,7 @@ func TestDirKillsTree(t *testing.T) {
 		if res.Stdout != "waiting\n" {
 			t.Errorf("stdout %q", res.Stdout)
 		}
-		wantDirEmpty(t, r.tempRoot)
+		wantDirEmpty(t, r)
 	})
 }
 

@@ -473,18 +473,40 @@ func (x *execution) release() {
 	if x.ns != nil {
 		x.ns.close()
 	}
-	if x.cg != nil {
-		x.cg.remove()
+	// No process of the run is left (or it never started): what remains is
+	// inert, and removed in the background (Runner.Wait).
+	cg, dirs := x.cg, x.dirs()
+	if cg == nil && len(dirs) == 0 {
+		return
 	}
+	remove := func() {
+		if cg != nil {
+			cg.remove()
+		}
+		for _, d := range dirs {
+			removeWorkdir(d)
+		}
+	}
+	if x.r.cleanup == nil { // a Runner made by hand (doctor's)
+		remove()
+		return
+	}
+	x.r.cleanup.goRemove(remove)
+}
+
+// dirs are the run's own directories.
+func (x *execution) dirs() []string {
+	var dirs []string
 	if x.progDir != "" && x.progDir != x.hookDir {
-		removeWorkdir(x.progDir)
+		dirs = append(dirs, x.progDir)
 	}
 	if x.hookDir != "" {
-		removeWorkdir(x.hookDir)
+		dirs = append(dirs, x.hookDir)
 	}
 	if x.wd != "" {
-		removeWorkdir(x.wd)
+		dirs = append(dirs, x.wd)
 	}
+	return dirs
 }
 
 // kill stops a started run for cause and waits until every process of it

@@ -99,9 +99,12 @@ func killMarked(marker string) {
 	}
 }
 
-// wantDirEmpty fails unless the runner's temp root holds no run dir.
-func wantDirEmpty(t testing.TB, dir string) {
+// wantDirEmpty fails unless the runner's temp root holds no run dir once
+// the runs' clean-up is done.
+func wantDirEmpty(t testing.TB, r *Runner) {
 	t.Helper()
+	r.Wait()
+	dir := r.tempRoot
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

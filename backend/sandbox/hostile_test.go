@@ -1050,7 +1050,7 @@ func TestHostile(t *testing.T) {
 					} else {
 						wantNoSurvivors(t, m)
 					}
-					wantDirEmpty(t, r.tempRoot)
+					wantDirEmpty(t, &r)
 					hc.check(t, c, f, res)
 					t.Logf("outcome[%s %s]: %s | %.160s", hc.name, c.name, res.Description(), strings.ReplaceAll(strings.TrimSpace(res.Stdout), "\n", " / "))
 					if t.Failed() {
@@ -1223,7 +1223,7 @@ func TestHostileCancelMidRun(t *testing.T) {
 				t.Errorf("Run returned %v after the cancel: it waited for the program", took)
 			}
 			wantNoSurvivors(t, m)
-			wantDirEmpty(t, r.tempRoot)
+			wantDirEmpty(t, &r)
 		})
 	}
 }
@@ -1260,7 +1260,7 @@ func TestHostileParallel(t *testing.T) {
 				}
 				wantNoSurvivors(t, markers[i])
 			}
-			wantDirEmpty(t, r.tempRoot)
+			wantDirEmpty(t, &r)
 		})
 	}
 }

@@ -222,7 +222,7 @@ done()`
 			res, m := runOn(t, r, context.Background(), Request{Code: code, Limits: Limits{Timeout: 20 * time.Second}})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
-			wantDirEmpty(t, r.tempRoot)
+			wantDirEmpty(t, r)
 			rep := report(t, res)
 			want(t, rep, "write run dir", true)
 			want(t, rep, "read /usr", true)

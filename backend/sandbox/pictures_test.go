@@ -41,9 +41,10 @@ func matplotlibIn(python string) bool {
 }
 
 // wantNoHookDirs fails if a run left its figure hook directory behind.
-func wantNoHookDirs(t *testing.T, root string) {
+func wantNoHookDirs(t *testing.T, r *Runner) {
 	t.Helper()
-	entries, _ := os.ReadDir(root)
+	r.Wait()
+	entries, _ := os.ReadDir(r.tempRoot)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "loopforge-pyhook-") {
 			t.Errorf("hook dir %s left behind", e.Name())
@@ -82,8 +83,8 @@ print('drew three figures')
 		res, m := runOn(t, r, context.Background(), Request{Code: code, Images: true, Limits: Limits{Timeout: 60 * time.Second}})
 		wantStatus(t, res, StatusOK)
 		wantNoSurvivors(t, m)
-		wantDirEmpty(t, r.tempRoot)
-		wantNoHookDirs(t, r.tempRoot)
+		wantDirEmpty(t, r)
+		wantNoHookDirs(t, r)
 		if strings.Contains(res.Stderr, "non-interactive") || strings.Contains(res.Stderr, "loopforge:") {
 			t.Errorf("stderr: %s", res.Stderr)
 		}
@@ -134,8 +135,8 @@ for i in range(8):
 		res, m := runOn(t, r, context.Background(), Request{Code: code, Images: true, Limits: Limits{Timeout: 60 * time.Second}})
 		wantStatus(t, res, StatusOK)
 		wantNoSurvivors(t, m)
-		wantDirEmpty(t, r.tempRoot)
-		wantNoHookDirs(t, r.tempRoot)
+		wantDirEmpty(t, r)
+		wantNoHookDirs(t, r)
 		want := []string{"first.png", "out/chart.PNG", "drawing.svg", "many-0.png", "many-1.png", "many-2.png", "many-3.png", "many-4.png"}
 		if got := names(res.Images); !slices.Equal(got, want) {
 			t.Fatalf("images %v, want %v\nskipped %q", got, want, res.ImagesSkipped)
@@ -233,7 +234,7 @@ print(sorted(k for k in os.environ if k.startswith(('MPL', 'PYTHON', 'LOOPFORGE_
 		if rest != wantEnv {
 			t.Errorf("environment %q", rest)
 		}
-		wantNoHookDirs(t, r.tempRoot)
+		wantNoHookDirs(t, r)
 	})
 }
 

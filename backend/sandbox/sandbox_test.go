@@ -356,6 +356,7 @@ func TestWorkdir(t *testing.T) {
 	if filepath.Dir(wd) != root || got[1].(float64) != 0o700 || got[2] != wd || got[3] != wd {
 		t.Errorf("cwd/mode/HOME/TMPDIR = %v, want a 0700 dir under %s", got, root)
 	}
+	r.Wait()
 	if _, err := os.Stat(wd); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("work dir %s still exists (%v)", wd, err)
 	}

@@ -40,7 +40,8 @@ type Prepared interface {
 	// code came, or req differs), Run runs req cold and logs why.
 	Run(ctx context.Context, req Request) (Result, error)
 	// Close tears an unused prepared sandbox down: its processes killed,
-	// its cgroup and directories removed. It returns once they are.
+	// its cgroup and directories removed. It returns once the processes
+	// are gone; the removals finish in the background ([Runner.Wait]).
 	Close()
 }
 

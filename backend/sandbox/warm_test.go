@@ -100,6 +100,7 @@ func waitInterpreterReady(t testing.TB, p Prepared, marker string) {
 func wantNothingLeft(t *testing.T, r *Runner, p *prepared, marker string) {
 	t.Helper()
 	wantNoSurvivors(t, marker)
+	r.Wait()
 	if entries, _ := os.ReadDir(r.tempRoot); len(entries) != 0 {
 		var names []string
 		for _, e := range entries {
@@ -151,7 +152,7 @@ func TestWarmRunsLikeCold(t *testing.T) {
 					cold.Status, cold.ExitCode, cold.Stdout, lastLine(cold.Stderr), cold.Isolation, cold.Layers)
 			}
 		}
-		wantDirEmpty(t, r.tempRoot)
+		wantDirEmpty(t, r)
 		if s := r.WarmStats(); s.Used == 0 || s.Fallbacks != 0 || s.Discarded != 0 {
 			t.Errorf("warm stats %+v", s)
 		}
@@ -216,7 +217,7 @@ func TestWarmCancelDuringPrepare(t *testing.T) {
 			if _, err := r.Prepare(ctx, Request{}); !errors.Is(err, context.Canceled) {
 				t.Errorf("Prepare on an ended context: %v", err)
 			}
-			wantDirEmpty(t, r.tempRoot)
+			wantDirEmpty(t, r)
 		}
 	})
 }
@@ -295,8 +296,8 @@ func TestWarmPictures(t *testing.T) {
 		if got := names(res.Images); !slices.Equal(got, want) {
 			t.Errorf("images %v, want %v (skipped %v, stderr %q)", got, want, res.ImagesSkipped, res.Stderr)
 		}
-		wantDirEmpty(t, r.tempRoot)
-		wantNoHookDirs(t, r.tempRoot)
+		wantDirEmpty(t, r)
+		wantNoHookDirs(t, r)
 	})
 }
 

@@ -210,6 +210,13 @@ func (s *Service) Close() error {
 	close(s.closing)
 	s.wg.Wait()
 	s.flushes.Wait()
+	// The executor removes ended runs' directories and cgroups in the
+	// background (sandbox.Runner.Wait). The no-op Do orders this read after
+	// the executor's making, and keeps a late caller from making one.
+	s.execOnce.Do(func() {})
+	if w, ok := s.exec.(interface{ Wait() }); ok {
+		w.Wait()
+	}
 	// The store closes first: once the claim is released, another process
 	// may recover this one's runs, and every run has recorded its end by now.
 	return errors.Join(s.store.Close(), s.owner.Release())

@@ -136,11 +136,17 @@ func TestRunFixesCodeAndKeepsHistory(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	home := t.TempDir()
-	key := []string{"OPENAI_API_KEY=sk-test"}
+	tmp := t.TempDir() // the sandbox's run dirs go here
+	key := []string{"OPENAI_API_KEY=sk-test", "TMPDIR=" + tmp}
 
 	r := loopforge(t, home, key, "run", "-p", "openai", "--base-url", srv.URL+"/v1", "print hello")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	// Removed in the background after each execution, and waited for
+	// before the process exits.
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("left in TMPDIR after loopforge exited: %v", entries)
 	}
 	if r.stdout != "print('fixed: hello')\n" {
 		t.Fatalf("stdout should be exactly the final code, got %q", r.stdout)

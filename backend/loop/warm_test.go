@@ -216,6 +216,7 @@ func TestLoopWarmSandbox(t *testing.T) {
 	if s := r.WarmStats(); s.Prepared != 3 || s.Discarded != 1 {
 		t.Errorf("warm stats %+v", s)
 	}
+	r.Wait() // the removals go on after a run's end
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("left in the temp root: %v", entries)
 	}

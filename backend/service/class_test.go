@@ -510,3 +510,40 @@ func TestRemoveStudentRotatesTheCode(t *testing.T) {
 		t.Errorf("Ana, still in the class: %v", err)
 	}
 }
+
+// waitExec is an executor whose clean-up goes on after its runs (as the
+// sandbox's does): Wait says it was called and blocks until release.
+type waitExec struct {
+	gateExec
+	waiting chan struct{}
+	done    chan struct{}
+}
+
+func (w *waitExec) Wait() {
+	close(w.waiting)
+	<-w.done
+}
+
+// Close waits for the executor's clean-up (run directories and cgroups
+// removed after Run returned), so that nothing is left when loopforge exits.
+func TestCloseWaitsForTheExecutorsCleanup(t *testing.T) {
+	exec := &waitExec{gateExec: *newGateExec(), waiting: make(chan struct{}), done: make(chan struct{})}
+	svc := unclosedService(t, &echoModel{}, exec)
+	closed := make(chan struct{})
+	go func() {
+		svc.Close()
+		close(closed)
+	}()
+	select {
+	case <-exec.waiting:
+	case <-closed:
+		t.Fatal("Close returned without waiting for the executor's clean-up")
+	}
+	select {
+	case <-closed:
+		t.Fatal("Close returned while the executor was still cleaning up")
+	default:
+	}
+	close(exec.done)
+	<-closed
+}

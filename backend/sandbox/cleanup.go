@@ -19,8 +19,13 @@ func newCleanups() *cleanups {
 	return c
 }
 
-// goRemove runs f in the background, counted.
+// goRemove runs f in the background, counted; at once on a nil c (a Runner
+// made by hand, as doctor's).
 func (c *cleanups) goRemove(f func()) {
+	if c == nil {
+		f()
+		return
+	}
 	c.mu.Lock()
 	c.n++
 	c.mu.Unlock()
@@ -39,6 +44,9 @@ func (c *cleanups) done() {
 }
 
 func (c *cleanups) wait() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.n > 0 {

@@ -487,10 +487,6 @@ func (x *execution) release() {
 			removeWorkdir(d)
 		}
 	}
-	if x.r.cleanup == nil { // a Runner made by hand (doctor's)
-		remove()
-		return
-	}
 	x.r.cleanup.goRemove(remove)
 }
 

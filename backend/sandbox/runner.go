@@ -277,11 +277,7 @@ func expandExcept(dir string, excluded []string) []string {
 // its cgroup and directories (a third of a millisecond, a tenth of what
 // loopforge adds to a later iteration) goes on in the background. Call
 // Wait before exiting, and before looking for what a run left behind.
-func (r *Runner) Wait() {
-	if r.cleanup != nil {
-		r.cleanup.wait()
-	}
-}
+func (r *Runner) Wait() { r.cleanup.wait() }
 
 // Isolation reports the isolation level this Runner applies when all its
 // layers work: "basic", "landlock" or "namespace", plus "+cgroup".

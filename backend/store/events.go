@@ -21,8 +21,8 @@ func (s *Store) AppendEvent(ctx context.Context, e event.Event) error {
 
 // AppendEvents stores events in one transaction: all or none. One commit
 // for many rows is what makes coalesced token events cheap (see the
-// benchmarks); the events may belong to different runs. The iterations its
-// (each saved as PutIteration does) go in the same transaction: the service
+// benchmarks); the events may belong to different runs. The iterations
+// in its (each saved as PutIteration does) go in the same transaction: the service
 // keeps a run's iteration rows in step with its events, and one commit for
 // both is half the cost of two.
 func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...Iteration) error {

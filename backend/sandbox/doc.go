@@ -79,7 +79,19 @@
 //     are visible, never / or the rest of $HOME; size-capped
 //     private /tmp and /dev/shm; --die-with-parent, --new-session, no
 //     capabilities. Killing bwrap kills the whole PID namespace. Landlock and
-//     seccomp still apply inside.
+//     seccomp still apply inside. The probe starts a test sandbox; where
+//     bwrap is installed but cannot build it, the probe classifies why
+//     ([NamespaceBlock], from bwrap's message and the user namespace
+//     sysctls): AppArmor's restriction of unprivileged user namespaces
+//     (kernel.apparmor_restrict_unprivileged_userns = 1, the default on
+//     Ubuntu 24.04 and later: "setting up uid map: Permission denied",
+//     "loopback: Failed RTM_NEWADDR"), user namespaces turned off
+//     (user.max_user_namespaces = 0, Debian's unprivileged_userns_clone =
+//     0), or refused otherwise (a container). Runs then get the strongest
+//     level that works (landlock, else basic, +cgroup as found), and never
+//     silently: each run's Notes and Warnings say why (no_namespace), and
+//     [Doctor] says so with the fix (an AppArmor profile that lets bwrap
+//     alone create user namespaces, or the sysctl and what it costs).
 //   - cgroup ("+cgroup"): one cgroup per run beneath the app's own, with a
 //     complete kill (cgroup.kill) and the pids, memory and CPU limits whose
 //     controllers the host gives it. cgroup v2 where the app's cgroup is
@@ -127,6 +139,11 @@
 // cgroup.kill of setsid daemons and of a timed-out tree; the honest report
 // when the controllers are missing (probe, doctor, Protections, Warnings);
 // the move into a leaf cgroup that frees the controllers.
+//
+// Restricted hosts are simulated without changing this machine's settings
+// (restricted_test.go): a bwrap that fails as AppArmor makes it fail, with
+// sysctl files of the test's own; the real bwrap in a child user namespace
+// whose user.max_user_namespaces is 0.
 //
 // Untested anywhere, for want of a v2 hierarchy with controllers: the pids,
 // memory and cpu limits under cgroup v2 (pids.max, memory.max,

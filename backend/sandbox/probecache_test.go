@@ -170,3 +170,26 @@ func TestProbeCachedReal(t *testing.T) {
 		t.Fatalf("cached %+v\nfirst  %+v", second, first)
 	}
 }
+
+// The cache keeps why bubblewrap cannot be used: a cached answer on a
+// restricted host still explains the fallback.
+func TestProbeCacheKeepsTheBlock(t *testing.T) {
+	f := newFakeProber()
+	p := f.prober()
+	features := p.features
+	p.features = func(h *Host) {
+		features(h)
+		h.BwrapOK, h.BwrapError, h.BwrapBlock = false, "bwrap cannot create the sandbox here (user namespace refused): bwrap: setting up uid map: Permission denied", BlockAppArmor
+		h.Namespaces, h.NamespacesBlock = false, BlockAppArmor
+		h.UserNS = UserNSSysctls{MaxUserNamespaces: "100", AppArmorRestrict: "1"}
+	}
+	dir := t.TempDir()
+	first := p.probe(nil, ProbeOptions{CacheDir: dir})
+	second := p.probe(nil, ProbeOptions{CacheDir: dir})
+	if !second.Cached || f.probes != 1 {
+		t.Fatalf("not cached: %d probes", f.probes)
+	}
+	if second.BwrapBlock != first.BwrapBlock || second.BwrapError != first.BwrapError || second.NamespacesBlock != first.NamespacesBlock || second.UserNS != first.UserNS {
+		t.Errorf("cached %+v\nfirst  %+v", second, first)
+	}
+}

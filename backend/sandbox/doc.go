@@ -97,7 +97,14 @@
 //     controllers the host gives it. cgroup v2 where the app's cgroup is
 //     writable (children are born inside it with CLONE_INTO_CGROUP); v1
 //     hierarchies when running as root on hybrid hosts (the shim joins them
-//     before exec). A v2 parent that does not delegate the controllers (an
+//     before exec). The probe starts a test child inside a new cgroup:
+//     where the kernel kills it at birth (Linux 6.18 does once the app's
+//     own cgroup has had cgroup.kill written) or cannot start it there, the
+//     shim joins the run's v2 cgroup too, through cgroup.procs, before it
+//     restricts itself and execs; a run killed at birth after the probe
+//     switches the Runner to joining and runs again (its code never
+//     started). Either way the code never runs outside its cgroup, [Doctor]
+//     reports it and each run notes it (cgroup_joined). A v2 parent that does not delegate the controllers (an
 //     app started outside its own delegated scope) gives the kill alone:
 //     the run's Protections then have no memory (nor processes) tick and
 //     its Warnings name the missing controllers. Cgroups the code makes
@@ -138,7 +145,8 @@
 // cgroup beneath the app's, removed afterwards, nested cgroups too;
 // cgroup.kill of setsid daemons and of a timed-out tree; the honest report
 // when the controllers are missing (probe, doctor, Protections, Warnings);
-// the move into a leaf cgroup that frees the controllers.
+// the move into a leaf cgroup that frees the controllers; an app cgroup
+// that has had cgroup.kill written, where runs join their cgroup.
 //
 // Restricted hosts are simulated without changing this machine's settings
 // (restricted_test.go): a bwrap that fails as AppArmor makes it fail, with

@@ -230,6 +230,9 @@ Then: loopforge doctor --fresh`
 
 func cgroupLayer(h *Host) Layer {
 	c := h.Cgroup
+	if h.cgroups != nil {
+		c = h.cgroups.report() // a run may have switched to joining since
+	}
 	l := Layer{Name: "cgroup", OK: c.Usable()}
 	var have []string
 	if c.Kill {
@@ -257,6 +260,9 @@ func cgroupLayer(h *Host) Layer {
 	}
 
 	if c.Pids && c.Memory && c.CPU && c.Kill {
+		if c.V2Attach == attachJoin {
+			l.Fix = joinFix
+		}
 		return l
 	}
 	switch {
@@ -265,8 +271,16 @@ func cgroupLayer(h *Host) Layer {
 	default:
 		l.Fix = "run loopforge in a delegated scope so it can give each run its own limits: systemd-run --user --scope -p Delegate=yes loopforge"
 	}
+	if c.V2Attach == attachJoin {
+		l.Fix += "\n" + joinFix
+	}
 	return l
 }
+
+// joinFix is the way back to runs born in their cgroup: the app's own
+// cgroup has been killed once (cgroup.kill), which is what makes the kernel
+// kill a child born into a new cgroup.
+const joinFix = "runs are as isolated either way; to have them born in their cgroup again, start loopforge in a cgroup that was never killed (cgroup.kill), e.g. a new scope: systemd-run --user --scope -p Delegate=yes loopforge"
 
 func orNone(s string) string {
 	if s == "" {

@@ -8,7 +8,10 @@ package sandbox
 //     by a bwrap that fails the way the restricted one does and sysctl files
 //     of the test's own (featureProbe);
 //   - user namespaces turned off, by the real bwrap in a child user
-//     namespace whose user.max_user_namespaces is 0 (root only).
+//     namespace whose user.max_user_namespaces is 0 (root only);
+//   - a kernel that kills a process born into a new cgroup, by an app
+//     cgroup on a private cgroup2 mount that has had cgroup.kill written
+//     (cgroupv2_test.go's fixture; root only).
 
 import (
 	"context"
@@ -18,11 +21,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/procgroup"
 )
 
 // fakeBwrap writes a bwrap that answers --version and --help like bubblewrap
@@ -292,4 +297,138 @@ func usernsHelperMain() int {
 	}
 	os.Stdout.Write(b)
 	return 0
+}
+
+// killedCgroup makes f's parent a cgroup that has had cgroup.kill written
+// and moves this process into it, as a loopforge started there would be;
+// it moves back before the fixture removes the cgroups.
+func killedCgroup(t *testing.T, f *cgroup2Fixture) {
+	t.Helper()
+	orig := v2Path(os.Getpid())
+	if orig == "" {
+		t.Skip("this process has no cgroup v2 path")
+	}
+	if err := os.WriteFile(filepath.Join(f.parent, "cgroup.kill"), []byte("1"), 0); err != nil {
+		t.Skipf("no cgroup.kill here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := os.WriteFile(filepath.Join(f.mnt, orig, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+			t.Errorf("move the test process back to %s: %v", orig, err)
+		}
+	})
+	if err := os.WriteFile(filepath.Join(f.parent, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+		t.Fatalf("move the test process into %s: %v", f.parent, err)
+	}
+}
+
+// wantKilledAtBirth skips the test unless a child born into a new cgroup
+// beneath f's parent is killed at birth here (the kernel behaviour the
+// tests simulate the host with; found on Linux 6.18), found by the test's
+// own means.
+func wantKilledAtBirth(t *testing.T, f *cgroup2Fixture) {
+	t.Helper()
+	dir := filepath.Join(f.parent, "born")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer removeCgroupTree(dir)
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Skipf("a child born into a new cgroup lives here (kernel %s: %v): the condition cannot be simulated", newHost().Kernel, err)
+	}
+}
+
+// wantJoinedRun runs code that prints its cgroup on r and checks that it
+// ran in a cgroup of its own beneath the parent, and says how it got there.
+func wantJoinedRun(t *testing.T, f *cgroup2Fixture, r *Runner) {
+	t.Helper()
+	res, m := runOn(t, r, context.Background(), Request{Code: "print([l for l in open('/proc/self/cgroup').read().split() if l.startswith('0::')][0])"})
+	wantStatus(t, res, StatusOK)
+	wantNoSurvivors(t, m)
+	if !strings.HasSuffix(res.Isolation, CgroupSuffix) || !slices.Contains(res.Layers, "cgroup") {
+		t.Errorf("isolation %q layers %v: the run had no cgroup", res.Isolation, res.Layers)
+	}
+	if r.bwrap == nil {
+		// bwrap gives the namespace level a cgroup namespace of its own.
+		if got, prefix := strings.TrimSpace(res.Stdout), "0::"+f.rel+"/"+r.cgroups.prefix; !strings.HasPrefix(got, prefix) {
+			t.Errorf("the code ran in %q, want a run cgroup %s…", got, prefix)
+		}
+	}
+	if !slices.ContainsFunc(res.Notes, func(n event.ExecNote) bool { return n.Code == string(event.NoteCgroupJoined) }) {
+		t.Errorf("notes %+v: want cgroup_joined", res.Notes)
+	}
+	f.wantNoChildren(t, r)
+}
+
+// TestCgroupV2KilledAppCgroup: a loopforge started in a cgroup that has had
+// cgroup.kill written (on this kernel a child born into a new cgroup
+// beneath it is then killed at birth) finds so in its probe, and its runs
+// join their cgroup from the shim; the doctor says so. Before, every run
+// failed with a shim that never spoke while the doctor saw nothing wrong.
+func TestCgroupV2KilledAppCgroup(t *testing.T) {
+	f := mountCgroup2(t)
+	Probe() // the process's own probe, from where it really is
+	killedCgroup(t, f)
+	wantKilledAtBirth(t, f)
+	m, ch := f.probe()
+	t.Logf("probe: %+v", ch)
+	if ch.V2Attach != attachJoin || m.attach() != attachJoin || !strings.Contains(ch.Problem, "runs join their cgroup from the shim: "+errBornKilled.Error()) {
+		t.Fatalf("the probe did not see children killed at birth: %+v", ch)
+	}
+	f.wantNoChildren(t) // the probe's test cgroup is gone
+	for _, level := range cgroupV2Levels {
+		t.Run(level, func(t *testing.T) {
+			r := f.runner(t, level)
+			wantJoinedRun(t, f, r)
+			if level == IsolationBasic {
+				// The complete kill still reaches a setsid daemon.
+				res, marker := runOn(t, r, context.Background(), Request{Code: setsidDaemon(false)})
+				defer killMarked(marker)
+				wantStatus(t, res, StatusOK)
+				if daemon := firstInt(t, res.Stdout); procgroup.Alive(daemon) {
+					t.Errorf("the setsid daemon %d survived the run", daemon)
+				}
+				f.wantNoChildren(t, r)
+			}
+		})
+	}
+	h := f.host()
+	text := doctor(h).Text()
+	t.Logf("\n%s", text)
+	for _, want := range []string{"runs join their cgroup from the shim", "killed at birth", "never killed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the doctor does not say %q", want)
+		}
+	}
+}
+
+// TestCgroupV2KilledAfterProbe: when runs start being killed at birth after
+// the probe found them fine, the first such run switches the Runner to
+// joining and runs again (nothing of its code had started); the doctor
+// reports the switch.
+func TestCgroupV2KilledAfterProbe(t *testing.T) {
+	f := mountCgroup2(t)
+	Probe()
+	r := f.runner(t, IsolationBasic)
+	if a := r.cgroups.attach(); a != attachClone {
+		t.Fatalf("attach %q before the kill, want clone", a)
+	}
+	killedCgroup(t, f)
+	wantKilledAtBirth(t, f)
+	wantJoinedRun(t, f, r)
+	if a := r.cgroups.attach(); a != attachJoin {
+		t.Errorf("attach %q after a run was killed at birth, want join", a)
+	}
+	wantJoinedRun(t, f, r) // the next run joins at once
+	text := doctor(r.host).Text()
+	if !strings.Contains(text, "runs join their cgroup from the shim: "+errBornKilled.Error()) {
+		t.Errorf("the doctor does not report the switch:\n%s", text)
+	}
 }

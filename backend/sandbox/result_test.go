@@ -68,6 +68,7 @@ func TestNotesInEnglish(t *testing.T) {
 		{event.NewNote(event.NoteNoNamespace, "reason", "apparmor", "level", "landlock"), "no namespace isolation: AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1) and no profile lets bwrap create them, so the run had the landlock level (see loopforge doctor for the fix)"},
 		{event.NewNote(event.NoteNoNamespace, "reason", "userns_disabled", "level", "basic"), "no namespace isolation: unprivileged user namespaces are turned off here (user.max_user_namespaces or kernel.unprivileged_userns_clone), so the run had the basic level (see loopforge doctor for the fix)"},
 		{event.NewNote(event.NoteNoNamespace), "no namespace isolation: bubblewrap cannot start its sandbox here, so the run had a weaker level (see loopforge doctor for the fix)"},
+		{event.NewNote(event.NoteCgroupJoined), "the run joined its cgroup as it started instead of being born in it: this host kills a process born into a new cgroup (see loopforge doctor)"},
 		{event.NewNote(event.NoteProcessLimit, "limit", "128"), "the process limit (128) was reached"},
 		{event.NewNote(event.NoteImagesTooMany, "n", "3", "max", "8"), "3 more pictures not kept (at most 8 per run)"},
 		{event.NewNote(event.NoteImageTooLarge, "name", "big.png", "bytes", "3250586", "max", "2097152"), "big.png: 3.1 MiB, over the 2 MiB limit for one picture"},

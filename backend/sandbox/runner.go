@@ -488,6 +488,9 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd, dir string,
 	if n, ok := cgroupNote(cg, r.nproc); ok {
 		res.note(n)
 	}
+	if cg != nil && cg.joinedV2 {
+		res.note(event.NewNote(event.NoteCgroupJoined))
+	}
 	return spec
 }
 
@@ -524,6 +527,21 @@ func cgroupNote(cg *runCgroup, nproc bool) (event.ExecNote, bool) {
 // Everything is set up after the code arrives; [Runner.Prepare] sets up
 // ahead of it.
 func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
+	res, err := r.runCold(ctx, req)
+	if errors.Is(err, errBornKilled) && r.cgroups != nil {
+		// Nothing of the code ran (the shim never spoke): the probe saw
+		// children born into a cgroup live, and this host now kills them.
+		// This run and the next join their cgroup from the shim instead.
+		if r.cgroups.switchToJoin(errBornKilled) {
+			slog.Warn("sandbox: a run was killed as it was born into its cgroup; runs join their cgroup from the shim from now on", "err", err)
+		}
+		return r.runCold(ctx, req)
+	}
+	return res, err
+}
+
+// runCold is one attempt at Run.
+func (r *Runner) runCold(ctx context.Context, req Request) (Result, error) {
 	x, res, err := r.setup(ctx, req, false)
 	if x == nil {
 		return res, err

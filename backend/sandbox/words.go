@@ -91,6 +91,8 @@ func englishNote(n event.ExecNote) string {
 			}
 		}
 		return fmt.Sprintf("the run's cgroup has no %s controller: %s (see loopforge doctor)", strings.Join(missing, ", "), strings.Join(effects, "; "))
+	case event.NoteCgroupJoined:
+		return "the run joined its cgroup as it started instead of being born in it: this host kills a process born into a new cgroup (see loopforge doctor)"
 	case event.NoteNoNamespace:
 		level := "a weaker level"
 		if l := p("level"); l != "" {

@@ -339,6 +339,8 @@ const en = {
           )
           return `The run’s cgroup has no ${missing.join(', ')} controller: ${effects.join('; ')} (see loopforge doctor).`
         },
+        cgroup_joined: () =>
+          'The run joined its cgroup as it started instead of being born in it: this machine kills a process born into a new cgroup (see loopforge doctor).',
         no_namespace: (p: P) => {
           const why: Record<string, string> = {
             apparmor: 'AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1) and no profile lets bwrap create them',
@@ -873,6 +875,8 @@ const pt: Strings = {
           )
           return `O cgroup da execução não tem o controlador ${missing.join(', ')}: ${effects.join('; ')} (veja loopforge doctor).`
         },
+        cgroup_joined: () =>
+          'A execução entrou no seu cgroup ao começar, em vez de nascer nele: esta máquina encerra um processo que nasce num cgroup novo (veja loopforge doctor).',
         no_namespace: (p: P) => {
           const why: Record<string, string> = {
             apparmor: 'o AppArmor restringe os namespaces de usuário sem privilégio aqui (kernel.apparmor_restrict_unprivileged_userns = 1) e nenhum perfil permite que o bwrap os crie',

@@ -10,8 +10,10 @@ package sandbox
 //     loopforge may probe differently.
 //
 // And, because they change what the probe finds without a reboot, the
-// effective uid, the bwrap it would try (its identity again) and the sysctls
-// that allow or forbid unprivileged user namespaces. A cache that does not
+// effective uid, the bwrap it would try (its identity again), the sysctls
+// that allow or forbid unprivileged user namespaces and AppArmor's policy
+// revision (loading a profile that lets bwrap create them, the doctor's fix
+// on Ubuntu 24.04+, changes it). A cache that does not
 // match, or cannot be read or parsed, is probed again and rewritten. The
 // cgroups are never cached: what this process may create depends on where it
 // runs, and probing them is cheap. `loopforge doctor --fresh` re-probes.
@@ -51,7 +53,12 @@ type probeKey struct {
 	EUID   int    `json:"euid"`
 	Bwrap  fileID `json:"bwrap"` // zero when there is none to try
 	UserNS string `json:"userns"`
+	// AppArmor is the policy revision, "-" without AppArmor.
+	AppArmor string `json:"apparmor"`
 }
+
+// appArmorRevision counts AppArmor policy loads and replacements.
+const appArmorRevision = "/sys/kernel/security/apparmor/revision"
 
 // fileID identifies a file's content without reading it.
 type fileID struct {
@@ -102,6 +109,10 @@ func currentProbeKey() (probeKey, error) {
 		vals[i] = cmp.Or(v, "-")
 	}
 	k.UserNS = strings.Join(vals, ",")
+	k.AppArmor = "-"
+	if b, err := os.ReadFile(appArmorRevision); err == nil {
+		k.AppArmor = strings.TrimSpace(string(b))
+	}
 	return k, nil
 }
 

@@ -28,7 +28,7 @@ func (f *fakeProber) prober() prober {
 func newFakeProber() *fakeProber {
 	return &fakeProber{key: probeKey{Format: probeCacheFormat, BootID: "boot-1", EUID: 1000,
 		Exe:   fileID{Path: "/opt/loopforge", Size: 100, MTime: 1, Dev: 1, Ino: 10},
-		Bwrap: fileID{Path: "/usr/bin/bwrap", Size: 7, MTime: 2, Dev: 1, Ino: 11}, UserNS: "100,-,-"}}
+		Bwrap: fileID{Path: "/usr/bin/bwrap", Size: 7, MTime: 2, Dev: 1, Ino: 11}, UserNS: "100,-,-", AppArmor: "-"}}
 }
 
 func TestProbeCache(t *testing.T) {
@@ -74,9 +74,11 @@ func TestProbeCache(t *testing.T) {
 	expect("sysctl changed", probe(ProbeOptions{}), 5, false)
 	f.key.EUID = 0
 	expect("another user", probe(ProbeOptions{}), 6, false)
+	f.key.AppArmor = "42" // a profile loaded (the doctor's fix for bwrap)
+	expect("AppArmor policy changed", probe(ProbeOptions{}), 7, false)
 
-	expect("fresh", probe(ProbeOptions{Fresh: true}), 7, false)
-	expect("after fresh", probe(ProbeOptions{}), 7, true)
+	expect("fresh", probe(ProbeOptions{Fresh: true}), 8, false)
+	expect("after fresh", probe(ProbeOptions{}), 8, true)
 
 	file := probeCacheFile(dir, f.key.Exe.Path)
 	for _, corrupt := range []string{"", "{", "null", `{"key":{}}`, `{"key":` + strings.Repeat("[", 100), "\x00\xff"} {
@@ -144,7 +146,7 @@ func TestCurrentProbeKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()
-	if k.BootID == "" || k.Exe.Path != exe || k.Exe.Size == 0 || k.Exe.Ino == 0 || k.EUID != os.Geteuid() || strings.Count(k.UserNS, ",") != 2 {
+	if k.BootID == "" || k.Exe.Path != exe || k.Exe.Size == 0 || k.Exe.Ino == 0 || k.EUID != os.Geteuid() || strings.Count(k.UserNS, ",") != 2 || k.AppArmor == "" {
 		t.Fatalf("key %+v", k)
 	}
 	if k2, _ := currentProbeKey(); k2 != k {

@@ -195,7 +195,7 @@ func probeCgroupsFrom(mounts []cgMount, own map[string]string) (*cgroupManager, 
 			// process: the child is tried from where runs start.
 			if err := bornInCgroup(dir, m.prefix+"probe"); err != nil {
 				m.switchToJoin(err)
-				slog.Warn("sandbox: runs cannot be born in their cgroup; the shim joins it instead", "dir", dir, "err", err)
+				slog.Info("sandbox: runs cannot be born in their cgroup; the shim joins it instead", "dir", dir, "err", err)
 			}
 			continue
 		}

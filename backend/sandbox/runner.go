@@ -202,7 +202,8 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 		warm: &warmCounters{max: int64(cmp.Or(o.MaxPrepared, DefaultMaxPrepared))}, cleanup: newCleanups()}
 	r.plan(maxLevel, !o.NoCgroup)
 	if r.noNamespace != "" {
-		slog.Warn("sandbox: bubblewrap cannot be used here; runs get a weaker isolation level (see loopforge doctor)",
+		// Info: each run says so (its note), the CLI as a sandbox warning.
+		slog.Info("sandbox: bubblewrap cannot be used here; runs get a weaker isolation level (see loopforge doctor)",
 			"level", r.Isolation(), "reason", r.noNamespace, "bwrap", h.Bwrap, "err", h.BwrapError)
 	}
 	return r, nil

@@ -66,6 +66,8 @@ const (
 	NoteNoNetwork       Note = "no_network"       // no network isolation
 	NoteCgroupFailed    Note = "cgroup_failed"    // detail (why the run got no cgroup)
 	NoteCgroupPartial   Note = "cgroup_partial"   // controllers (comma-separated: pids,memory,cpu), nproc ("1": RLIMIT_NPROC still bounds processes)
+	NoteCgroupJoined    Note = "cgroup_joined"    // the run joined its cgroup after it started: this host kills a process born into a new cgroup
+	NoteNoNamespace     Note = "no_namespace"     // reason (apparmor, userns_disabled, userns_refused, bwrap_setuid, bwrap_failed: why bubblewrap cannot be used), level (the one used instead)
 	NoteProcessLimit    Note = "process_limit"    // limit (the number of processes that was reached)
 	NoteImagesTooMany   Note = "images_too_many"  // n (pictures left out), max (per run)
 	NoteImageTooLarge   Note = "image_too_large"  // name, bytes, max (bytes, for one picture)

@@ -184,40 +184,80 @@ func findBwrap(explicit string) string {
 	return ""
 }
 
+// The typed causes of a failed bwrap probe (see probeFeatures).
+var (
+	errBwrapMissing = errors.New("bubblewrap (bwrap) is not installed")
+	errBwrapSetuid  = errors.New("bwrap is setuid root; loopforge only uses an unprivileged bwrap (user namespaces)")
+)
+
+// bwrapUserNSFailures are what bwrap prints when the kernel refuses it the
+// user namespace, or refuses what it needs inside one:
+//
+//   - "setting up uid map: Permission denied" (and gid map, setgroups):
+//     AppArmor's unprivileged_userns profile (Ubuntu 24.04+);
+//   - "loopback: Failed RTM_NEWADDR: Operation not permitted": the same
+//     profile, met first by a sandbox with its own network namespace;
+//   - "No permissions to create new namespace" (older bwrap: "to
+//     creating"): unprivileged user namespaces are off;
+//   - "Creating new namespace failed": a limit such as
+//     user.max_user_namespaces = 0, or the nesting depth.
+//
+// bwrap's messages are the only account of its failure there is, so they
+// are matched here, once; everything after works with the typed cause.
+var bwrapUserNSFailures = []string{
+	"setting up uid map", "setting up gid map", "setgroups",
+	"RTM_NEWADDR", "loopback:",
+	"No permissions to creat", "Creating new namespace failed",
+}
+
+// bwrapProbe is what probeBwrap found.
+type bwrapProbe struct {
+	path, version string
+	size          bool // --size caps tmpfs mounts
+	// err matches errBwrapMissing, errBwrapSetuid or errUserNSRefused
+	// (errors.Is) when it is one of those.
+	err error
+}
+
 // probeBwrap checks that bwrap exists and can build this sandbox here (it
 // cannot, e.g., where AppArmor forbids unprivileged user namespaces).
-func probeBwrap(explicit string, root bool) (path, version string, size bool, err error) {
-	path = findBwrap(explicit)
-	if path == "" {
-		return "", "", false, errors.New("bubblewrap (bwrap) is not installed")
+func probeBwrap(explicit string, root bool) bwrapProbe {
+	b := bwrapProbe{path: findBwrap(explicit)}
+	if b.path == "" {
+		b.err = errBwrapMissing
+		return b
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out, verr := exec.CommandContext(ctx, path, "--version").Output()
+	out, verr := exec.CommandContext(ctx, b.path, "--version").Output()
 	if verr != nil {
-		return path, "", false, fmt.Errorf("%s --version: %w", path, verr)
+		b.err = fmt.Errorf("%s --version: %w", b.path, verr)
+		return b
 	}
-	help, _ := exec.CommandContext(ctx, path, "--help").CombinedOutput()
-	size = strings.Contains(string(help), "--size")
-	version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "bubblewrap"))
-	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSetuid != 0 {
-		return path, version, size, errors.New("bwrap is setuid root; loopforge only uses an unprivileged bwrap (user namespaces)")
+	help, _ := exec.CommandContext(ctx, b.path, "--help").CombinedOutput()
+	b.size = strings.Contains(string(help), "--size")
+	b.version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "bubblewrap"))
+	if fi, err := os.Stat(b.path); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+		b.err = errBwrapSetuid
+		return b
 	}
 	wd, err := os.MkdirTemp("", "loopforge-probe-")
 	if err != nil {
-		return path, version, size, err
+		b.err = err
+		return b
 	}
 	defer os.RemoveAll(wd)
-	plan := newBwrapPlan(path, root, size, nil)
+	plan := newBwrapPlan(b.path, root, b.size, nil)
 	args := plan.args(wd, "", nil, DefaultLimits(), false, nil, "/bin/sh")
 	args = append(args[:len(args)-1], "-c", "exit 0") // "/bin/sh -c 'exit 0'" instead of the shim
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := exec.CommandContext(ctx, b.path, args...)
 	cmd.Env = []string{"PATH=" + systemPath}
 	// The info pipe at infoFD, as in a run (bwrap fails without it); what
 	// bwrap writes fits in the pipe and is dropped with it.
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
-		return path, version, size, err
+		b.err = err
+		return b
 	}
 	defer infoR.Close()
 	cmd.ExtraFiles = make([]*os.File, infoFD-2)
@@ -229,7 +269,10 @@ func probeBwrap(explicit string, root bool) (path, version string, size bool, er
 		if msg == "" {
 			msg = err.Error()
 		}
-		return path, version, size, fmt.Errorf("bwrap cannot create the sandbox here: %s", msg)
+		b.err = fmt.Errorf("bwrap cannot create the sandbox here: %s", msg)
+		if slices.ContainsFunc(bwrapUserNSFailures, func(s string) bool { return strings.Contains(msg, s) }) {
+			b.err = fmt.Errorf("bwrap cannot create the sandbox here (%w): %s", errUserNSRefused, msg)
+		}
 	}
-	return path, version, size, nil
+	return b
 }

@@ -8,6 +8,12 @@ package sandbox
 //     pids, memory and cpu controllers give limits when the app's cgroup
 //     delegates them. The child is started inside it atomically
 //     (clone3 CLONE_INTO_CGROUP), so nothing runs outside even for a moment.
+//     Where a child born that way is killed at birth (the probe tries one;
+//     seen on Linux 6.18 once cgroup.kill had been written to the app's
+//     own cgroup, whose children then differ from it in their kill count),
+//     or clone3 cannot do it, the shim joins the run's cgroup instead, as
+//     for v1: it writes to cgroup.procs before it restricts itself and
+//     execs, so the code still never runs outside.
 //   - cgroup v1 (hybrid hosts, as root): pids, memory and cpu directories in
 //     the v1 hierarchies. The shim joins them itself, before it restricts
 //     itself and execs, so the code never runs outside them either.
@@ -21,9 +27,12 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -50,9 +59,20 @@ type CgroupHost struct {
 	// Where run cgroups are created, by controller ("v2" for the unified
 	// hierarchy).
 	Dirs map[string]string `json:"dirs,omitempty"`
+	// V2Attach is how a run's processes enter their v2 cgroup: "clone"
+	// (born inside it: clone3 CLONE_INTO_CGROUP) or "join" (the shim
+	// writes itself into cgroup.procs before exec, where a child born
+	// into a new cgroup is killed); "" without a v2 cgroup.
+	V2Attach string `json:"v2_attach,omitempty"`
 	// Problem explains why cgroups are unusable or partial.
 	Problem string `json:"problem,omitempty"`
 }
+
+// How a run's processes enter their v2 cgroup (CgroupHost.V2Attach).
+const (
+	attachClone = "clone"
+	attachJoin  = "join"
+)
 
 // Usable reports whether any cgroup feature can be used.
 func (c CgroupHost) Usable() bool { return c.Kill || c.Pids || c.Memory || c.CPU }
@@ -65,6 +85,39 @@ type cgroupManager struct {
 	v1     map[string]string // v1 controller → parent dir
 	prefix string            // run dir name prefix: "loopforge-<pid>-"
 	seq    atomic.Uint64
+	// v2Join, when set, says why runs join their v2 cgroup from the shim
+	// instead of being born in it (set by the probe, or by the first run
+	// killed at birth).
+	v2Join atomic.Pointer[string]
+}
+
+// attach is CgroupHost.V2Attach as it is now.
+func (m *cgroupManager) attach() string {
+	switch {
+	case m.v2 == "":
+		return ""
+	case m.v2Join.Load() != nil:
+		return attachJoin
+	}
+	return attachClone
+}
+
+// report is the CgroupHost as it is now: a run may have switched to
+// joining since the probe.
+func (m *cgroupManager) report() CgroupHost {
+	h := m.host
+	h.V2Attach = m.attach()
+	if why := m.v2Join.Load(); why != nil {
+		h.Problem = strings.TrimPrefix(h.Problem+"; runs join their cgroup from the shim: "+*why, "; ")
+	}
+	return h
+}
+
+// switchToJoin makes later runs join their v2 cgroup from the shim, for
+// the reason err; true when this call made the switch.
+func (m *cgroupManager) switchToJoin(err error) bool {
+	why := err.Error()
+	return m.v2 != "" && m.v2Join.CompareAndSwap(nil, &why)
 }
 
 // v1Controllers are the v1 hierarchies we use, by the name in /proc/self/cgroup.
@@ -138,6 +191,12 @@ func probeCgroupsFrom(mounts []cgMount, own map[string]string) (*cgroupManager, 
 			for _, c := range m.enableV2Controllers(dir, &problems) {
 				m.v2Ctrl[c] = true
 			}
+			// After enableV2Controllers, which may have moved this
+			// process: the child is tried from where runs start.
+			if err := bornInCgroup(dir, m.prefix+"probe"); err != nil {
+				m.switchToJoin(err)
+				slog.Info("sandbox: runs cannot be born in their cgroup; the shim joins it instead", "dir", dir, "err", err)
+			}
 			continue
 		}
 		for _, c := range v1Controllers {
@@ -209,7 +268,7 @@ func probeCgroupsFrom(mounts []cgMount, own map[string]string) (*cgroupManager, 
 	}
 	m.host = h
 	m.cleanStale()
-	return m, h
+	return m, m.report()
 }
 
 // enableV2Controllers makes pids, memory and cpu available to run cgroups
@@ -307,6 +366,58 @@ func tryMkdir(parent, name string) error {
 	return os.Remove(p)
 }
 
+// errBornKilled: a process started inside a new cgroup (clone3
+// CLONE_INTO_CGROUP) was SIGKILLed before it could do anything.
+var errBornKilled = errors.New("a process born into a new cgroup beneath the app's is killed at birth")
+
+// bornInCgroup starts /bin/sh, which exits at once, inside a new cgroup
+// name beneath parent, the way runs start, and reports whether it lived.
+// A kernel can kill such a child at birth: Linux 6.18 does once the
+// cgroup of the process that clones has had cgroup.kill written while the
+// new cgroup has not (it compares their kill counts), and a loopforge
+// started in such a cgroup then saw every run fail with a shim that never
+// spoke.
+func bornInCgroup(parent, name string) error {
+	dir := filepath.Join(parent, name)
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	defer removeCgroupDir(dir)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "exit 0")
+	cmd.Env = []string{"PATH=" + systemPath}
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return errBornKilled
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("start a process inside a new cgroup (clone3 CLONE_INTO_CGROUP): %w", err)
+	}
+	return nil
+}
+
+// removeCgroupDir removes an empty cgroup, waiting out the moment an exited
+// member can keep it busy.
+func removeCgroupDir(d string) {
+	for i := 0; ; i++ {
+		err := os.Remove(d)
+		if err == nil || errors.Is(err, os.ErrNotExist) || i == 50 || !errors.Is(err, unix.EBUSY) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // cgroupMounts lists cgroup (v1) and cgroup2 mounts from /proc/self/mountinfo.
 func cgroupMounts() ([]cgMount, error) {
 	f, err := os.Open("/proc/self/mountinfo")
@@ -395,6 +506,9 @@ type runCgroup struct {
 	v2fd   int               // open v2 dir for CLONE_INTO_CGROUP, -1 if none
 	v1     map[string]string // controller → run dir
 	limits []string          // what is enforced: "pids", "memory", "cpu"
+	// joinedV2: the shim joins the v2 cgroup (its cgroup.procs is among
+	// joinFiles) instead of being born in it (v2fd).
+	joinedV2 bool
 	// sealed: the code cannot reach the cgroup file system (bubblewrap
 	// shows it none), so it cannot move itself between cgroups: it is in
 	// the run's cgroup of every hierarchy, or gone.
@@ -435,11 +549,15 @@ func (m *cgroupManager) create(lim Limits) (*runCgroup, error) {
 				return fail(fmt.Errorf("cgroup %s: %w", w[0], err))
 			}
 		}
-		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fail(fmt.Errorf("open cgroup: %w", err))
+		if m.v2Join.Load() != nil {
+			cg.joinedV2 = true
+		} else {
+			fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fail(fmt.Errorf("open cgroup: %w", err))
+			}
+			cg.v2fd = fd
 		}
-		cg.v2fd = fd
 	}
 	for _, c := range v1Controllers {
 		parent := m.v1[c]
@@ -476,9 +594,13 @@ func (m *cgroupManager) create(lim Limits) (*runCgroup, error) {
 	return cg, nil
 }
 
-// joinFiles are the v1 cgroup.procs files the shim writes "0" to.
+// joinFiles are the cgroup.procs files the shim writes "0" to: the v1
+// ones, and the v2 one when the shim joins it.
 func (cg *runCgroup) joinFiles() []string {
 	var files []string
+	if cg.joinedV2 {
+		files = append(files, filepath.Join(cg.v2, "cgroup.procs"))
+	}
 	for _, c := range v1Controllers {
 		if d := cg.v1[c]; d != "" {
 			files = append(files, filepath.Join(d, "cgroup.procs"))
@@ -629,14 +751,7 @@ func (cg *runCgroup) remove() {
 		dirs = append(dirs, cgroupTree(d)...)
 	}
 	for _, d := range slices.Backward(dirs) {
-		// An exiting task can keep the directory busy for a moment.
-		for i := 0; ; i++ {
-			err := os.Remove(d)
-			if err == nil || errors.Is(err, os.ErrNotExist) || i == 50 || !errors.Is(err, unix.EBUSY) {
-				break
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
+		removeCgroupDir(d)
 	}
 }
 

@@ -79,13 +79,32 @@
 //     are visible, never / or the rest of $HOME; size-capped
 //     private /tmp and /dev/shm; --die-with-parent, --new-session, no
 //     capabilities. Killing bwrap kills the whole PID namespace. Landlock and
-//     seccomp still apply inside.
+//     seccomp still apply inside. The probe starts a test sandbox; where
+//     bwrap is installed but cannot build it, the probe classifies why
+//     ([NamespaceBlock], from bwrap's message and the user namespace
+//     sysctls): AppArmor's restriction of unprivileged user namespaces
+//     (kernel.apparmor_restrict_unprivileged_userns = 1, the default on
+//     Ubuntu 24.04 and later: "setting up uid map: Permission denied",
+//     "loopback: Failed RTM_NEWADDR"), user namespaces turned off
+//     (user.max_user_namespaces = 0, Debian's unprivileged_userns_clone =
+//     0), or refused otherwise (a container). Runs then get the strongest
+//     level that works (landlock, else basic, +cgroup as found), and never
+//     silently: each run's Notes and Warnings say why (no_namespace), and
+//     [Doctor] says so with the fix (an AppArmor profile that lets bwrap
+//     alone create user namespaces, or the sysctl and what it costs).
 //   - cgroup ("+cgroup"): one cgroup per run beneath the app's own, with a
 //     complete kill (cgroup.kill) and the pids, memory and CPU limits whose
 //     controllers the host gives it. cgroup v2 where the app's cgroup is
 //     writable (children are born inside it with CLONE_INTO_CGROUP); v1
 //     hierarchies when running as root on hybrid hosts (the shim joins them
-//     before exec). A v2 parent that does not delegate the controllers (an
+//     before exec). The probe starts a test child inside a new cgroup:
+//     where the kernel kills it at birth (Linux 6.18 does once the app's
+//     own cgroup has had cgroup.kill written) or cannot start it there, the
+//     shim joins the run's v2 cgroup too, through cgroup.procs, before it
+//     restricts itself and execs; a run killed at birth after the probe
+//     switches the Runner to joining and runs again (its code never
+//     started). Either way the code never runs outside its cgroup, [Doctor]
+//     reports it and each run notes it (cgroup_joined). A v2 parent that does not delegate the controllers (an
 //     app started outside its own delegated scope) gives the kill alone:
 //     the run's Protections then have no memory (nor processes) tick and
 //     its Warnings name the missing controllers. Cgroups the code makes
@@ -126,7 +145,13 @@
 // cgroup beneath the app's, removed afterwards, nested cgroups too;
 // cgroup.kill of setsid daemons and of a timed-out tree; the honest report
 // when the controllers are missing (probe, doctor, Protections, Warnings);
-// the move into a leaf cgroup that frees the controllers.
+// the move into a leaf cgroup that frees the controllers; an app cgroup
+// that has had cgroup.kill written, where runs join their cgroup.
+//
+// Restricted hosts are simulated without changing this machine's settings
+// (restricted_test.go): a bwrap that fails as AppArmor makes it fail, with
+// sysctl files of the test's own; the real bwrap in a child user namespace
+// whose user.max_user_namespaces is 0.
 //
 // Untested anywhere, for want of a v2 hierarchy with controllers: the pids,
 // memory and cpu limits under cgroup v2 (pids.max, memory.max,

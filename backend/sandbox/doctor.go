@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -22,7 +23,10 @@ type Report struct {
 	// cannot import matplotlib: figures are not drawn, image files the code
 	// writes are still kept).
 	Matplotlib string `json:"matplotlib"`
-	Host       *Host  `json:"host"`
+	// Fallback says why the namespace level is not used although
+	// bubblewrap is installed ("" when it is used, or not installed).
+	Fallback string `json:"fallback,omitempty"`
+	Host     *Host  `json:"host"`
 }
 
 // Layer is one isolation mechanism and whether this machine has it.
@@ -70,6 +74,9 @@ func doctor(h *Host) Report {
 		Interpreters: map[string]string{"python": r.python, "sh": "/bin/sh", "node": r.node},
 		Matplotlib:   matplotlibVersion(r.python),
 		Host:         h,
+	}
+	if r.noNamespace != "" {
+		rep.Fallback = "not namespace: " + namespaceBlockWords(r.noNamespace) + "; see the bubblewrap line for the fix"
 	}
 	rep.Layers = append(rep.Layers, seccompLayer(h), landlockLayer(h), namespacesLayer(h), bwrapLayer(h), cgroupLayer(h))
 	return rep
@@ -144,12 +151,10 @@ func namespacesLayer(h *Host) Layer {
 	}
 	l.Detail = h.NamespacesError
 	switch {
-	case strings.Contains(h.NamespacesError, "AppArmor"):
-		l.Fix = "allow unprivileged user namespaces: install an AppArmor profile for bwrap (Ubuntu: apt install apparmor-profiles, see /etc/apparmor.d/bwrap-userns-restrict) or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
-	case strings.Contains(h.NamespacesError, "max_user_namespaces"):
-		l.Fix = "sudo sysctl -w user.max_user_namespaces=15000"
+	case h.NamespacesBlock == h.BwrapBlock && !h.BwrapOK:
+		l.Fix = "see the bubblewrap line"
 	default:
-		l.Fix = "enable unprivileged user namespaces (kernel.unprivileged_userns_clone=1 on Debian kernels before 5.10)"
+		l.Fix = userNSFix(h.NamespacesBlock, h.Bwrap)
 	}
 	return l
 }
@@ -163,21 +168,71 @@ func bwrapLayer(h *Host) Layer {
 			l.Detail += "; /tmp not size-capped (bwrap before 0.7)"
 			l.Fix = "upgrade bubblewrap to 0.7 or newer for size-capped /tmp"
 		}
-	case h.Bwrap == "":
+	case h.BwrapBlock == BlockBwrapMissing || h.Bwrap == "":
 		l.Detail = "not installed"
 		l.Fix = "install bubblewrap: sudo apt install bubblewrap (Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)"
+	case h.BwrapBlock == BlockBwrapSetuid:
+		l.Detail = h.BwrapError
+		l.Fix = "remove the setuid bit (sudo chmod u-s " + h.Bwrap + ") where unprivileged user namespaces work"
 	default:
 		l.Detail = h.BwrapError
-		l.Fix = "bubblewrap is installed but cannot create namespaces here; see the namespaces layer"
-		if strings.Contains(h.BwrapError, "setuid") {
-			l.Fix = "remove the setuid bit (sudo chmod u-s " + h.Bwrap + ") where unprivileged user namespaces work"
+		if h.BwrapBlock != BlockBwrapFailed {
+			l.Detail = "installed, but " + namespaceBlockWords(h.BwrapBlock) + ": " + h.BwrapError
 		}
+		l.Fix = userNSFix(h.BwrapBlock, h.Bwrap)
 	}
 	return l
 }
 
+// userNSFix says how to let bwrap (at path) create its namespaces.
+func userNSFix(b NamespaceBlock, path string) string {
+	switch b {
+	case BlockAppArmor:
+		return appArmorFix(path)
+	case BlockUserNSDisabled:
+		return "enable unprivileged user namespaces: sudo sysctl -w user.max_user_namespaces=15000 (and, on Debian kernels, sudo sysctl -w kernel.unprivileged_userns_clone=1); persist them in /etc/sysctl.d/, then: loopforge doctor --fresh"
+	case BlockUserNSRefused:
+		return "the kernel refuses user namespaces to this process: inside a container, allow them (e.g. a seccomp profile that permits unshare and clone with CLONE_NEWUSER), or run loopforge on the host"
+	}
+	return "bubblewrap is installed but cannot build the sandbox here (its message is above); runs use the strongest level without it"
+}
+
+// appArmorFix is how to let bwrap past Ubuntu's restriction of unprivileged
+// user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1): a
+// profile that allows bwrap alone to create them (the form Ubuntu documents
+// for programs that need them), or, at a cost for every other program, the
+// sysctl.
+func appArmorFix(bwrap string) string {
+	if real, err := filepath.EvalSymlinks(bwrap); err == nil {
+		bwrap = real // AppArmor attaches profiles to the real path
+	}
+	return `allow bwrap alone to create user namespaces with an AppArmor profile: create /etc/apparmor.d/bwrap-userns
+(sudoedit /etc/apparmor.d/bwrap-userns) with
+
+  abi <abi/4.0>,
+  include <tunables/global>
+
+  profile bwrap ` + bwrap + ` flags=(unconfined) {
+    userns,
+
+    include if exists <local/bwrap>
+  }
+
+and load it: sudo apparmor_parser -r /etc/apparmor.d/bwrap-userns
+(Ubuntu's own profile for bwrap, which also keeps capabilities from bwrap's children, does the same: from the
+apparmor-profiles package, /usr/share/apparmor/extra-profiles/bwrap-userns-restrict, copied to /etc/apparmor.d/ and
+loaded with apparmor_parser -r; use one of the two, both are named bwrap.)
+Or lift the restriction for every program: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (until the
+next boot; a file in /etc/sysctl.d/ keeps it). Trade-off: every program, an exploit included, may then create user
+namespaces again, which open kernel interfaces otherwise reserved to root and are a common step of privilege escalation.
+Then: loopforge doctor --fresh`
+}
+
 func cgroupLayer(h *Host) Layer {
 	c := h.Cgroup
+	if h.cgroups != nil {
+		c = h.cgroups.report() // a run may have switched to joining since
+	}
 	l := Layer{Name: "cgroup", OK: c.Usable()}
 	var have []string
 	if c.Kill {
@@ -203,7 +258,11 @@ func cgroupLayer(h *Host) Layer {
 	if c.Problem != "" {
 		l.Detail += " (" + c.Problem + ")"
 	}
+
 	if c.Pids && c.Memory && c.CPU && c.Kill {
+		if c.V2Attach == attachJoin {
+			l.Fix = joinFix
+		}
 		return l
 	}
 	switch {
@@ -212,8 +271,16 @@ func cgroupLayer(h *Host) Layer {
 	default:
 		l.Fix = "run loopforge in a delegated scope so it can give each run its own limits: systemd-run --user --scope -p Delegate=yes loopforge"
 	}
+	if c.V2Attach == attachJoin {
+		l.Fix += "\n" + joinFix
+	}
 	return l
 }
+
+// joinFix is the way back to runs born in their cgroup: the app's own
+// cgroup has been killed once (cgroup.kill), which is what makes the kernel
+// kill a child born into a new cgroup.
+const joinFix = "runs are as isolated either way; to have them born in their cgroup again, start loopforge in a cgroup that was never killed (cgroup.kill), e.g. a new scope: systemd-run --user --scope -p Delegate=yes loopforge"
 
 func orNone(s string) string {
 	if s == "" {
@@ -226,6 +293,9 @@ func orNone(s string) string {
 func (rep Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Isolation for generated code: %s\n", rep.Isolation)
+	if rep.Fallback != "" {
+		fmt.Fprintf(&b, "  (%s)\n", rep.Fallback)
+	}
 	p := rep.Protections
 	tick := func(ok bool) string {
 		if ok {
@@ -242,7 +312,15 @@ func (rep Report) Text() string {
 		}
 		fmt.Fprintf(&b, "  %-11s %-8s %s\n", l.Name, status, l.Detail)
 		if l.Fix != "" {
-			fmt.Fprintf(&b, "  %-11s %-8s → %s\n", "", "", l.Fix)
+			// A fix of several lines (a file to write) is indented as
+			// its first line, blank lines left blank.
+			lines := strings.Split(l.Fix, "\n")
+			for i, line := range lines[1:] {
+				if line != "" {
+					lines[i+1] = strings.Repeat(" ", 25) + line
+				}
+			}
+			fmt.Fprintf(&b, "  %-11s %-8s → %s\n", "", "", strings.Join(lines, "\n"))
 		}
 	}
 	b.WriteString("\nInterpreters:")

@@ -420,6 +420,11 @@ func (x *execution) finish() (Result, error) {
 		res.Status = statusFromCause(end.Cause)
 	case len(status) == 0 && r.bwrap != nil && strings.HasPrefix(lastLine(res.Stderr), "bwrap: "):
 		return failed(res, fmt.Errorf("%w: bubblewrap could not start the sandbox: %s", ErrShim, lastLine(res.Stderr)))
+	case len(status) == 0 && x.cmd.SysProcAttr.UseCgroupFD && signaled && sig == syscall.SIGKILL:
+		// Killed, not by us, before the shim said a word: born into the
+		// run's cgroup on a host that kills such a child (see
+		// bornInCgroup). Run switches to joining and tries again.
+		return failed(res, fmt.Errorf("%w: %s was killed as it was born into the run's cgroup: %w", ErrShim, x.cmd.Path, errBornKilled))
 	case len(status) == 0:
 		return failed(res, fmt.Errorf("%w: %s exited without acting as the shim (does its main call sandbox.RunChildIfRequested first?)", ErrShim, r.self))
 	case signaled && sig == syscall.SIGXCPU:

@@ -12,6 +12,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(helperEnv); spec != "" {
 		os.Exit(helperMain(spec))
 	}
+	if os.Getenv(usernsHelperEnv) != "" {
+		os.Exit(usernsHelperMain())
+	}
 	// A stand-in for an API key in the app's environment: the code must
 	// never see it (hostile case 20 also looks in /proc/<app>/environ).
 	os.Setenv("LOOPFORGE_TEST_SECRET", testSecret)

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,12 +38,21 @@ type Host struct {
 	// mount namespaces (what bubblewrap needs).
 	Namespaces      bool   `json:"namespaces"`
 	NamespacesError string `json:"namespaces_error,omitempty"`
+	// NamespacesBlock says why they cannot ("" when they can).
+	NamespacesBlock NamespaceBlock `json:"namespaces_block,omitempty"`
 
 	Bwrap        string `json:"bwrap,omitempty"` // path, when found
 	BwrapVersion string `json:"bwrap_version,omitempty"`
 	BwrapOK      bool   `json:"bwrap_ok"`   // a test sandbox started
 	BwrapSize    bool   `json:"bwrap_size"` // --size caps tmpfs mounts (bwrap 0.7+)
 	BwrapError   string `json:"bwrap_error,omitempty"`
+	// BwrapBlock says why bubblewrap cannot be used, and so why runs get a
+	// weaker level than "namespace" ("" when it can).
+	BwrapBlock NamespaceBlock `json:"bwrap_block,omitempty"`
+
+	// UserNS are the sysctls that allow or forbid unprivileged user
+	// namespaces, as the probe read them.
+	UserNS UserNSSysctls `json:"userns"`
 
 	Cgroup CgroupHost `json:"cgroup"`
 
@@ -74,14 +86,22 @@ func ProbeCached(o ProbeOptions) *Host {
 	return host
 }
 
-func probeHost(bwrapPath string) *Host {
+// featureProbe is where probeFeatures looks. The zero value is this
+// machine's; the tests substitute a bwrap (one that fails the way a
+// restricted host's does) and sysctl files of their own.
+type featureProbe struct {
+	bwrap   string // explicit bwrap path ("" = the usual places, then PATH)
+	procSys string // the sysctl tree ("" = /proc/sys)
+}
+
+func probeHost(fp featureProbe) *Host {
 	h := newHost()
 	// The cgroups first, alone: on a pure v2 host the probe may move this
 	// process into a leaf cgroup to free the controllers for runs, which it
 	// does only while the process is alone in its cgroup, so not while the
 	// probes below have children (sh, bwrap) in it.
 	h.cgroups, h.Cgroup = probeCgroups()
-	probeFeatures(h, bwrapPath)
+	probeFeatures(h, fp)
 	return h
 }
 
@@ -98,8 +118,9 @@ func newHost() *Host {
 // probeFeatures probes what the kernel and bwrap offer: the same for every
 // process of this binary and user until the machine reboots (the cacheable
 // part of the probe; the cgroups are per process).
-func probeFeatures(h *Host, bwrapPath string) {
+func probeFeatures(h *Host, fp featureProbe) {
 	h.ProbedAt = time.Now().UTC().Truncate(time.Second)
+	h.UserNS = readUserNSSysctls(fp.procSys)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if abi, err := landlockABI(); err != nil {
@@ -118,20 +139,37 @@ func probeFeatures(h *Host, bwrapPath string) {
 	wg.Go(func() {
 		if err := probeNamespaces(); err != nil {
 			h.NamespacesError = err.Error()
+			h.NamespacesBlock = BlockNamespacesFailed
+			if errors.Is(err, errUserNSRefused) {
+				h.NamespacesBlock = h.UserNS.block(h.Root)
+			}
 		} else {
 			h.Namespaces = true
 		}
 	})
 	wg.Go(func() {
-		path, version, size, err := probeBwrap(bwrapPath, h.Root)
-		h.Bwrap, h.BwrapVersion, h.BwrapSize = path, version, size
-		if err != nil {
-			h.BwrapError = err.Error()
-		} else {
+		b := probeBwrap(fp.bwrap, h.Root)
+		h.Bwrap, h.BwrapVersion, h.BwrapSize = b.path, b.version, b.size
+		if b.err == nil {
 			h.BwrapOK = true
+			return
+		}
+		h.BwrapError = b.err.Error()
+		switch {
+		case errors.Is(b.err, errBwrapMissing):
+			h.BwrapBlock = BlockBwrapMissing
+		case errors.Is(b.err, errBwrapSetuid):
+			h.BwrapBlock = BlockBwrapSetuid
+		case errors.Is(b.err, errUserNSRefused):
+			h.BwrapBlock = h.UserNS.block(h.Root)
+		default:
+			h.BwrapBlock = BlockBwrapFailed
 		}
 	})
 	wg.Wait()
+	if !h.BwrapOK {
+		slog.Debug("sandbox: bubblewrap cannot be used", "block", h.BwrapBlock, "err", h.BwrapError, "userns", h.UserNS)
+	}
 }
 
 // probeNamespaces starts /bin/sh in new user, PID, network, mount and IPC
@@ -150,13 +188,91 @@ func probeNamespaces() error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-			return fmt.Errorf("unprivileged user namespaces are not allowed here (%v); on Ubuntu 23.10+ AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns)", err)
-		}
-		if errors.Is(err, syscall.ENOSPC) {
-			return fmt.Errorf("user namespaces are disabled (user.max_user_namespaces = 0): %v", err)
+		// EPERM/EACCES: refused (a sysctl, AppArmor, a container's
+		// seccomp profile); ENOSPC/EUSERS: a max_*_namespaces limit or
+		// the nesting depth.
+		for _, errno := range []error{syscall.EPERM, syscall.EACCES, syscall.ENOSPC, syscall.EUSERS} {
+			if errors.Is(err, errno) {
+				return fmt.Errorf("cannot create namespaces (%w): %v", errUserNSRefused, err)
+			}
 		}
 		return fmt.Errorf("cannot create namespaces: %v %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return nil
+}
+
+// NamespaceBlock says why the namespace level is not available: what keeps
+// bubblewrap (or the namespaces it needs) from working on this host.
+type NamespaceBlock string
+
+const (
+	// BlockAppArmor: AppArmor restricts unprivileged user namespaces
+	// (kernel.apparmor_restrict_unprivileged_userns = 1, the default on
+	// Ubuntu 24.04 and later) and bwrap has no profile that allows them.
+	BlockAppArmor NamespaceBlock = "apparmor"
+	// BlockUserNSDisabled: a sysctl turns unprivileged user namespaces off
+	// (user.max_user_namespaces = 0, or kernel.unprivileged_userns_clone =
+	// 0 on Debian kernels).
+	BlockUserNSDisabled NamespaceBlock = "userns_disabled"
+	// BlockUserNSRefused: the kernel refused a user namespace for another
+	// reason (a container's seccomp profile, a nested namespace's limits).
+	BlockUserNSRefused NamespaceBlock = "userns_refused"
+	// BlockBwrapMissing: bubblewrap is not installed.
+	BlockBwrapMissing NamespaceBlock = "bwrap_missing"
+	// BlockBwrapSetuid: bwrap is setuid root, which loopforge does not use.
+	BlockBwrapSetuid NamespaceBlock = "bwrap_setuid"
+	// BlockBwrapFailed: bwrap failed for another reason (its message is in
+	// Host.BwrapError).
+	BlockBwrapFailed NamespaceBlock = "bwrap_failed"
+	// BlockNamespacesFailed: the namespace probe failed for another reason
+	// (Host.NamespacesError).
+	BlockNamespacesFailed NamespaceBlock = "namespaces_failed"
+)
+
+// errUserNSRefused marks a failure to create a user namespace (as opposed to
+// anything else failing), whose cause the sysctls then tell.
+var errUserNSRefused = errors.New("user namespace refused")
+
+// UserNSSysctls are the sysctls that allow or forbid unprivileged user
+// namespaces without a reboot; "" where the kernel has no such file.
+type UserNSSysctls struct {
+	MaxUserNamespaces string `json:"max_user_namespaces,omitempty"`       // user.max_user_namespaces
+	UnprivilegedClone string `json:"unprivileged_userns_clone,omitempty"` // kernel.unprivileged_userns_clone (Debian)
+	// AppArmorRestrict is kernel.apparmor_restrict_unprivileged_userns
+	// (Ubuntu 23.10+): "1" sends a process that creates a user namespace
+	// without a profile allowing it into a profile without capabilities,
+	// where bwrap cannot map its ids or set up the loopback device.
+	AppArmorRestrict string `json:"apparmor_restrict_unprivileged_userns,omitempty"`
+}
+
+// readUserNSSysctls reads them beneath procSys ("" = /proc/sys).
+func readUserNSSysctls(procSys string) UserNSSysctls {
+	if procSys == "" {
+		procSys = "/proc/sys"
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(procSys, name))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	return UserNSSysctls{
+		MaxUserNamespaces: read("user/max_user_namespaces"),
+		UnprivilegedClone: read("kernel/unprivileged_userns_clone"),
+		AppArmorRestrict:  read("kernel/apparmor_restrict_unprivileged_userns"),
+	}
+}
+
+// block names the sysctl that explains a refused user namespace. A sysctl
+// that turns them off wins over AppArmor's restriction: a profile for bwrap
+// would not help. AppArmor's restriction does not apply to root.
+func (s UserNSSysctls) block(root bool) NamespaceBlock {
+	switch {
+	case s.MaxUserNamespaces == "0" || s.UnprivilegedClone == "0":
+		return BlockUserNSDisabled
+	case s.AppArmorRestrict == "1" && !root:
+		return BlockAppArmor
+	}
+	return BlockUserNSRefused
 }

@@ -10,13 +10,16 @@ package sandbox
 //     loopforge may probe differently.
 //
 // And, because they change what the probe finds without a reboot, the
-// effective uid, the bwrap it would try (its identity again) and the sysctls
-// that allow or forbid unprivileged user namespaces. A cache that does not
+// effective uid, the bwrap it would try (its identity again), the sysctls
+// that allow or forbid unprivileged user namespaces and AppArmor's policy
+// revision (loading a profile that lets bwrap create them, the doctor's fix
+// on Ubuntu 24.04+, changes it). A cache that does not
 // match, or cannot be read or parsed, is probed again and rewritten. The
 // cgroups are never cached: what this process may create depends on where it
 // runs, and probing them is cheap. `loopforge doctor --fresh` re-probes.
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -38,8 +41,9 @@ type ProbeOptions struct {
 	Fresh bool
 }
 
-// probeCacheFormat changes when the file's layout does.
-const probeCacheFormat = 1
+// probeCacheFormat changes when the file's layout does (2: why bwrap and
+// the namespaces are blocked, and the user namespace sysctls).
+const probeCacheFormat = 2
 
 // probeKey is what the cached answer depends on.
 type probeKey struct {
@@ -49,7 +53,12 @@ type probeKey struct {
 	EUID   int    `json:"euid"`
 	Bwrap  fileID `json:"bwrap"` // zero when there is none to try
 	UserNS string `json:"userns"`
+	// AppArmor is the policy revision, "-" without AppArmor.
+	AppArmor string `json:"apparmor"`
 }
+
+// appArmorRevision counts AppArmor policy loads and replacements.
+const appArmorRevision = "/sys/kernel/security/apparmor/revision"
 
 // fileID identifies a file's content without reading it.
 type fileID struct {
@@ -72,14 +81,6 @@ func identify(path string) (fileID, error) {
 	return id, nil
 }
 
-// userNSSysctls can forbid unprivileged user namespaces (and so bwrap)
-// without a reboot; a missing one reads as "-".
-var userNSSysctls = []string{
-	"/proc/sys/user/max_user_namespaces",
-	"/proc/sys/kernel/unprivileged_userns_clone",             // Debian
-	"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", // Ubuntu 23.10+
-}
-
 // currentProbeKey reads the key of this process on this boot.
 func currentProbeKey() (probeKey, error) {
 	k := probeKey{Format: probeCacheFormat, EUID: os.Geteuid()}
@@ -100,14 +101,18 @@ func currentProbeKey() (probeKey, error) {
 	if p := findBwrap(""); p != "" {
 		k.Bwrap, _ = identify(p) // unreadable: zero, as for none
 	}
-	vals := make([]string, len(userNSSysctls))
-	for i, f := range userNSSysctls {
-		vals[i] = "-"
-		if b, err := os.ReadFile(f); err == nil {
-			vals[i] = strings.TrimSpace(string(b))
-		}
+	// They forbid unprivileged user namespaces (and so bwrap) without a
+	// reboot; a missing one reads as "-".
+	s := readUserNSSysctls("")
+	vals := []string{s.MaxUserNamespaces, s.UnprivilegedClone, s.AppArmorRestrict}
+	for i, v := range vals {
+		vals[i] = cmp.Or(v, "-")
 	}
 	k.UserNS = strings.Join(vals, ",")
+	k.AppArmor = "-"
+	if b, err := os.ReadFile(appArmorRevision); err == nil {
+		k.AppArmor = strings.TrimSpace(string(b))
+	}
 	return k, nil
 }
 
@@ -172,8 +177,9 @@ func writeProbeCache(file string, key probeKey, h *Host) error {
 func copyFeatures(dst, src *Host) {
 	dst.LandlockABI, dst.LandlockError = src.LandlockABI, src.LandlockError
 	dst.Seccomp, dst.SeccompError = src.Seccomp, src.SeccompError
-	dst.Namespaces, dst.NamespacesError = src.Namespaces, src.NamespacesError
+	dst.Namespaces, dst.NamespacesError, dst.NamespacesBlock = src.Namespaces, src.NamespacesError, src.NamespacesBlock
 	dst.Bwrap, dst.BwrapVersion, dst.BwrapOK, dst.BwrapSize, dst.BwrapError = src.Bwrap, src.BwrapVersion, src.BwrapOK, src.BwrapSize, src.BwrapError
+	dst.BwrapBlock, dst.UserNS = src.BwrapBlock, src.UserNS
 	dst.ProbedAt = src.ProbedAt
 }
 
@@ -188,7 +194,7 @@ type prober struct {
 var realProbe = prober{
 	key:      currentProbeKey,
 	cgroups:  probeCgroups,
-	features: func(h *Host) { probeFeatures(h, "") },
+	features: func(h *Host) { probeFeatures(h, featureProbe{}) },
 }
 
 // probe answers for this process; prev is its earlier answer, whose cgroups

@@ -28,7 +28,7 @@ func (f *fakeProber) prober() prober {
 func newFakeProber() *fakeProber {
 	return &fakeProber{key: probeKey{Format: probeCacheFormat, BootID: "boot-1", EUID: 1000,
 		Exe:   fileID{Path: "/opt/loopforge", Size: 100, MTime: 1, Dev: 1, Ino: 10},
-		Bwrap: fileID{Path: "/usr/bin/bwrap", Size: 7, MTime: 2, Dev: 1, Ino: 11}, UserNS: "100,-,-"}}
+		Bwrap: fileID{Path: "/usr/bin/bwrap", Size: 7, MTime: 2, Dev: 1, Ino: 11}, UserNS: "100,-,-", AppArmor: "-"}}
 }
 
 func TestProbeCache(t *testing.T) {
@@ -74,9 +74,11 @@ func TestProbeCache(t *testing.T) {
 	expect("sysctl changed", probe(ProbeOptions{}), 5, false)
 	f.key.EUID = 0
 	expect("another user", probe(ProbeOptions{}), 6, false)
+	f.key.AppArmor = "42" // a profile loaded (the doctor's fix for bwrap)
+	expect("AppArmor policy changed", probe(ProbeOptions{}), 7, false)
 
-	expect("fresh", probe(ProbeOptions{Fresh: true}), 7, false)
-	expect("after fresh", probe(ProbeOptions{}), 7, true)
+	expect("fresh", probe(ProbeOptions{Fresh: true}), 8, false)
+	expect("after fresh", probe(ProbeOptions{}), 8, true)
 
 	file := probeCacheFile(dir, f.key.Exe.Path)
 	for _, corrupt := range []string{"", "{", "null", `{"key":{}}`, `{"key":` + strings.Repeat("[", 100), "\x00\xff"} {
@@ -144,7 +146,7 @@ func TestCurrentProbeKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()
-	if k.BootID == "" || k.Exe.Path != exe || k.Exe.Size == 0 || k.Exe.Ino == 0 || k.EUID != os.Geteuid() || strings.Count(k.UserNS, ",") != 2 {
+	if k.BootID == "" || k.Exe.Path != exe || k.Exe.Size == 0 || k.Exe.Ino == 0 || k.EUID != os.Geteuid() || strings.Count(k.UserNS, ",") != 2 || k.AppArmor == "" {
 		t.Fatalf("key %+v", k)
 	}
 	if k2, _ := currentProbeKey(); k2 != k {
@@ -168,5 +170,28 @@ func TestProbeCachedReal(t *testing.T) {
 	if !second.Cached || second.BwrapOK != first.BwrapOK || second.Namespaces != first.Namespaces ||
 		second.LandlockABI != first.LandlockABI || second.Seccomp != first.Seccomp || !second.ProbedAt.Equal(first.ProbedAt) {
 		t.Fatalf("cached %+v\nfirst  %+v", second, first)
+	}
+}
+
+// The cache keeps why bubblewrap cannot be used: a cached answer on a
+// restricted host still explains the fallback.
+func TestProbeCacheKeepsTheBlock(t *testing.T) {
+	f := newFakeProber()
+	p := f.prober()
+	features := p.features
+	p.features = func(h *Host) {
+		features(h)
+		h.BwrapOK, h.BwrapError, h.BwrapBlock = false, "bwrap cannot create the sandbox here (user namespace refused): bwrap: setting up uid map: Permission denied", BlockAppArmor
+		h.Namespaces, h.NamespacesBlock = false, BlockAppArmor
+		h.UserNS = UserNSSysctls{MaxUserNamespaces: "100", AppArmorRestrict: "1"}
+	}
+	dir := t.TempDir()
+	first := p.probe(nil, ProbeOptions{CacheDir: dir})
+	second := p.probe(nil, ProbeOptions{CacheDir: dir})
+	if !second.Cached || f.probes != 1 {
+		t.Fatalf("not cached: %d probes", f.probes)
+	}
+	if second.BwrapBlock != first.BwrapBlock || second.BwrapError != first.BwrapError || second.NamespacesBlock != first.NamespacesBlock || second.UserNS != first.UserNS {
+		t.Errorf("cached %+v\nfirst  %+v", second, first)
 	}
 }

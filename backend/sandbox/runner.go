@@ -125,7 +125,11 @@ type Runner struct {
 	landlock  int    // Landlock ABI in use, 0 = none
 	seccomp   bool
 	bwrap     *bwrapPlan
-	cgroups   *cgroupManager
+	// noNamespace says why the namespace level, allowed by the options,
+	// is not used: bubblewrap is installed but cannot work here ("" when
+	// it is used, not installed, or the options cap the level below it).
+	noNamespace NamespaceBlock
+	cgroups     *cgroupManager
 	// nproc: RLIMIT_NPROC counts only this run's processes (a non-root user
 	// inside bwrap's fresh user namespace), so it bounds a fork bomb.
 	nproc    bool
@@ -197,6 +201,11 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: h,
 		warm: &warmCounters{max: int64(cmp.Or(o.MaxPrepared, DefaultMaxPrepared))}, cleanup: newCleanups()}
 	r.plan(maxLevel, !o.NoCgroup)
+	if r.noNamespace != "" {
+		// Info: each run says so (its note), the CLI as a sandbox warning.
+		slog.Info("sandbox: bubblewrap cannot be used here; runs get a weaker isolation level (see loopforge doctor)",
+			"level", r.Isolation(), "reason", r.noNamespace, "bwrap", h.Bwrap, "err", h.BwrapError)
+	}
 	return r, nil
 }
 
@@ -219,11 +228,17 @@ func (r *Runner) plan(maxLevel int, cgroups bool) {
 			extra = append(extra, p)
 		}
 	}
-	if maxLevel >= levelNamespace && h.BwrapOK {
+	switch {
+	case maxLevel < levelNamespace:
+	case h.BwrapOK:
 		plan := newBwrapPlan(h.Bwrap, h.Root, h.BwrapSize, append(slices.Clone(extra), r.self))
 		r.bwrap = &plan
 		r.level = levelNamespace
 		r.nproc = !h.Root
+	case h.Bwrap != "":
+		// Installed but unusable (AppArmor's restriction on Ubuntu 24.04+,
+		// most often): every run says so (layers), never silently weaker.
+		r.noNamespace = cmp.Or(h.BwrapBlock, BlockBwrapFailed)
 	}
 	if cgroups && h.cgroups != nil && h.Cgroup.Usable() {
 		r.cgroups = h.cgroups
@@ -468,8 +483,14 @@ func (r *Runner) layers(req Request, in interpreter, lim Limits, wd, dir string,
 	case !p.Network:
 		res.note(event.NewNote(event.NoteNoNetwork))
 	}
+	if r.noNamespace != "" {
+		res.note(event.NewNote(event.NoteNoNamespace, "reason", string(r.noNamespace), "level", r.isolation))
+	}
 	if n, ok := cgroupNote(cg, r.nproc); ok {
 		res.note(n)
+	}
+	if cg != nil && cg.joinedV2 {
+		res.note(event.NewNote(event.NoteCgroupJoined))
 	}
 	return spec
 }
@@ -507,6 +528,21 @@ func cgroupNote(cg *runCgroup, nproc bool) (event.ExecNote, bool) {
 // Everything is set up after the code arrives; [Runner.Prepare] sets up
 // ahead of it.
 func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
+	res, err := r.runCold(ctx, req)
+	if errors.Is(err, errBornKilled) && r.cgroups != nil {
+		// Nothing of the code ran (the shim never spoke): the probe saw
+		// children born into a cgroup live, and this host now kills them.
+		// This run and the next join their cgroup from the shim instead.
+		if r.cgroups.switchToJoin(errBornKilled) {
+			slog.Warn("sandbox: a run was killed as it was born into its cgroup; runs join their cgroup from the shim from now on", "err", err)
+		}
+		return r.runCold(ctx, req)
+	}
+	return res, err
+}
+
+// runCold is one attempt at Run.
+func (r *Runner) runCold(ctx context.Context, req Request) (Result, error) {
 	x, res, err := r.setup(ctx, req, false)
 	if x == nil {
 		return res, err

@@ -91,6 +91,14 @@ func englishNote(n event.ExecNote) string {
 			}
 		}
 		return fmt.Sprintf("the run's cgroup has no %s controller: %s (see loopforge doctor)", strings.Join(missing, ", "), strings.Join(effects, "; "))
+	case event.NoteCgroupJoined:
+		return "the run joined its cgroup as it started instead of being born in it: this host kills a process born into a new cgroup (see loopforge doctor)"
+	case event.NoteNoNamespace:
+		level := "a weaker level"
+		if l := p("level"); l != "" {
+			level = "the " + l + " level"
+		}
+		return fmt.Sprintf("no namespace isolation: %s, so the run had %s (see loopforge doctor for the fix)", namespaceBlockWords(NamespaceBlock(p("reason"))), level)
 	case event.NoteProcessLimit:
 		return "the process limit (" + p("limit") + ") was reached"
 	case event.NoteImagesTooMany:
@@ -104,6 +112,23 @@ func englishNote(n event.ExecNote) string {
 	default:
 		return ""
 	}
+}
+
+// namespaceBlockWords says why bubblewrap cannot be used.
+func namespaceBlockWords(b NamespaceBlock) string {
+	switch b {
+	case BlockAppArmor:
+		return "AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1) and no profile lets bwrap create them"
+	case BlockUserNSDisabled:
+		return "unprivileged user namespaces are turned off here (user.max_user_namespaces or kernel.unprivileged_userns_clone)"
+	case BlockUserNSRefused:
+		return "the kernel refuses bwrap a user namespace here"
+	case BlockBwrapSetuid:
+		return "bwrap is setuid root, which loopforge does not use"
+	case BlockBwrapMissing:
+		return "bubblewrap is not installed"
+	}
+	return "bubblewrap cannot start its sandbox here"
 }
 
 // params reads a note's parameters as text and as numbers (0 when absent).

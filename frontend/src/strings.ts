@@ -339,6 +339,18 @@ const en = {
           )
           return `The run’s cgroup has no ${missing.join(', ')} controller: ${effects.join('; ')} (see loopforge doctor).`
         },
+        cgroup_joined: () =>
+          'The run joined its cgroup as it started instead of being born in it: this machine kills a process born into a new cgroup (see loopforge doctor).',
+        no_namespace: (p: P) => {
+          const why: Record<string, string> = {
+            apparmor: 'AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1) and no profile lets bwrap create them',
+            userns_disabled: 'unprivileged user namespaces are turned off here (user.max_user_namespaces or kernel.unprivileged_userns_clone)',
+            userns_refused: 'the kernel refuses bwrap a user namespace here',
+            bwrap_setuid: 'bwrap is setuid root, which loopforge does not use',
+          }
+          const level = p.level ? `the ${p.level} level` : 'a weaker level'
+          return `No namespace isolation: ${why[p.reason ?? ''] ?? 'bubblewrap cannot start its sandbox here'}, so the run had ${level} (see loopforge doctor for the fix).`
+        },
         process_limit: (p: P) => `The process limit (${p.limit}) was reached.`,
         images_too_many: (p: P) => `${p.n} more pictures not kept (at most ${p.max} per run)`,
         image_too_large: (p: P) => `${p.name}: ${bytes(Number(p.bytes))}, over the ${bytes(Number(p.max))} limit for one picture`,
@@ -862,6 +874,18 @@ const pt: Strings = {
                 : 'o uso de CPU não tem teto (o tempo limite ainda vale)',
           )
           return `O cgroup da execução não tem o controlador ${missing.join(', ')}: ${effects.join('; ')} (veja loopforge doctor).`
+        },
+        cgroup_joined: () =>
+          'A execução entrou no seu cgroup ao começar, em vez de nascer nele: esta máquina encerra um processo que nasce num cgroup novo (veja loopforge doctor).',
+        no_namespace: (p: P) => {
+          const why: Record<string, string> = {
+            apparmor: 'o AppArmor restringe os namespaces de usuário sem privilégio aqui (kernel.apparmor_restrict_unprivileged_userns = 1) e nenhum perfil permite que o bwrap os crie',
+            userns_disabled: 'os namespaces de usuário sem privilégio estão desligados aqui (user.max_user_namespaces ou kernel.unprivileged_userns_clone)',
+            userns_refused: 'o kernel recusa ao bwrap um namespace de usuário aqui',
+            bwrap_setuid: 'o bwrap é setuid root, e o loopforge não o usa assim',
+          }
+          const level = p.level ? `o nível ${p.level}` : 'um nível mais fraco'
+          return `Sem isolamento por namespaces: ${why[p.reason ?? ''] ?? 'o bubblewrap não consegue iniciar sua sandbox aqui'}; a execução teve ${level} (veja loopforge doctor para a correção).`
         },
         process_limit: (p: P) => `O limite de processos (${p.limit}) foi atingido.`,
         images_too_many: (p: P) => `mais ${p.n} imagens não guardadas (no máximo ${p.max} por execução)`,

@@ -338,12 +338,14 @@ export const NoteNetworkAllowed = "network_allowed"; // the user allowed the net
 export const NoteNoNetwork = "no_network"; // no network isolation
 export const NoteCgroupFailed = "cgroup_failed"; // detail (why the run got no cgroup)
 export const NoteCgroupPartial = "cgroup_partial"; // controllers (comma-separated: pids,memory,cpu), nproc ("1": RLIMIT_NPROC still bounds processes)
+export const NoteCgroupJoined = "cgroup_joined"; // the run joined its cgroup after it started: this host kills a process born into a new cgroup
+export const NoteNoNamespace = "no_namespace"; // reason (apparmor, userns_disabled, userns_refused, bwrap_setuid, bwrap_failed: why bubblewrap cannot be used), level (the one used instead)
 export const NoteProcessLimit = "process_limit"; // limit (the number of processes that was reached)
 export const NoteImagesTooMany = "images_too_many"; // n (pictures left out), max (per run)
 export const NoteImageTooLarge = "image_too_large"; // name, bytes, max (bytes, for one picture)
 export const NoteImagesTotal = "images_total"; // name, max (bytes, for all the run's pictures)
 export const NoteImageUnreadable = "image_unreadable"; // name, detail
-export type Note = typeof NoteNoFiles | typeof NoteNetworkAllowed | typeof NoteNoNetwork | typeof NoteCgroupFailed | typeof NoteCgroupPartial | typeof NoteProcessLimit | typeof NoteImagesTooMany | typeof NoteImageTooLarge | typeof NoteImagesTotal | typeof NoteImageUnreadable;
+export type Note = typeof NoteNoFiles | typeof NoteNetworkAllowed | typeof NoteNoNetwork | typeof NoteCgroupFailed | typeof NoteCgroupPartial | typeof NoteCgroupJoined | typeof NoteNoNamespace | typeof NoteProcessLimit | typeof NoteImagesTooMany | typeof NoteImageTooLarge | typeof NoteImagesTotal | typeof NoteImageUnreadable;
 /**
  * ExecNote is one thing to say about an execution: an Outcome or a Note,
  * and its parameters, worded by each face.

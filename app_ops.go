@@ -14,6 +14,8 @@ var (
 	opProviders     = api.Lookup[wire.None, []wire.ProviderStatus]("Providers")
 	opDefaults      = api.Lookup[wire.None, wire.Defaults]("Defaults")
 	opPresets       = api.Lookup[wire.None, []wire.Preset]("Presets")
+	opSetup         = api.Lookup[wire.None, wire.Setup]("Setup")
+	opReloadConfig  = api.Lookup[wire.None, wire.Setup]("ReloadConfig")
 	opStartRun      = api.Lookup[wire.RunRequest, wire.RunInfo]("StartRun")
 	opStartCompare  = api.Lookup[wire.CompareRequest, wire.CompareInfo]("StartCompare")
 	opComparison    = api.Lookup[wire.SessionRef, []wire.ComparisonRow]("Comparison")
@@ -50,6 +52,16 @@ func (a *App) Defaults() (wire.Defaults, error) {
 // Presets is GET /api/presets on the web.
 func (a *App) Presets() ([]wire.Preset, error) {
 	return opPresets.Call(a.ctx, a.svc, wire.None{})
+}
+
+// Setup is GET /api/setup on the web.
+func (a *App) Setup() (wire.Setup, error) {
+	return opSetup.Call(a.ctx, a.svc, wire.None{})
+}
+
+// ReloadConfig is POST /api/setup/reload on the web.
+func (a *App) ReloadConfig() (wire.Setup, error) {
+	return opReloadConfig.Call(a.ctx, a.svc, wire.None{})
 }
 
 // StartRun is POST /api/runs on the web.

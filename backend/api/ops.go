@@ -25,6 +25,17 @@ var Ops = []Operation{
 	op("Presets", "GET /api/presets", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.Preset, error) {
 		return wire.FromPresets(s.PresetsFor(ctx)), nil
 	}).forStudents(),
+	// What a first run needs: where the configuration goes on this machine,
+	// whether generated code can run (Python) and why not.
+	op("Setup", "GET /api/setup", http.StatusOK, func(_ context.Context, s *service.Service, _ wire.None) (wire.Setup, error) {
+		return wire.FromSetup(s.Setup()), nil
+	}),
+	// Reads loopforge.yml and the .env files again (a key added since is
+	// picked up without a restart) and checks the providers and Python anew.
+	op("ReloadConfig", "POST /api/setup/reload", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) (wire.Setup, error) {
+		st, err := s.Reload(ctx)
+		return wire.FromSetup(st), err
+	}),
 	// Starts a loop; its events arrive on the websocket.
 	op("StartRun", "POST /api/runs", http.StatusCreated, func(ctx context.Context, s *service.Service, req wire.RunRequest) (wire.RunInfo, error) {
 		r, err := req.ToService()

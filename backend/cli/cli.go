@@ -73,6 +73,9 @@ type env struct {
 	newService func(ctx context.Context, workdir string) (*service.Service, error)
 	// serveAddr replaces DefaultAddr as serve's default (tests hold a port of their own).
 	serveAddr string
+	// openBrowser opens the web UI's URL where no window can open (nil =
+	// openURL, the system's default browser; see browser.go).
+	openBrowser func(url string) error
 }
 
 // usageError marks command-line mistakes: an invalid request, so exit code 2.
@@ -181,11 +184,14 @@ func (e *env) openService(cmd *cobra.Command) (*service.Service, error) {
 }
 
 func defaultService(ctx context.Context, workdir string) (*service.Service, error) {
-	cfg, err := config.Load(config.Options{Workdir: workdir})
+	// Reload reads the same files again: a key added to .env is picked up
+	// without a restart (the app's "Check again").
+	load := func() (*config.Config, error) { return config.Load(config.Options{Workdir: workdir}) }
+	cfg, err := load()
 	if err != nil {
 		return nil, err
 	}
-	return service.New(ctx, service.Options{Config: cfg})
+	return service.New(ctx, service.Options{Config: cfg, Reload: load})
 }
 
 func (e *env) rootCmd() *cobra.Command {
@@ -193,7 +199,8 @@ func (e *env) rootCmd() *cobra.Command {
 		Use:   "loopforge",
 		Short: "Watch AI models write, run and fix code",
 		Long: "loopforge runs a code-generation loop: generate → execute → reflect → generate, until the code\n" +
-			"runs cleanly or the iteration limit is reached. With no command it opens the desktop window.",
+			"runs cleanly or the iteration limit is reached. With no command it opens the desktop window, or,\n" +
+			"where there is none (or no display), serves the web UI and opens it in the browser.",
 		Version:       service.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -218,11 +225,11 @@ func (e *env) desktop(ctx context.Context) error {
 	if e.faces.BindingsOnly {
 		return e.faces.Desktop(nil, e.faces.Assets)
 	}
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return usagef("no display found for the desktop window; run `loopforge serve` for the web UI, or `loopforge --help`")
+	if !hasDisplay() {
+		return e.webUI(ctx, "no display found for the desktop window")
 	}
 	if e.faces.Desktop == nil {
-		return e.execDesktop()
+		return e.orWebUI(ctx, e.execDesktop())
 	}
 	wd, _ := os.Getwd()
 	svc, err := e.newService(ctx, wd)
@@ -246,7 +253,7 @@ func (e *env) execDesktop() error {
 	}
 	path := filepath.Join(filepath.Dir(self), DesktopName)
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return usagef("the desktop window is not built: %s is missing (`make build` builds it); run `loopforge serve` for the web UI", path)
+		return &noDesktopError{path: path} // the web UI in the browser instead
 	}
 	if err := e.exec(path, []string{path}, append(os.Environ(), desktopExecVar+"=1")); err != nil {
 		return fmt.Errorf("starting the desktop window %s: %w", path, err)

@@ -50,7 +50,7 @@ func (e *env) serve(ctx context.Context, addr string, explicit bool) error {
 		return err
 	}
 	defer h.close()
-	fmt.Fprintf(e.stdout, "loopforge is serving at http://%s/?token=%s\n", h.ln.Addr(), h.token)
+	fmt.Fprintf(e.stdout, "loopforge is serving at %s\n", h.url())
 	fmt.Fprintln(e.stderr, "open that URL in a browser; press Ctrl-C to stop")
 	return serveUntilSignal(ctx, h.srv, h.ln)
 }

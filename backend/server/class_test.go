@@ -136,6 +136,8 @@ var accessTable = map[string]expect{
 	"Providers":    {ok, ok, ok, noAuth},
 	"Defaults":     {ok, ok, ok, noAuth},
 	"Presets":      {ok, ok, ok, noAuth},
+	"Setup":        {ok, denied, denied, noAuth},
+	"ReloadConfig": {ok, denied, denied, noAuth},
 	"StartRun":     {created, created, created, noAuth},
 	"StartCompare": {created, created, created, noAuth},
 	"Comparison":   {ok, ok, missing, noAuth},

@@ -61,7 +61,7 @@ func (s *Service) checkLimits(l ClassLimits) error {
 
 func (s *Service) checkProviders(names []string) error {
 	for _, p := range names {
-		if _, ok := s.cfg.Profiles[p]; !ok {
+		if _, ok := s.conf().Profiles[p]; !ok {
 			return invalid(CodeUnknownProvider, map[string]string{"provider": p}, "no provider profile %q", p)
 		}
 	}

@@ -89,7 +89,7 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	}
 	req.Workdir = ""
 	if req.Provider == "" && len(providers) == 0 && len(l.Providers) > 0 {
-		if def, _ := s.cfg.DefaultProvider(); !slices.Contains(l.Providers, def) {
+		if def, _ := s.conf().DefaultProvider(); !slices.Contains(l.Providers, def) {
 			req.Provider = l.Providers[0]
 		}
 	}
@@ -100,14 +100,14 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 		}
 	}
 	if req.MaxIterations == 0 {
-		req.MaxIterations = s.cfg.MaxIterations
+		req.MaxIterations = s.conf().MaxIterations
 	}
 	if l.MaxIterations > 0 {
 		req.MaxIterations = min(req.MaxIterations, l.MaxIterations)
 	}
 	// One execution may take as long as the configuration or the
 	// assignment says, not longer: a queue slot is shared.
-	limit := s.cfg.Timeout
+	limit := s.conf().Timeout
 	if a != nil && a.TimeoutSeconds > 0 {
 		limit = max(limit, seconds(a.TimeoutSeconds))
 	}

@@ -21,7 +21,7 @@ func newCompareService(t *testing.T) *Service {
 		"never": {answers: []string{"raise SystemExit(3)"}},
 	}
 	for name, m := range models {
-		svc.cfg.Profiles[name] = provider.Profile{Name: name, Kind: "fake-" + name, Model: name + "-model"}
+		svc.conf().Profiles[name] = provider.Profile{Name: name, Kind: "fake-" + name, Model: name + "-model"}
 		svc.reg["fake-"+name] = func(provider.Profile) (provider.Provider, error) { return namedModel{m}, nil }
 	}
 	return svc
@@ -94,7 +94,7 @@ func TestCancelOneColumnLeavesOthersRunning(t *testing.T) {
 	svc := newCompareService(t)
 	gate := make(chan struct{})
 	slow := &echoModel{answers: []string{"print('slow')"}, gate: gate}
-	svc.cfg.Profiles["slow"] = provider.Profile{Name: "slow", Kind: "fake-slow"}
+	svc.conf().Profiles["slow"] = provider.Profile{Name: "slow", Kind: "fake-slow"}
 	svc.reg["fake-slow"] = func(provider.Profile) (provider.Provider, error) { return namedModel{slow}, nil }
 	ctx := context.Background()
 	info, err := svc.StartCompare(ctx, CompareRequest{RunRequest: RunRequest{Prompt: "p"}, Providers: []string{"slow", "fast"}})

@@ -37,16 +37,17 @@ type LimitsInfo struct {
 
 // Defaults reports the configured run settings.
 func (s *Service) Defaults() Defaults {
-	def, _ := s.cfg.DefaultProvider()
-	lim := s.cfg.Limits
-	lim.Timeout = s.cfg.Timeout
+	cfg := s.conf()
+	def, _ := cfg.DefaultProvider()
+	lim := cfg.Limits
+	lim.Timeout = cfg.Timeout
 	lim = lim.Effective()
-	_, _ = s.executor() // Isolation: the sandbox's, once it is known (an error leaves it "")
-	return Defaults{Provider: def, MaxIterations: s.cfg.MaxIterations, Reflect: s.cfg.Reflect,
-		TimeoutSeconds: s.cfg.Timeout.Seconds(), Language: s.cfg.Language, Isolation: s.isolated,
+	isolation, _ := s.isolation() // the sandbox's level, once it is known ("" when code cannot run)
+	return Defaults{Provider: def, MaxIterations: cfg.MaxIterations, Reflect: cfg.Reflect,
+		TimeoutSeconds: cfg.Timeout.Seconds(), Language: cfg.Language, Isolation: isolation,
 		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,
 			FileSizeBytes: lim.FileSizeBytes, OpenFiles: lim.OpenFiles, CPUs: lim.CPUs},
-		CommandTimeoutSeconds: s.cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !s.cfg.Workspace.Unsandboxed}
+		CommandTimeoutSeconds: cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !cfg.Workspace.Unsandboxed}
 }
 
 // Presets lists the built-in teaching prompts, then the user's own from
@@ -56,5 +57,5 @@ func (s *Service) Presets() []config.Preset {
 		{ID: "data-structures-pt", Title: "Estruturas de dados (pt)", Prompt: loop.Preset("data-structures-pt")},
 		{ID: "data-structures-en", Title: "Data structures (en)", Prompt: loop.Preset("data-structures-en")},
 	}
-	return append(out, s.cfg.Presets...)
+	return append(out, s.conf().Presets...)
 }

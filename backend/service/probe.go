@@ -133,3 +133,19 @@ func (pc *probes) forget(name string) {
 	}
 	pc.gen[name]++
 }
+
+// forgetAll is forget for every profile (the configuration was read again).
+func (pc *probes) forgetAll() {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.gen == nil {
+		pc.gen = map[string]uint64{}
+	}
+	for name := range pc.results {
+		pc.gen[name]++
+	}
+	for key := range pc.inflight {
+		pc.gen[key.name]++
+	}
+	clear(pc.results)
+}

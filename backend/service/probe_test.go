@@ -47,7 +47,8 @@ func probedService(t *testing.T, m probedModel) (*Service, *time.Time) {
 	cfg.Profiles = map[string]provider.Profile{"p": {Name: "p", Kind: "probed", Model: "m1"}}
 	cfg.Order = []string{"p"}
 	reg := provider.Registry{"probed": func(provider.Profile) (provider.Provider, error) { return m, nil }}
-	s := &Service{cfg: cfg, reg: reg}
+	s := &Service{reg: reg}
+	s.cfg.Store(cfg)
 	now := time.Now()
 	s.probes.now = func() time.Time { return now }
 	return s, &now
@@ -96,13 +97,13 @@ func TestProvidersReuseChecks(t *testing.T) {
 	want("v2", 2)
 
 	// A changed profile is checked again.
-	p := s.cfg.Profiles["p"]
+	p := s.conf().Profiles["p"]
 	p.Model = "m2"
-	s.cfg.Profiles["p"] = p
+	s.conf().Profiles["p"] = p
 	want("v3", 3)
 	want("v3", 3)
 	p.APIKey = "new key"
-	s.cfg.Profiles["p"] = p
+	s.conf().Profiles["p"] = p
 	want("v4", 4)
 
 	// A rejected key shows in the very next list, which checks again.

@@ -78,7 +78,8 @@ func TestProvidersChecksCLIs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wd, config.FileName), []byte(yml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{cfg: loadConfig(t, wd, home), reg: DefaultRegistry()}
+	s := &Service{reg: DefaultRegistry()}
+	s.cfg.Store(loadConfig(t, wd, home))
 	got := map[string]ProviderStatus{}
 	for _, st := range s.Providers() {
 		got[st.Name] = st
@@ -106,7 +107,8 @@ func TestProvidersShowLimits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wd, config.FileName), []byte(yml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{cfg: loadConfig(t, wd, home), reg: DefaultRegistry()}
+	s := &Service{reg: DefaultRegistry()}
+	s.cfg.Store(loadConfig(t, wd, home))
 	got := map[string]ProviderStatus{}
 	for _, st := range s.Providers() {
 		got[st.Name] = st

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
@@ -65,6 +66,10 @@ type Options struct {
 	Registry provider.Registry // default DefaultRegistry()
 	Executor loop.Executor     // default: a sandbox.Runner
 	Logger   *slog.Logger
+	// Reload reads the configuration again, as the face first read it (the
+	// same workdir and environment), for Service.Reload. nil: the
+	// configuration given stays (tests that make theirs in code).
+	Reload func() (*config.Config, error)
 	// TokenWindow is how long a run's token events may wait to be written
 	// together, in one transaction (they reach subscribers at once): 0 means
 	// DefaultTokenWindow; a negative value writes each token before it is
@@ -74,7 +79,10 @@ type Options struct {
 
 // Service is the one backend the faces share.
 type Service struct {
-	cfg     *config.Config
+	// cfg is the configuration in force: Reload replaces it as a whole, and
+	// what reads several of its fields takes one snapshot (conf).
+	cfg     atomic.Pointer[config.Config]
+	reload  func() (*config.Config, error) // Options.Reload
 	reg     provider.Registry
 	store   *store.Store
 	log     *slog.Logger
@@ -105,10 +113,13 @@ type Service struct {
 
 	// exec runs generated code. It is made on first need (see executor):
 	// the sandbox probes the host for it, and most commands never run code.
-	exec     loop.Executor
-	execErr  error  // why no executor could be made (python missing)
-	isolated string // exec's isolation level
-	execOnce sync.Once
+	// execMu guards the four fields below.
+	execMu    sync.Mutex
+	exec      loop.Executor
+	execErr   error  // why no executor could be made (python missing)
+	isolated  string // exec's isolation level
+	execTried bool   // made, or failed (Reload lets a failure be tried again)
+	execEnded bool   // Close: no executor is made any more
 }
 
 // New opens the history (the executor comes on first need). Runs left unfinished by a
@@ -118,8 +129,10 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if o.Config == nil {
 		return nil, errors.New("service: no config")
 	}
-	s := &Service{cfg: o.Config, reg: o.Registry, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{}),
+	s := &Service{reg: o.Registry, reload: o.Reload, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{}),
 		tokenWindow: o.TokenWindow, maxUnsaved: maxUnsaved}
+	s.cfg.Store(o.Config)
+	s.execTried = o.Executor != nil
 	if s.tokenWindow == 0 {
 		s.tokenWindow = DefaultTokenWindow
 	}
@@ -151,18 +164,39 @@ func New(ctx context.Context, o Options) (*Service, error) {
 // or a form asking which isolation runs would get (Defaults). The host probe
 // it needs is cached on disk (sandbox.ProbeCached in the config's CacheDir).
 func (s *Service) executor() (loop.Executor, error) {
-	s.execOnce.Do(func() {
-		if s.exec != nil {
-			return // Options.Executor
-		}
-		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.cfg.CacheDir})
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
+	if !s.execTried {
+		s.execTried = true
+		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.conf().CacheDir})
 		if err != nil {
 			s.execErr = err
-			return
+		} else {
+			s.exec, s.isolated = r, r.Isolation()
 		}
-		s.exec, s.isolated = r, r.Isolation()
-	})
+	}
 	return s.exec, s.execErr
+}
+
+// isolation is the sandbox level generated code runs under, making the
+// executor if needed; "" and the reason when code cannot run at all.
+func (s *Service) isolation() (string, error) {
+	if _, err := s.executor(); err != nil {
+		return "", err
+	}
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
+	return s.isolated, nil
+}
+
+// retryExecutor lets the next executor call try again after a failure
+// (Python installed since); a working executor is kept.
+func (s *Service) retryExecutor() {
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
+	if s.exec == nil && s.execErr != nil && !s.execEnded {
+		s.execTried, s.execErr = false, nil
+	}
 }
 
 // recoverOrphans marks interrupted the runs still recorded as running whose
@@ -211,10 +245,13 @@ func (s *Service) Close() error {
 	s.wg.Wait()
 	s.flushes.Wait()
 	// The executor removes ended runs' directories and cgroups in the
-	// background (sandbox.Runner.Wait). The no-op Do orders this read after
-	// the executor's making, and keeps a late caller from making one.
-	s.execOnce.Do(func() {})
-	if w, ok := s.exec.(interface{ Wait() }); ok {
+	// background (sandbox.Runner.Wait). execEnded keeps a late caller from
+	// making one.
+	s.execMu.Lock()
+	s.execTried, s.execEnded = true, true
+	exec := s.exec
+	s.execMu.Unlock()
+	if w, ok := exec.(interface{ Wait() }); ok {
 		w.Wait()
 	}
 	// The store closes first: once the claim is released, another process
@@ -228,7 +265,10 @@ var errShutdown = errors.New("loopforge is shutting down")
 var ErrCancelled = errors.New("cancelled by the user")
 
 // Config returns the configuration the service was built with.
-func (s *Service) Config() *config.Config { return s.cfg }
+func (s *Service) Config() *config.Config { return s.conf() }
+
+// conf is the configuration in force (see Reload).
+func (s *Service) conf() *config.Config { return s.cfg.Load() }
 
 // RunRequest asks for one loop. Zero values take the config's defaults.
 type RunRequest struct {
@@ -272,14 +312,15 @@ type RunInfo struct {
 
 // Profile resolves a profile name ("" = default) with overrides applied.
 func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error) {
+	cfg := s.conf()
 	if name == "" {
-		n, err := s.cfg.DefaultProvider()
+		n, err := cfg.DefaultProvider()
 		if err != nil {
 			return provider.Profile{}, err
 		}
 		name = n
 	}
-	p, err := s.cfg.Profile(name)
+	p, err := cfg.Profile(name)
 	if err != nil {
 		return provider.Profile{}, &Error{Code: CodeUnknownProvider, Params: map[string]string{"provider": name}, Err: err}
 	}
@@ -436,12 +477,13 @@ type prepared struct {
 func (s *Service) prepare(ctx context.Context, req RunRequest, providerName string) (prepared, error) {
 	// Zero limit fields take the sandbox's defaults, which it derives from
 	// the timeout (the CPU-time backstop), so only configured ones are set.
-	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: s.cfg.Reflect, Language: req.Language, Limits: s.cfg.Limits}
+	cfg := s.conf() // one configuration for the whole run, even if it is reloaded meanwhile
+	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: cfg.Reflect, Language: req.Language, Limits: cfg.Limits}
 	if req.Task != nil && strings.TrimSpace(req.Prompt) == "" {
 		req.Prompt = req.Task.Instructions
 	}
 	if set.MaxIterations == 0 {
-		set.MaxIterations = s.cfg.MaxIterations
+		set.MaxIterations = cfg.MaxIterations
 	}
 	if err := config.CheckMaxIterations("the iteration limit", set.MaxIterations); err != nil {
 		return prepared{}, &Error{Code: CodeMaxIterations, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
@@ -451,14 +493,14 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 		set.Reflect = *req.Reflect
 	}
 	if set.Language == "" {
-		set.Language = s.cfg.Language
+		set.Language = cfg.Language
 	}
 	lang, err := loop.LookupLanguage(set.Language)
 	if err != nil {
 		return prepared{}, &Error{Code: CodeLanguage, Params: map[string]string{"language": set.Language},
 			Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 	}
-	set.Limits.Timeout = s.cfg.Timeout
+	set.Limits.Timeout = cfg.Timeout
 	if req.Timeout != 0 {
 		if err := config.CheckTimeout("the time limit", req.Timeout); err != nil {
 			return prepared{}, &Error{Code: CodeTimeout, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),

@@ -358,7 +358,7 @@ func TestConfiguredLimitsReachTheSandbox(t *testing.T) {
 	if x := run(); x.Status != "ok" {
 		t.Fatalf("400 MiB fits the default 1 GiB limit: %+v", x)
 	}
-	svc.cfg.Limits.MemoryBytes = 128 << 20
+	svc.conf().Limits.MemoryBytes = 128 << 20
 	if x := run(); x.Status != "memory" {
 		t.Fatalf("with limits.memory 128MiB the allocation should fail with status memory: %+v", x)
 	}

@@ -154,11 +154,12 @@ func (s *Service) Providers() []ProviderStatus {
 // probeTTL (see probes). When ctx ends first, the profiles whose check has
 // not finished are reported unavailable with ctx's error.
 func (s *Service) ProvidersContext(ctx context.Context) []ProviderStatus {
-	def, _ := s.cfg.DefaultProvider()
-	out := make([]ProviderStatus, len(s.cfg.Order))
+	cfg := s.conf()
+	def, _ := cfg.DefaultProvider()
+	out := make([]ProviderStatus, len(cfg.Order))
 	var wg sync.WaitGroup
-	for i, name := range s.cfg.Order {
-		p := s.cfg.Profiles[name]
+	for i, name := range cfg.Order {
+		p := cfg.Profiles[name]
 		st := ProviderStatus{Name: name, Kind: p.Kind, Model: p.Model, BaseURL: p.BaseURL, KeyEnv: p.APIKeyEnv, Default: name == def}.withLimits(p)
 		prov, err := s.reg.New(p)
 		if err != nil {

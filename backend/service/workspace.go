@@ -66,12 +66,13 @@ func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof pro
 		}
 		return err
 	}
-	ws := &loop.WorkspaceSettings{Git: true, ReuseBranch: true, Tools: s.cfg.Tools,
+	cfg := s.conf()
+	ws := &loop.WorkspaceSettings{Git: true, ReuseBranch: true, Tools: cfg.Tools,
 		Labels: loop.RunLabels{Provider: prof.Name, Model: prof.Model}}
-	ws.CommandLimits = s.cfg.Limits
-	ws.CommandLimits.Timeout = s.cfg.Workspace.CommandTimeout
-	if s.cfg.Workspace.Unsandboxed {
-		ws.Runner = workspace.ExecRunner{Timeout: s.cfg.Workspace.CommandTimeout}
+	ws.CommandLimits = cfg.Limits
+	ws.CommandLimits.Timeout = cfg.Workspace.CommandTimeout
+	if cfg.Workspace.Unsandboxed {
+		ws.Runner = workspace.ExecRunner{Timeout: cfg.Workspace.CommandTimeout}
 		ws.Labels.Commands = loop.CommandsUnsandboxed
 	} else if _, err := s.executor(); err != nil {
 		return fmt.Errorf("cannot run the validation commands in the sandbox: %w (or set `workspace: {sandbox: false}` in loopforge.yml to run them unsandboxed)", err)
@@ -178,7 +179,7 @@ func (s *Service) addWorktree(ctx context.Context, sess *store.Session, provider
 		}
 		name = fmt.Sprintf("%s-%d", slug, i)
 	}
-	dir := filepath.Join(s.cfg.DataDir, "worktrees", gitops.Slug(shortID(sess.ID)+"-"+providerName))
+	dir := filepath.Join(s.conf().DataDir, "worktrees", gitops.Slug(shortID(sess.ID)+"-"+providerName))
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the worktrees folder: %w", err)
 	}

@@ -40,7 +40,7 @@ func TestWorkspaceRunRequests(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	// A coding-CLI kind may; a dirty workdir is refused before anything is recorded.
-	svc.cfg.Profiles["editor"] = provider.Profile{Name: "editor", Kind: config.KindClaude}
+	svc.conf().Profiles["editor"] = provider.Profile{Name: "editor", Kind: config.KindClaude}
 	svc.reg[config.KindClaude] = func(provider.Profile) (provider.Provider, error) {
 		return namedModel{&echoModel{answers: []string{"done"}}}, nil
 	}
@@ -123,7 +123,7 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 		"gamma": {contents: []string{"wrong\n"}}, // never passes validation
 	}
 	for name := range models {
-		svc.cfg.Profiles[name] = provider.Profile{Name: name, Kind: config.KindClaude, Model: name}
+		svc.conf().Profiles[name] = provider.Profile{Name: name, Kind: config.KindClaude, Model: name}
 	}
 	svc.reg[config.KindClaude] = func(p provider.Profile) (provider.Provider, error) { return models[p.Name], nil }
 	dir := testRepo(t)
@@ -227,7 +227,7 @@ func (hookModel) Stream(ctx context.Context, req provider.Request) iter.Seq2[pro
 func TestWorkspaceGuardRefusalIsMarkedInRunFinished(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t, &echoModel{answers: []string{"x"}})
-	svc.cfg.Profiles["planter"] = provider.Profile{Name: "planter", Kind: config.KindCodex}
+	svc.conf().Profiles["planter"] = provider.Profile{Name: "planter", Kind: config.KindCodex}
 	svc.reg[config.KindCodex] = func(provider.Profile) (provider.Provider, error) { return hookModel{}, nil }
 	dir := testRepo(t)
 	info, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "planter", Mode: "workspace", Workdir: dir, Validate: []string{"true"}})
@@ -269,12 +269,12 @@ func (approver) Stream(context.Context, provider.Request) iter.Seq2[provider.Del
 func TestWorkspaceRunMetadataNamesTheRun(t *testing.T) {
 	ctx := context.Background()
 	svc := newService(t, &echoModel{answers: []string{"x"}})
-	svc.cfg.Workspace.Unsandboxed = true
-	svc.cfg.Profiles["editor"] = provider.Profile{Name: "editor", Kind: config.KindClaude, Model: "editor-1"}
+	svc.conf().Workspace.Unsandboxed = true
+	svc.conf().Profiles["editor"] = provider.Profile{Name: "editor", Kind: config.KindClaude, Model: "editor-1"}
 	svc.reg[config.KindClaude] = func(provider.Profile) (provider.Provider, error) {
 		return &editorModel{contents: []string{"done\n"}}, nil
 	}
-	svc.cfg.Profiles["judge"] = provider.Profile{Name: "judge", Kind: "judge"}
+	svc.conf().Profiles["judge"] = provider.Profile{Name: "judge", Kind: "judge"}
 	svc.reg["judge"] = func(provider.Profile) (provider.Provider, error) { return approver{}, nil }
 	dir := testRepo(t)
 	info, err := svc.StartRun(ctx, RunRequest{Prompt: "Write done", Provider: "editor", Auditor: "judge", Mode: "workspace",

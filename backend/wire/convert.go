@@ -102,6 +102,12 @@ func FromDefaults(d service.Defaults) Defaults {
 		Isolation: d.Isolation, CommandTimeoutSeconds: d.CommandTimeoutSeconds, CommandsSandboxed: d.CommandsSandboxed}
 }
 
+// FromSetup converts the first-run facts.
+func FromSetup(s service.Setup) Setup {
+	return Setup{OS: s.OS, ConfigDir: s.ConfigDir, EnvFile: s.EnvFile, EnvFileExists: s.EnvFileExists,
+		ConfigFile: s.ConfigFile, CodeRuns: s.CodeRuns, PythonMissing: s.PythonMissing, Problem: s.Problem}
+}
+
 // FromSessions converts a page of the history.
 func FromSessions(ss []store.SessionSummary) []SessionSummary {
 	return each(ss, func(s store.SessionSummary) SessionSummary {

@@ -28,6 +28,8 @@ export interface ServeOptions {
   structured?: boolean
   /** The command line (default `serve --addr 127.0.0.1:0`), e.g. `class --listen 127.0.0.1:0`. */
   args?: string[]
+  /** loopforge.yml instead of the one with the fake provider's profiles (the first-run test: none ready). */
+  yml?: string
 }
 
 export async function startServe(fakeBaseURL: string, opts: ServeOptions = {}): Promise<Serve> {
@@ -37,7 +39,8 @@ export async function startServe(fakeBaseURL: string, opts: ServeOptions = {}): 
   const structured = opts.structured === false ? '\n    structured: false' : ''
   writeFileSync(
     join(home, 'loopforge.yml'),
-    `provider: fake
+    opts.yml ??
+      `provider: fake
 max_iterations: 3
 reflect: true
 timeout: 20s

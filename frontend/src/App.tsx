@@ -8,7 +8,7 @@ import { ErrorBoundary } from './components/ErrorBoundary'
 import { Header, type Tab } from './components/Header'
 import { HistoryView } from './components/HistoryView'
 import { StatsView } from './components/StatsView'
-import { RunPanel } from './components/RunPanel'
+import { RunTab } from './components/FirstRun'
 import { route } from './classroom'
 import { StoresProvider, useClassroom, useSettings, useStores, type Stores } from './stores'
 import { effectiveTheme } from './stores/settings'
@@ -121,7 +121,7 @@ function Shell({ classMode }: { classMode: boolean }) {
           {tab === 'class' ? (
             <ClassTab />
           ) : tab === 'run' ? (
-            <RunPanel />
+            <RunTab />
           ) : tab === 'stats' ? (
             <StatsView />
           ) : (

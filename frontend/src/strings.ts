@@ -1,6 +1,7 @@
 import type { ExecNote, ExecStatus, Note, Notice, Outcome, Protection } from './api/gen/event'
 import { bytes, seconds } from './format'
 import { classEn, classPt } from './strings.class'
+import { firstRunEn, firstRunPt } from './strings.firstrun'
 // Every UI string in one place: an English and a Portuguese table with the
 // same keys (the type checker lists anything missing). `strings` is the
 // table in use; setLanguage swaps it and the app re-renders (App.tsx).
@@ -28,6 +29,7 @@ const en = {
   appTagline: 'Watch AI models write, run and fix code',
   nav: { run: 'Run', history: 'History', stats: 'Stats', class: classEn.tab },
   classroom: classEn,
+  firstRun: firstRunEn,
   language: { label: 'Language', en: 'English', pt: 'Português' },
   theme: {
     label: 'Theme',
@@ -573,6 +575,7 @@ const pt: Strings = {
   appTagline: 'Veja modelos de IA escreverem, executarem e corrigirem código',
   nav: { run: 'Executar', history: 'Histórico', stats: 'Estatísticas', class: classPt.tab },
   classroom: classPt,
+  firstRun: firstRunPt,
   language: { label: 'Idioma', en: 'English', pt: 'Português' },
   theme: {
     label: 'Tema',

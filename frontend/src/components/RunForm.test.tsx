@@ -125,7 +125,10 @@ describe('the sandbox line', () => {
   })
 
   it('warns when generated code cannot run on this machine', async () => {
-    await ready(withDefaults({ isolation: '' }))
+    // The first-run panel says how to install Python; the user goes on without it.
+    renderApp(withDefaults({ isolation: '' }))
+    fireEvent.click(await screen.findByTestId('first-run-anyway'))
+    await screen.findByTestId('provider-fake')
     expect(screen.queryByTestId('sandbox-limits')).toBeNull()
     expect(screen.getByTestId('sandbox-unavailable').textContent).toContain('Sandbox not available')
   })

@@ -3,7 +3,7 @@
 //   runs      — live and reopened runs    history  — sessions, search, delete
 //   workdir   — the working directory     settings — theme, projector, language
 //   compare   — the comparison shown      stats    — the history summarised
-//   exports   — downloads / save dialog
+//   exports   — downloads / save dialog      setup    — the first run: .env, Python
 //   classroom — who the caller is, the class and its live wall
 // They are zustand vanilla stores: plain objects that tests drive without
 // React, and that components read through selectors, so a token arriving
@@ -22,6 +22,7 @@ import type { KV } from './persist'
 import { createProvidersStore, type ProvidersState, type ProvidersStore } from './providers'
 import { isFinished } from './runModel'
 import { createRunsStore, type RunsOptions, type RunsState, type RunsStore } from './runs'
+import { createSetupStore, type SetupState, type SetupStore } from './setup'
 import { createSettingsStore, type Lang, type SettingsState, type SettingsStore } from './settings'
 import { createStatsStore, type StatsState, type StatsStore } from './stats'
 import { createWorkdirStore, type WorkdirState, type WorkdirStore } from './workdir'
@@ -38,6 +39,7 @@ export interface Stores {
   stats: StatsStore
   exports: ExportsStore
   classroom: ClassroomStore
+  setup: SetupStore
 }
 
 export interface StoresOptions extends RunsOptions {
@@ -75,6 +77,7 @@ export function createStores(api: Api, opts: StoresOptions = {}): Stores {
     stats: createStatsStore(api),
     exports: createExportsStore(api, opts.saveFile),
     classroom: createClassroomStore(api, { composer, providers, storage: opts.storage, saveFile: opts.saveFile ?? browserSave }),
+    setup: createSetupStore(api, providers),
   }
 }
 
@@ -106,3 +109,4 @@ export const useCompare = bind<CompareState>((s) => s.compare)
 export const useStats = bind<StatsState>((s) => s.stats)
 export const useExports = bind<ExportsState>((s) => s.exports)
 export const useClassroom = bind<ClassroomState>((s) => s.classroom)
+export const useSetup = bind<SetupState>((s) => s.setup)

@@ -311,6 +311,16 @@ export namespace wire {
 	    q: string;
 	    limit: number;
 	}
+	export interface Setup {
+	    os: string;
+	    config_dir: string;
+	    env_file: string;
+	    env_file_exists: boolean;
+	    config_file: string;
+	    code_runs: boolean;
+	    python_missing: boolean;
+	    problem?: string;
+	}
 	export interface Spotlight {
 	    run_id: string;
 	}

@@ -8,6 +8,8 @@ export interface Operations {
   Providers: { in: wire.None; out: wire.ProviderStatus[] }
   Defaults: { in: wire.None; out: wire.Defaults }
   Presets: { in: wire.None; out: wire.Preset[] }
+  Setup: { in: wire.None; out: wire.Setup }
+  ReloadConfig: { in: wire.None; out: wire.Setup }
   StartRun: { in: wire.RunRequest; out: wire.RunInfo }
   StartCompare: { in: wire.CompareRequest; out: wire.CompareInfo }
   Comparison: { in: wire.SessionRef; out: wire.ComparisonRow[] }
@@ -52,6 +54,8 @@ export const routes: { readonly [K in OpName]: Route } = {
   Providers: { method: 'GET', path: '/api/providers', query: [], body: false, list: true },
   Defaults: { method: 'GET', path: '/api/defaults', query: [], body: false, list: false },
   Presets: { method: 'GET', path: '/api/presets', query: [], body: false, list: true },
+  Setup: { method: 'GET', path: '/api/setup', query: [], body: false, list: false },
+  ReloadConfig: { method: 'POST', path: '/api/setup/reload', query: [], body: false, list: false },
   StartRun: { method: 'POST', path: '/api/runs', query: [], body: true, list: false },
   StartCompare: { method: 'POST', path: '/api/compare', query: [], body: true, list: false },
   Comparison: { method: 'GET', path: '/api/sessions/{id}/comparison', query: [], body: false, list: true },
@@ -80,6 +84,8 @@ export const bindings: { readonly [K in OpName]: (input: OpIn<K>) => Promise<OpO
   Providers: () => App.Providers(),
   Defaults: () => App.Defaults(),
   Presets: () => App.Presets(),
+  Setup: () => App.Setup(),
+  ReloadConfig: () => App.ReloadConfig(),
   StartRun: (input) => App.StartRun(input),
   StartCompare: (input) => App.StartCompare(input),
   Comparison: (input) => App.Comparison(input),

@@ -684,6 +684,39 @@ export interface StatsGroup {
 }
 
 //////////
+// source: setup.go
+
+/**
+ * Setup is what the first-run panel shows a new user: where the
+ * configuration goes on this machine and whether generated code can run.
+ */
+export interface Setup {
+  /**
+   * OS is runtime.GOOS: "linux", "darwin" or "windows".
+   */
+  os: string;
+  /**
+   * ConfigDir is where loopforge.yml and .env go (it differs per OS);
+   * EnvFile is that .env, EnvFileExists whether it exists now.
+   */
+  config_dir: string;
+  env_file: string;
+  env_file_exists: boolean;
+  /**
+   * ConfigFile is the loopforge.yml in force, "" when there is none.
+   */
+  config_file: string;
+  /**
+   * CodeRuns: generated code can be executed on this machine. When it
+   * cannot, PythonMissing says whether no Python interpreter was found,
+   * and Problem gives the reason in English.
+   */
+  code_runs: boolean;
+  python_missing: boolean;
+  problem?: string;
+}
+
+//////////
 // source: stream.go
 
 /**

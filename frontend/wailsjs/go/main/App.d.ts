@@ -36,6 +36,8 @@ export function Presets():Promise<Array<wire.Preset>>;
 
 export function Providers():Promise<Array<wire.ProviderStatus>>;
 
+export function ReloadConfig():Promise<wire.Setup>;
+
 export function RemoveStudent(arg1:wire.StudentRef):Promise<wire.OK>;
 
 export function Session(arg1:wire.SessionRef):Promise<wire.SessionDetail>;
@@ -45,6 +47,8 @@ export function Sessions(arg1:wire.SessionsQuery):Promise<Array<wire.SessionSumm
 export function SetSpotlight(arg1:wire.Spotlight):Promise<wire.ClassView>;
 
 export function SetWorkdir(arg1:wire.Workdir):Promise<wire.Workdir>;
+
+export function Setup():Promise<wire.Setup>;
 
 export function StartCompare(arg1:wire.CompareRequest):Promise<wire.CompareInfo>;
 

@@ -70,6 +70,10 @@ export function Providers() {
   return window['go']['main']['App']['Providers']();
 }
 
+export function ReloadConfig() {
+  return window['go']['main']['App']['ReloadConfig']();
+}
+
 export function RemoveStudent(arg1) {
   return window['go']['main']['App']['RemoveStudent'](arg1);
 }
@@ -88,6 +92,10 @@ export function SetSpotlight(arg1) {
 
 export function SetWorkdir(arg1) {
   return window['go']['main']['App']['SetWorkdir'](arg1);
+}
+
+export function Setup() {
+  return window['go']['main']['App']['Setup']();
 }
 
 export function StartCompare(arg1) {

@@ -65,6 +65,17 @@ func TestExplainNamesEveryKindOfError(t *testing.T) {
 		{&provider.Error{Kind: provider.KindTimeout, Provider: "p", Err: &provider.TimeoutError{Provider: "p", Phase: provider.PhaseIdle, Limit: time.Minute}},
 			CodeProviderTimeout, map[string]string{"phase": "idle", "limit": "1m0s", "key": "idle_timeout"}},
 		{&provider.Error{Kind: provider.KindProtocol, Provider: "p"}, CodeProviderProtocol, map[string]string{"provider": "p"}},
+		{provider.WithPartial(&provider.Error{Kind: provider.KindRefusal, Provider: "claude", Category: "cyber", Message: "Declined under the Usage Policy."},
+			&provider.Response{Usage: provider.Usage{InputTokens: 18}}), CodeProviderRefused,
+			map[string]string{"provider": "claude", "category": "cyber", "message": "Declined under the Usage Policy."}},
+		{fmt.Errorf("generate: %w", provider.WithPartial(&provider.Error{Kind: provider.KindInterrupted, Provider: "ollama", URL: "http://localhost:11434/v1",
+			Message: "connection closed mid-response"}, &provider.Response{Content: "Aqui está ✓"})), CodeProviderBroke,
+			map[string]string{"provider": "ollama", "url": "http://localhost:11434/v1", "received": "11", "message": "connection closed mid-response"}},
+		{&provider.Error{Kind: provider.KindInterrupted, Provider: "p", URL: "http://x/v1"}, CodeProviderBroke, map[string]string{"received": "0"}},
+		{&provider.Error{Kind: provider.KindBadRequest, Provider: "azure", Status: 400, Message: "Unsupported parameter: 'max_tokens'",
+			Err: &provider.FieldError{Profile: "azure", Field: "max_tokens", Other: "max_completion_tokens", Unsupported: true, Value: 4096}},
+			CodeProviderTokenCap, map[string]string{"provider": "azure", "status": "400", "field": "max_tokens", "other": "max_completion_tokens",
+				"value": "4096", "unsupported": "true"}},
 		{&provider.PartialError{Err: &provider.ExecutionError{Provider: "codex", ExitCode: 1, Message: "boom"}}, CodeCLIFailed,
 			map[string]string{"provider": "codex", "exit": "1", "message": "boom"}},
 		{&provider.ParseError{Provider: "codex", Line: 3}, CodeCLIOutput, map[string]string{"line": "3"}},
@@ -92,7 +103,8 @@ func TestExplainNamesEveryKindOfError(t *testing.T) {
 // TestCodeIsProviderOnlyForTheProvidersOwnFailures: "The provider said:"
 // must not introduce loopforge's own refusals.
 func TestCodeIsProviderOnlyForTheProvidersOwnFailures(t *testing.T) {
-	for _, c := range []Code{CodeProviderAuth, CodeProviderRateLimit, CodeProviderServer, CodeCLIFailed, CodeProviderTimeout} {
+	for _, c := range []Code{CodeProviderAuth, CodeProviderRateLimit, CodeProviderServer, CodeCLIFailed, CodeProviderTimeout,
+		CodeProviderRefused, CodeProviderBroke, CodeProviderTokenCap} {
 		if !c.IsProvider() {
 			t.Errorf("%s is the provider's", c)
 		}

@@ -608,6 +608,12 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	now := time.Now().UTC()
 	run.Status, run.Iterations, run.FinalCode = status, out.Iterations, out.FinalCode
 	run.InputTokens, run.OutputTokens, run.CostUSD = out.Usage.InputTokens, out.Usage.OutputTokens, out.Usage.CostUSD
+	if out.Model != "" {
+		// The provider answered from a fallback model: the history keeps
+		// the model that wrote the answer (run_started and the fallback
+		// notice keep the one asked for).
+		run.Model = out.Model
+	}
 	run.FinishedAt, run.DurationMS = &now, time.Since(start).Milliseconds()
 	if out.Err != nil {
 		p := Explain(out.Err)
@@ -627,7 +633,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	s.classFinished(ar, run)
 	if err := s.emit(ar, event.New(event.RunFinished, event.RunFinishedPayload{
 		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error, ErrorKind: errorKind,
-		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams,
+		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams, Model: out.Model,
 		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
 	})); err != nil {
 		s.log.Error("recording run_finished", "run", run.ID, "err", err)

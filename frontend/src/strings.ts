@@ -276,6 +276,7 @@ const en = {
       worktree_meta_failed: (p: P) => `The worktree ${p.path} is kept: its run metadata could not be copied: ${p.detail}`,
       worktree_remove_failed: (p: P) => `The worktree ${p.path} could not be removed: ${p.detail}`,
       worktree_removed: (p: P) => `The result is committed on branch ${p.branch}; its worktree ${p.path} was removed.`,
+      fallback: (p: P) => `${p.to} answered instead of ${p.from} (the provider's fallback model).`,
     } satisfies Record<Notice, (p: P) => string> as Record<string, (p: P) => string>,
     /**
      * An execution, worded from the data the sandbox sends (backend/event
@@ -535,6 +536,13 @@ const en = {
     'provider.unreachable': (p: P) => `${p.provider}: cannot reach ${p.url}.${said(p)}`,
     'provider.protocol': (p: P) => `${p.provider}: the answer did not follow the provider's format.${said(p)}`,
     'provider.error': (p: P) => `${p.provider}: the call failed.${said(p)}`,
+    'provider.refused': (p: P) => `${p.provider}: the model refused to answer${p.category ? ` (${p.category})` : ''}.${said(p)}`,
+    'provider.interrupted': (p: P) =>
+      `${p.provider}: the connection${p.url ? ` to ${p.url}` : ''} broke off in the middle of the answer${Number(p.received) > 0 ? ` (after ${p.received} characters)` : ''}: the model's server stopped or the network dropped. Trying the iteration again may work.${said(p)}`,
+    'provider.token_cap': (p: P) =>
+      p.unsupported
+        ? `${p.provider}: the server does not accept the field ${p.field} for the answer's token limit: set max_tokens_field: ${p.other} in the “${p.provider}” profile of loopforge.yml.${said(p)}`
+        : `${p.provider}: the server refused the answer's token limit (${p.field}: ${p.value}): lower max_output_tokens${p.other ? `, or set max_tokens_field: ${p.other} if it wants that field,` : ''} in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
     'run.cancelled': () => 'Stopped by the user.',
     'run.shutdown': () => 'loopforge was shutting down.',
     'format.empty': () => 'The answer was empty.',
@@ -806,6 +814,7 @@ const pt: Strings = {
       worktree_meta_failed: (p: P) => `A worktree ${p.path} foi mantida: o registro da execução não pôde ser copiado: ${p.detail}`,
       worktree_remove_failed: (p: P) => `Não foi possível remover a worktree ${p.path}: ${p.detail}`,
       worktree_removed: (p: P) => `O resultado está no commit do branch ${p.branch}; a worktree ${p.path} foi removida.`,
+      fallback: (p: P) => `${p.to} respondeu no lugar de ${p.from} (o modelo reserva do provedor).`,
     },
     exec: {
       status: {
@@ -1054,6 +1063,13 @@ const pt: Strings = {
     'provider.unreachable': (p: P) => `${p.provider}: não foi possível alcançar ${p.url}.${said(p)}`,
     'provider.protocol': (p: P) => `${p.provider}: a resposta não seguiu o formato do provedor.${said(p)}`,
     'provider.error': (p: P) => `${p.provider}: a chamada falhou.${said(p)}`,
+    'provider.refused': (p: P) => `${p.provider}: o modelo se recusou a responder${p.category ? ` (${p.category})` : ''}.${said(p)}`,
+    'provider.interrupted': (p: P) =>
+      `${p.provider}: a conexão${p.url ? ` com ${p.url}` : ''} caiu no meio da resposta${Number(p.received) > 0 ? ` (depois de ${p.received} caracteres)` : ''}: o servidor do modelo parou ou a rede caiu. Tentar a iteração de novo pode funcionar.${said(p)}`,
+    'provider.token_cap': (p: P) =>
+      p.unsupported
+        ? `${p.provider}: o servidor não aceita o campo ${p.field} para o limite de tokens da resposta: defina max_tokens_field: ${p.other} no perfil “${p.provider}” do loopforge.yml.${said(p)}`
+        : `${p.provider}: o servidor recusou o limite de tokens da resposta (${p.field}: ${p.value}): diminua max_output_tokens${p.other ? `, ou defina max_tokens_field: ${p.other} se ele quiser esse campo,` : ''} no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
     'run.cancelled': () => 'Parada pelo usuário.',
     'run.shutdown': () => 'O loopforge estava sendo encerrado.',
     'format.empty': () => 'A resposta veio vazia.',
@@ -1122,6 +1138,9 @@ const providerCodes = new Set([
   'provider.protocol',
   'provider.error',
   'provider.timeout',
+  'provider.refused',
+  'provider.interrupted',
+  'provider.token_cap',
   'provider.cli_failed',
   'provider.cli_output',
 ])

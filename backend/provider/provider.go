@@ -277,7 +277,7 @@ type Profile struct {
 	// kind supports it; 0 means the kind's default (see each adapter).
 	MaxOutputTokens int `json:"max_output_tokens,omitempty" yaml:"-"`
 	// MaxTokensField names the request field of that cap for an
-	// OpenAI-compatible server ("max_tokens" or "max_completion_tokens");
+	// OpenAI-compatible server (FieldMaxTokens or FieldMaxCompletionTokens);
 	// "" lets the adapter choose by the server.
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"-"`
 	// Structured turns structured output on or off where the kind supports it
@@ -287,6 +287,16 @@ type Profile struct {
 
 	APIKey string `json:"-" yaml:"-"`
 }
+
+// The request fields that can carry an OpenAI-compatible answer's cap
+// (Profile.MaxTokensField): OpenAI's current one, which its reasoning
+// models require (they refuse the other with HTTP 400), and the older one,
+// the only one most compatible servers (Ollama, OpenRouter, vLLM, LM
+// Studio, DeepSeek) document.
+const (
+	FieldMaxCompletionTokens = "max_completion_tokens"
+	FieldMaxTokens           = "max_tokens"
+)
 
 // Factory builds a Provider for a profile of one kind.
 type Factory func(Profile) (Provider, error)

@@ -465,7 +465,7 @@ func inputObject(in json.RawMessage) any {
 func (c *Client) failure(ctx context.Context, err error, maxTokens int) error {
 	return c.errs.Failure(ctx, err, func(se *provider.HTTPStatusError) error {
 		e := c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), se)
-		if fe := provider.CapRefused(se, c.name, "max_tokens", "", maxTokens); fe != nil {
+		if fe := provider.CapRefused(se, c.name, provider.FieldMaxTokens, "", maxTokens); fe != nil {
 			e.Err = fe
 		}
 		return e

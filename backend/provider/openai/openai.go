@@ -63,15 +63,6 @@ const (
 	DefaultMaxCompletionTokens = 16384
 )
 
-// The request fields that carry the answer's cap: OpenAI's current one,
-// which its reasoning models require (they refuse the other with HTTP
-// 400), and the older one, the only one most compatible servers (Ollama,
-// OpenRouter, vLLM, LM Studio, DeepSeek) document.
-const (
-	FieldMaxCompletionTokens = "max_completion_tokens"
-	FieldMaxTokens           = "max_tokens"
-)
-
 // Client is an OpenAI-compatible chat provider for one profile.
 type Client struct {
 	name       string
@@ -121,9 +112,9 @@ func New(p provider.Profile) (provider.Provider, error) {
 	}
 	errs := provider.NewErrorContext(name, p.APIKeyEnv, u.Redacted(), p.APIKey)
 	errs.Model = model
-	field, maxTokens := FieldMaxTokens, p.MaxOutputTokens
+	field, maxTokens := provider.FieldMaxTokens, p.MaxOutputTokens
 	if openAIHost(u.Hostname()) {
-		field, maxTokens = FieldMaxCompletionTokens, cmp.Or(maxTokens, DefaultMaxCompletionTokens)
+		field, maxTokens = provider.FieldMaxCompletionTokens, cmp.Or(maxTokens, DefaultMaxCompletionTokens)
 	}
 	return &Client{
 		name:       name,
@@ -364,7 +355,7 @@ func (c *Client) params(req provider.Request) (*chatRequest, error) {
 			Function: function{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
 	if n := cmp.Or(req.MaxTokens, c.maxTokens); n > 0 {
-		if c.tokenField == FieldMaxCompletionTokens {
+		if c.tokenField == provider.FieldMaxCompletionTokens {
 			p.MaxCompletionTokens = n
 		} else {
 			p.MaxTokens = n
@@ -497,9 +488,9 @@ func (c *Client) failure(ctx context.Context, err error, sent *chatRequest) erro
 			e.Kind, e.Category = provider.KindRefusal, "content_filter"
 			return e
 		}
-		field, other, n := FieldMaxTokens, FieldMaxCompletionTokens, sent.MaxTokens
+		field, other, n := provider.FieldMaxTokens, provider.FieldMaxCompletionTokens, sent.MaxTokens
 		if sent.MaxCompletionTokens > 0 {
-			field, other, n = FieldMaxCompletionTokens, FieldMaxTokens, sent.MaxCompletionTokens
+			field, other, n = provider.FieldMaxCompletionTokens, provider.FieldMaxTokens, sent.MaxCompletionTokens
 		}
 		if n == 0 {
 			return e

@@ -294,7 +294,7 @@ func TestAnswerCapField(t *testing.T) {
 			b, _ := json.Marshal(p)
 			var body map[string]any
 			_ = json.Unmarshal(b, &body)
-			for _, f := range []string{FieldMaxTokens, FieldMaxCompletionTokens} {
+			for _, f := range []string{provider.FieldMaxTokens, provider.FieldMaxCompletionTokens} {
 				got, sent := body[f]
 				if f == tt.want && got != float64(tt.wantN) {
 					t.Errorf("%s = %v, want %d (body %s)", f, got, tt.wantN, b)
@@ -324,7 +324,7 @@ func TestRefusedCapFieldSaysWhichToUse(t *testing.T) {
 	r := drain(t, context.Background(), newClient(t, p), conversation)
 	var fe *provider.FieldError
 	if !errors.Is(r.Err, provider.ErrBadRequest) || !errors.As(r.Err, &fe) || !fe.Unsupported ||
-		fe.Field != FieldMaxTokens || fe.Other != FieldMaxCompletionTokens {
+		fe.Field != provider.FieldMaxTokens || fe.Other != provider.FieldMaxCompletionTokens {
 		t.Fatalf("err = %#v, want a refused max_tokens naming max_completion_tokens", r.Err)
 	}
 	msg := r.Err.Error()
@@ -338,7 +338,7 @@ func TestRefusedCapFieldSaysWhichToUse(t *testing.T) {
 	}
 
 	// As the message says: the other field works.
-	p.MaxTokensField = FieldMaxCompletionTokens
+	p.MaxTokensField = provider.FieldMaxCompletionTokens
 	if r := drain(t, context.Background(), newClient(t, p), conversation); r.Err != nil ||
 		f.LastBody(t)["max_completion_tokens"] != float64(512) {
 		t.Errorf("err %v, body %v", r.Err, f.LastBody(t))

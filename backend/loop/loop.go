@@ -85,6 +85,13 @@ type ImageStore interface {
 type Input struct {
 	Prompt  string
 	History []provider.Message
+	// Resume: History is a run's own thread, cut short (its answer broke
+	// off, say), to go on with from its last message: Prompt is the task
+	// the thread is about (for the reflection) and is not added to it.
+	Resume bool
+	// Reflection, with Resume, is the reflection the interrupted request
+	// carried, added to the first request as the run would have.
+	Reflection string
 }
 
 // Outcome is the result of Run.
@@ -126,6 +133,7 @@ type runner struct {
 	prompt     string
 	usage      provider.Usage
 	fallback   string // Outcome.Model
+	reflection string // for the first generation (Input.Reflection)
 	// next is the sandbox being prepared for the next execution (script
 	// mode with a Preparer), nil when none is.
 	next *preparing
@@ -155,7 +163,13 @@ func Run(ctx context.Context, m Model, x Executor, emit Emitter, s Settings, in 
 	}
 	r := &runner{model: m, exec: x, emit: emit, set: s, lang: lang, prompt: in.Prompt,
 		structured: m.Capabilities().StructuredOutput}
-	msgs := append(append([]provider.Message(nil), in.History...), provider.Message{Role: provider.RoleUser, Content: in.Prompt})
+	if in.Resume {
+		r.reflection = in.Reflection
+	}
+	msgs := append([]provider.Message(nil), in.History...)
+	if !in.Resume || len(msgs) == 0 || msgs[len(msgs)-1].Role != provider.RoleUser {
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: in.Prompt})
+	}
 	var out Outcome
 	if s.Mode == provider.ModeWorkspace {
 		out = r.runWorkspace(ctx, msgs)
@@ -179,7 +193,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 	defer r.discardPrepared()
 	var (
 		code       string
-		reflection string // for the next generation only
+		reflection = r.reflection // for the next generation only
 		// session is the coding CLI's own conversation, resumed by each
 		// generation after the first so the CLI keeps its context; only
 		// the newest message is then sent.

@@ -373,6 +373,40 @@ func TestFollowUpKeepsHistory(t *testing.T) {
 	}
 }
 
+func TestResumeGoesOnFromTheThread(t *testing.T) {
+	// A run broke off in iteration 2: its thread ends with the report of
+	// iteration 1's failure. Resumed, the first request is that thread as
+	// it was; the task is not asked again, and reflection still names it.
+	thread := []provider.Message{
+		{Role: provider.RoleUser, Content: "print hello"},
+		{Role: provider.RoleAssistant, Content: fenced("boom()")},
+		{Role: provider.RoleUser, Content: "The program failed: ValueError: boom"},
+	}
+	m := &scripted{replies: []reply{{text: fenced("boom()")}, {text: "It raised."}, {text: fenced("print('hello')")}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"boom()": badRun, "print('hello')": okRun}}
+	out := Run(context.Background(), m, x, func(event.Event) error { return nil },
+		Settings{MaxIterations: 3, Reflect: true}, Input{Prompt: "print hello", History: thread, Resume: true})
+	if out.Status != event.RunStatusSuccess {
+		t.Fatalf("%s %v", out.Status, out.Err)
+	}
+	if got := m.requests[0].Messages; len(got) != 3 || got[2].Content != thread[2].Content {
+		t.Fatalf("first request %+v, want the thread as it was", got)
+	}
+	if reflect := m.requests[1]; !strings.Contains(reflect.Messages[0].Content, "print hello") {
+		t.Errorf("the reflection does not name the task: %q", reflect.Messages[0].Content)
+	}
+	if len(out.Messages) != 6 || out.Messages[3].Content != fenced("boom()") {
+		t.Errorf("outcome thread %d messages", len(out.Messages))
+	}
+	// A thread that does not end with a question gets the task again.
+	m = &scripted{replies: []reply{{text: fenced("print('hello')")}}}
+	Run(context.Background(), m, x, func(event.Event) error { return nil },
+		Settings{MaxIterations: 1}, Input{Prompt: "print hello", History: thread[:2], Resume: true})
+	if got := m.requests[0].Messages; len(got) != 3 || got[2].Content != "print hello" {
+		t.Errorf("request %+v", got)
+	}
+}
+
 func equalKinds(a, b []event.Kind) bool {
 	if len(a) != len(b) {
 		return false

@@ -128,6 +128,8 @@ const (
 	CodeCompareTooFew      Code = "request.compare_too_few"    // n
 	CodeCompareTwice       Code = "request.compare_twice"      // provider
 	CodeCompareRerun       Code = "request.compare_rerun"      //
+	CodeRetryRunning       Code = "request.retry_running"      //
+	CodeRetryWorkspace     Code = "request.retry_workspace"    //
 	CodeSettings           Code = "request.settings"           // detail
 	CodeBadInput           Code = "request.bad_input"          // detail
 	CodeNoEndpoint         Code = "request.no_endpoint"        // method, path
@@ -205,6 +207,19 @@ func (c Code) IsProvider() bool {
 	case CodeProviderAuth, CodeProviderForbidden, CodeProviderRateLimit, CodeProviderServer, CodeProviderBadRequest,
 		CodeProviderUnreach, CodeProviderProtocol, CodeProviderOther, CodeProviderTimeout, CodeCLIFailed, CodeCLIOutput,
 		CodeProviderRefused, CodeProviderBroke, CodeProviderTokenCap:
+		return true
+	}
+	return false
+}
+
+// Retryable reports whether the code is a failure of the provider that
+// trying the same request again may cure: an answer that broke off, a
+// server error, a rate limit, a network failure, a time limit. The faces
+// offer to try the iteration again for these (the frontend keeps the same
+// list: strings.ts, retryCodes).
+func (c Code) Retryable() bool {
+	switch c {
+	case CodeProviderBroke, CodeProviderServer, CodeProviderRateLimit, CodeProviderUnreach, CodeProviderTimeout:
 		return true
 	}
 	return false

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -213,5 +215,104 @@ func TestFallbackModelIsStoredAndShown(t *testing.T) {
 	}
 	if r := storedRun(t, svc, info.SessionID); r.Model != "claude-spare-2" {
 		t.Errorf("stored model %q, want the model that answered", r.Model)
+	}
+}
+
+func TestRetryGoesOnFromWhereTheRunStopped(t *testing.T) {
+	// Call 1 answers with code that fails, call 2 reflects, call 3 (the
+	// second iteration's answer) breaks off; tried again, call 4 must get
+	// the thread as it stood when call 3 was sent.
+	var bodies []map[string]any
+	var mu sync.Mutex
+	answer := func(text string) []string {
+		return []string{msgStart, textStart, anthropicText(text), `{"type":"content_block_stop","index":0}`, msgEnd, msgStop}
+	}
+	svc, requests := anthropicService(t, func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		bodies = append(bodies, body)
+		n := len(bodies)
+		mu.Unlock()
+		switch n {
+		case 1:
+			anthropicEvents(w, answer("```python\nprint(1/0)\n```")...)
+		case 2:
+			anthropicEvents(w, answer("It divides by zero.")...)
+		case 3:
+			anthropicEvents(w, msgStart, textStart, anthropicText("```python\nprint(4"))
+			panic(http.ErrAbortHandler)
+		default:
+			anthropicEvents(w, answer("```python\nprint(42)\n```")...)
+		}
+	})
+	ctx := context.Background()
+	first, err := svc.StartRun(ctx, RunRequest{Prompt: "print 42", Provider: "anthropic", MaxIterations: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, err := svc.Wait(ctx, first.RunID); run.Status != event.RunStatusError || run.Iterations != 2 || !errors.Is(err, provider.ErrInterrupted) {
+		t.Fatalf("first run %s after %d iterations: %v", run.Status, run.Iterations, err)
+	}
+
+	again, err := svc.StartRun(ctx, RunRequest{Retry: first.RunID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := svc.Wait(ctx, again.RunID)
+	if err != nil || run.Status != event.RunStatusSuccess {
+		t.Fatalf("the retry: %+v, %v", run, err)
+	}
+	if again.SessionID != first.SessionID || run.Prompt != "print 42" || run.Provider != "anthropic" || run.MaxIterations != 2 {
+		t.Errorf("the retry: session %s (want %s), prompt %q, provider %s, %d iterations left (want 2)",
+			again.SessionID, first.SessionID, run.Prompt, run.Provider, run.MaxIterations)
+	}
+	if requests.Load() != 4 {
+		t.Fatalf("%d requests", requests.Load())
+	}
+	mu.Lock()
+	third, fourth := bodies[2]["messages"], bodies[3]["messages"]
+	mu.Unlock()
+	if !reflect.DeepEqual(third, fourth) {
+		t.Errorf("the retried request differs from the one that broke off:\n%v\n%v", third, fourth)
+	}
+	if !strings.Contains(fmt.Sprint(fourth), "It divides by zero.") {
+		t.Errorf("the retried request lacks the reflection the broken one had")
+	}
+	if msgs, _ := fourth.([]any); len(msgs) != 3 {
+		t.Errorf("retried request has %d messages, want the prompt, the first answer and its error report", len(msgs))
+	}
+
+	// A running run cannot be tried again; an unknown one is not found.
+	if _, err := svc.StartRun(ctx, RunRequest{Retry: "no-such-run"}); Classify(err) != ClassNotFound {
+		t.Errorf("unknown run: %v", err)
+	}
+}
+
+func TestRetryOfARunThatStoredNoThread(t *testing.T) {
+	// A run whose process went away stored no thread: trying it again asks
+	// its prompt, after the thread it started from.
+	svc, _ := anthropicService(t, func(w http.ResponseWriter, _ *http.Request) {
+		anthropicEvents(w, msgStart, textStart, anthropicText("```python\nprint(42)\n```"), `{"type":"content_block_stop","index":0}`, msgEnd, msgStop)
+	})
+	ctx := context.Background()
+	first, err := svc.StartRun(ctx, RunRequest{Prompt: "print 42", Provider: "anthropic", MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Wait(ctx, first.RunID); err != nil {
+		t.Fatal(err)
+	}
+	lost := &store.Run{SessionID: first.SessionID, Provider: "anthropic", Model: "claude-test", Prompt: "now print 43",
+		Status: event.RunStatusInterrupted, MaxIterations: 4, Reflect: true, Language: "python"}
+	if err := svc.store.CreateRun(ctx, lost); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.retry(ctx, &RunRequest{Retry: lost.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Content != "print 42" || got[2].Role != provider.RoleUser || got[2].Content != "now print 43" {
+		t.Errorf("thread %+v", got)
 	}
 }

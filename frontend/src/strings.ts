@@ -439,6 +439,10 @@ const en = {
     unknown: (s: string) => `Finished: ${s}`,
     providerSaid: 'The provider said:',
     guardStopped: 'Stopped to protect the repository:',
+    retry: 'Try this iteration again',
+    retryTitle: 'A new run goes on from where this one stopped: the same prompt, the same thread, the iterations left.',
+    retrying: 'Starting…',
+    retryFailed: 'It could not start:',
   },
 
   history: {
@@ -493,6 +497,8 @@ const en = {
     'request.compare_too_few': (p: P) => `A comparison needs at least two providers (got ${p.n}).`,
     'request.compare_twice': (p: P) => `Provider ${p.provider} is listed twice.`,
     'request.compare_rerun': () => 'A provider of a workspace comparison cannot be re-run in that session: start a new comparison.',
+    'request.retry_running': () => 'That run is still going: it can be tried again once it ends.',
+    'request.retry_workspace': () => 'A run in workspace mode cannot be tried again from where it stopped: start the task again.',
     'request.settings': (p: P) => `Unusable run settings: ${p.detail}`,
     'request.bad_input': (p: P) => `The request could not be read: ${p.detail}`,
     'request.no_endpoint': (p: P) => `No such API endpoint: ${p.method} ${p.path}`,
@@ -969,6 +975,10 @@ const pt: Strings = {
     unknown: (s: string) => `Terminada: ${s}`,
     providerSaid: 'O provedor disse:',
     guardStopped: 'Parado para proteger o repositório:',
+    retry: 'Tentar esta iteração de novo',
+    retryTitle: 'Uma nova execução continua de onde esta parou: o mesmo prompt, a mesma conversa, as iterações que restavam.',
+    retrying: 'Iniciando…',
+    retryFailed: 'Não foi possível iniciar:',
   },
 
   history: {
@@ -1018,6 +1028,8 @@ const pt: Strings = {
     'request.compare_too_few': (p: P) => `Uma comparação precisa de pelo menos dois provedores (recebidos: ${p.n}).`,
     'request.compare_twice': (p: P) => `O provedor ${p.provider} aparece duas vezes.`,
     'request.compare_rerun': () => 'Um provedor de uma comparação de projetos não pode ser executado de novo nessa sessão: inicie uma nova comparação.',
+    'request.retry_running': () => 'Essa execução ainda está em andamento: ela pode ser tentada de novo quando terminar.',
+    'request.retry_workspace': () => 'Uma execução no modo projeto não pode ser retomada de onde parou: comece a tarefa de novo.',
     'request.settings': (p: P) => `Configurações de execução inutilizáveis: ${p.detail}`,
     'request.bad_input': (p: P) => `Não foi possível ler o pedido: ${p.detail}`,
     'request.no_endpoint': (p: P) => `Este endereço da API não existe: ${p.method} ${p.path}`,
@@ -1144,6 +1156,18 @@ const providerCodes = new Set([
   'provider.cli_failed',
   'provider.cli_output',
 ])
+
+/**
+ * The codes of provider failures that trying again may cure (backend:
+ * service.Code.Retryable, the same list): the run view offers to try the
+ * iteration again for these.
+ */
+const retryCodes = new Set(['provider.interrupted', 'provider.server', 'provider.rate_limit', 'provider.unreachable', 'provider.timeout'])
+
+/** isRetryable: the code is a provider failure that trying the iteration again may cure. */
+export function isRetryable(code: string | undefined): boolean {
+  return code != null && retryCodes.has(code)
+}
 
 /** isProviderError: the code is the provider's own failure, not one of loopforge's refusals. */
 export function isProviderError(code: string | undefined): boolean {

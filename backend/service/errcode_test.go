@@ -257,3 +257,43 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontendSortsCodesAsTheBackendDoes: strings.ts keeps its own lists
+// of the provider's failures (providerCodes: "The provider said:") and of
+// those worth trying again (retryCodes: "Try this iteration again"); each
+// must be Code.IsProvider's and Code.Retryable's.
+func TestFrontendSortsCodesAsTheBackendDoes(t *testing.T) {
+	src, err := os.ReadFile("../../frontend/src/strings.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(name string) map[string]bool {
+		m := regexp.MustCompile(`(?s)const ` + name + ` = new Set\(\[(.*?)\]\)`).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("no %s in strings.ts", name)
+		}
+		out := map[string]bool{}
+		for _, q := range regexp.MustCompile(`'([a-z_.]+)'`).FindAllSubmatch(m[1], -1) {
+			out[string(q[1])] = true
+		}
+		return out
+	}
+	provider, retry := set("providerCodes"), set("retryCodes")
+	table := regexp.MustCompile(`(?s)\n  errors: \{\n(.*?)\n  \}`).FindSubmatch(src)
+	if table == nil {
+		t.Fatal("no errors table in strings.ts")
+	}
+	codes := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`).FindAllSubmatch(table[1], -1)
+	if len(codes) < 50 {
+		t.Fatalf("found %d codes: the parse no longer finds them", len(codes))
+	}
+	for _, m := range codes {
+		c := Code(m[1])
+		if c.IsProvider() != provider[string(c)] {
+			t.Errorf("%s: IsProvider %v, in providerCodes %v", c, c.IsProvider(), provider[string(c)])
+		}
+		if c.Retryable() != retry[string(c)] {
+			t.Errorf("%s: Retryable %v, in retryCodes %v", c, c.Retryable(), retry[string(c)])
+		}
+	}
+}

@@ -57,7 +57,8 @@ const (
 	DefaultKeyEnv = "ANTHROPIC_API_KEY"
 	// DefaultMaxTokens is the answer's cap (max_tokens, which the API
 	// requires on every request) of a profile that sets no
-	// max_output_tokens: every current model allows it.
+	// max_output_tokens: the output limit of the Claude 3.5 models, below
+	// that of every later one.
 	DefaultMaxTokens = 8192
 )
 

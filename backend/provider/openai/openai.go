@@ -17,13 +17,14 @@
 // (delta.refusal, finish_reason "content_filter", a 400 of code
 // content_filter) is an error of KindRefusal and never text; a stream that
 // breaks off is KindInterrupted. The answer's cap goes in
-// max_completion_tokens to OpenAI and Azure OpenAI (DefaultMaxCompletionTokens
-// unless the profile sets max_output_tokens), in max_tokens to other servers
-// (only when set); max_tokens_field overrides the field, and a 400 that
-// refuses it says which setting to change. Time limits and retries are provider.HTTPCall's: 429,
-// 408, 5xx and a stream cut before any text are retried there, visibly
-// (Notice deltas), honouring Retry-After / retry-after-ms. Nothing is
-// retried once text has been yielded.
+// max_completion_tokens to OpenAI and Azure OpenAI
+// (DefaultMaxCompletionTokens unless the profile sets max_output_tokens),
+// in max_tokens to other servers (only when set); max_tokens_field
+// overrides the field, and a 400 that refuses it says which setting to
+// change. Time limits and retries are provider.HTTPCall's: 429, 408, 5xx
+// and a stream cut before any text are retried there, visibly (Notice
+// deltas), honouring Retry-After / retry-after-ms. Nothing is retried once
+// text has been yielded.
 // Breaking out of the loop, or cancelling ctx, closes the HTTP response.
 //
 // Everything comes from the Profile: unlike the official SDK's client, this

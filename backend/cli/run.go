@@ -23,7 +23,7 @@ import (
 
 type runFlags struct {
 	provider, model, baseURL, promptFile, session, language, workdir, timeout string
-	stdin                                                                     string
+	stdin, retry                                                              string
 	maxIter                                                                   int
 	noReflect, json, allowNetwork                                             bool
 	mode, task, auditor                                                       string
@@ -49,16 +49,20 @@ func (e *env) runCmd() *cobra.Command {
 	fl.StringVarP(&f.provider, "provider", "p", "", "provider profile (default: from config or LOOPFORGE_PROVIDER, else the first with a key)")
 	fl.StringVar(&f.baseURL, "base-url", "", "API endpoint (default: the profile's)")
 	fl.StringVar(&f.session, "session", "", "continue a session: the follow-up keeps the thread's message history")
+	fl.StringVar(&f.retry, "retry", "", "try run RUN again from where it stopped (its answer broke off, its provider failed): same session, thread and prompt")
 	f.bind(fl, "model (default: the profile's)", "print JSON Lines events on stdout instead of human output")
 	return cmd
 }
 
 func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []string) error {
+	if f.retry != "" && (len(args) > 0 || f.promptFile != "" || f.session != "") {
+		return usagef("--retry goes on with the run's own prompt and session: give no prompt, --prompt-file or --session")
+	}
 	req, workdir, err := e.request(cmd, f, args)
 	if err != nil {
 		return err
 	}
-	req.SessionID, req.Provider, req.BaseURL = f.session, f.provider, f.baseURL
+	req.SessionID, req.Provider, req.BaseURL, req.Retry = f.session, f.provider, f.baseURL, f.retry
 	svc, err := e.newService(ctx, workdir)
 	if err != nil {
 		return err
@@ -484,6 +488,9 @@ func (p *humanPrinter) finish(f event.RunFinishedPayload) {
 		p.line("cancelled after %d iteration%s", f.Iterations, plural(f.Iterations))
 	default:
 		p.line("%s: %s", f.Status, oneLine(f.Error))
+		if service.Code(f.ErrorCode).Retryable() {
+			p.line("to try this iteration again: loopforge run --retry %s", p.info.RunID)
+		}
 	}
 	if f.FinalCode != "" && (f.Status == event.RunStatusSuccess || f.Status == event.RunStatusLimitReached) {
 		fmt.Fprint(p.out, f.FinalCode)

@@ -184,6 +184,10 @@ type fileProfile struct {
 	// MaxRetries (HTTP kinds): how often a transient failure (429, 5xx,
 	// a connection dropped before the answer began) is retried.
 	MaxRetries *int `yaml:"max_retries"`
+	// MaxOutputTokens (HTTP kinds) caps each answer; MaxTokensField
+	// (kind openai) names the request field that carries the cap.
+	MaxOutputTokens *int   `yaml:"max_output_tokens"`
+	MaxTokensField  string `yaml:"max_tokens_field"`
 }
 
 // Load reads and validates the configuration.
@@ -516,7 +520,41 @@ func mergeProfile(p *provider.Profile, fp fileProfile) error {
 		}
 		*l.dst = d
 	}
+	if err := applyAnswerCap(p, fp.MaxOutputTokens, fp.MaxTokensField); err != nil {
+		return err
+	}
 	return applyRetries(p, fp.MaxRetries)
+}
+
+// MaxOutputTokensLimit bounds max_output_tokens: no model answers more.
+const MaxOutputTokensLimit = 1_000_000
+
+// applyAnswerCap sets p's answer cap from max_output_tokens (nil = the
+// kind's default) and its request field from max_tokens_field ("" = by
+// server).
+func applyAnswerCap(p *provider.Profile, n *int, field string) error {
+	if n != nil {
+		if !HTTPKind(p.Kind) {
+			return fmt.Errorf("max_output_tokens applies to the HTTP kinds (%s, %s, %s) only; a %s CLI sets its own",
+				KindOpenAI, KindAnthropic, KindGeminiAPI, p.Kind)
+		}
+		if *n < 1 || *n > MaxOutputTokensLimit {
+			return fmt.Errorf("max_output_tokens is %d; it must be between 1 and %d", *n, MaxOutputTokensLimit)
+		}
+		p.MaxOutputTokens = *n
+	}
+	if field == "" {
+		return nil
+	}
+	if p.Kind != KindOpenAI {
+		return fmt.Errorf("max_tokens_field applies to kind %s only (OpenAI-compatible servers); %s has one field for the cap",
+			KindOpenAI, p.Kind)
+	}
+	if field != provider.FieldMaxTokens && field != provider.FieldMaxCompletionTokens {
+		return fmt.Errorf("max_tokens_field is %q; it must be %s or %s", field, provider.FieldMaxCompletionTokens, provider.FieldMaxTokens)
+	}
+	p.MaxTokensField = field
+	return nil
 }
 
 // MaxRetriesLimit bounds max_retries: past it a failing API would hold a

@@ -165,6 +165,12 @@ func TestBadFiles(t *testing.T) {
 		{"max_retries on a CLI", "providers:\n  codex:\n    max_retries: 2\n", "HTTP kinds"},
 		{"negative max_retries", "providers:\n  openai:\n    max_retries: -1\n", "between 0 and 10"},
 		{"too many retries", "providers:\n  openai:\n    max_retries: 99\n", "between 0 and 10"},
+		{"max_output_tokens on a CLI", "providers:\n  claude:\n    max_output_tokens: 4096\n", "HTTP kinds"},
+		{"zero max_output_tokens", "providers:\n  anthropic:\n    max_output_tokens: 0\n", "between 1 and 1000000"},
+		{"max_output_tokens not a number", "providers:\n  openai:\n    max_output_tokens: lots\n", "max_output_tokens"},
+		{"max_tokens_field misspelt", "providers:\n  openai:\n    max_tokens_field: max_completion\n", "must be max_completion_tokens or max_tokens"},
+		{"max_tokens_field on anthropic", "providers:\n  anthropic:\n    max_tokens_field: max_tokens\n", "applies to kind openai only"},
+		{"max_tokens_feild typo", "providers:\n  openai:\n    max_tokens_feild: max_tokens\n", "did you mean max_tokens_field?"},
 		{"not yaml", "provider: [\n", "invalid YAML"},
 	}
 	for _, tt := range tests {
@@ -411,6 +417,33 @@ func TestProviderTimeouts(t *testing.T) {
 	}
 	if c.Profiles["claude"].Timeout != 15*time.Minute {
 		t.Errorf("claude: %+v", c.Profiles["claude"])
+	}
+}
+
+func TestAnswerCap(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, `providers:
+  anthropic:
+    max_output_tokens: 32000
+  azure:
+    kind: openai
+    base_url: https://lab.openai.azure.com/openai/v1
+    api_key_env: AZURE_OPENAI_API_KEY
+    max_output_tokens: 4096
+    max_tokens_field: max_tokens
+`)
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Profiles["anthropic"]; a.MaxOutputTokens != 32000 || a.MaxTokensField != "" {
+		t.Errorf("anthropic: %+v", a)
+	}
+	if a := c.Profiles["azure"]; a.MaxOutputTokens != 4096 || a.MaxTokensField != provider.FieldMaxTokens {
+		t.Errorf("azure: %+v", a)
+	}
+	if o := c.Profiles["openai"]; o.MaxOutputTokens != 0 || o.MaxTokensField != "" {
+		t.Errorf("openai: unset, the kind's defaults apply: %+v", o)
 	}
 }
 

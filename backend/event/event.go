@@ -118,10 +118,13 @@ type TokenPayload struct {
 }
 
 type GeneratedPayload struct {
-	Iteration   int    `json:"iteration"`
-	Content     string `json:"content"`
-	Code        string `json:"code"`
-	Language    string `json:"language"`
+	Iteration int    `json:"iteration"`
+	Content   string `json:"content"`
+	Code      string `json:"code"`
+	Language  string `json:"language"`
+	// Model is the model that answered, as the provider named it ("" when
+	// it did not).
+	Model       string `json:"model,omitempty"`
 	FormatError string `json:"format_error,omitempty"` // set when no usable code was found
 	// FormatCode and FormatParams name FormatError for a frontend that words
 	// it itself (loop.Format* codes).
@@ -227,11 +230,15 @@ type RunFinishedPayload struct {
 	ErrorKind string `json:"error_kind,omitempty"`
 	// ErrorCode and ErrorParams name Error for a UI that shows it in its
 	// own words (service.Code; "" for runs recorded before codes).
-	ErrorCode    string            `json:"error_code,omitempty"`
-	ErrorParams  map[string]string `json:"error_params,omitempty"`
-	InputTokens  int               `json:"input_tokens"`
-	OutputTokens int               `json:"output_tokens"`
-	DurationMS   int64             `json:"duration_ms"`
+	ErrorCode   string            `json:"error_code,omitempty"`
+	ErrorParams map[string]string `json:"error_params,omitempty"`
+	// Model is the model that answered when the provider answered from a
+	// fallback model instead of the run's (run_started's); "" when the
+	// run's model did.
+	Model        string `json:"model,omitempty"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
+	DurationMS   int64  `json:"duration_ms"`
 }
 
 // ErrorWorkspaceGuard (RunFinishedPayload.ErrorKind): loopforge stopped a
@@ -266,6 +273,7 @@ const (
 	NoticeWorktreeMetaFailed   Notice = "worktree_meta_failed"   // path, detail
 	NoticeWorktreeRemoveFailed Notice = "worktree_remove_failed" // path, detail
 	NoticeWorktreeRemoved      Notice = "worktree_removed"       // branch, path
+	NoticeFallback             Notice = "fallback"               // from, to: the provider answered from model to instead of from
 )
 
 // NewLog is a notice of loopforge's own: its English and its code.

@@ -85,6 +85,13 @@ type ImageStore interface {
 type Input struct {
 	Prompt  string
 	History []provider.Message
+	// Resume: History is a run's own thread, cut short (its answer broke
+	// off, say), to go on with from its last message: Prompt is the task
+	// the thread is about (for the reflection) and is not added to it.
+	Resume bool
+	// Reflection, with Resume, is the reflection the interrupted request
+	// carried, added to the first request as the run would have.
+	Reflection string
 }
 
 // Outcome is the result of Run.
@@ -92,7 +99,13 @@ type Outcome struct {
 	Status     event.RunStatus // never event.RunStatusRunning or event.RunStatusInterrupted
 	Iterations int
 	FinalCode  string // the last code generated (it ran cleanly when Status is success)
-	Usage      provider.Usage
+	// Usage counts every token the providers reported, those of calls that
+	// failed midway included (provider.PartialOf).
+	Usage provider.Usage
+	// Model is the model the run's last answer came from when the provider
+	// answered from a fallback model instead of the one asked for
+	// (provider.Response.FallbackFrom); "" when the model asked for did.
+	Model string
 	// Messages is the thread after the run: History, the prompt, and every
 	// answer and error report of this run (never the reflections).
 	Messages []provider.Message
@@ -119,6 +132,8 @@ type runner struct {
 	structured bool
 	prompt     string
 	usage      provider.Usage
+	fallback   string // Outcome.Model
+	reflection string // for the first generation (Input.Reflection)
 	// next is the sandbox being prepared for the next execution (script
 	// mode with a Preparer), nil when none is.
 	next *preparing
@@ -148,14 +163,20 @@ func Run(ctx context.Context, m Model, x Executor, emit Emitter, s Settings, in 
 	}
 	r := &runner{model: m, exec: x, emit: emit, set: s, lang: lang, prompt: in.Prompt,
 		structured: m.Capabilities().StructuredOutput}
-	msgs := append(append([]provider.Message(nil), in.History...), provider.Message{Role: provider.RoleUser, Content: in.Prompt})
+	if in.Resume {
+		r.reflection = in.Reflection
+	}
+	msgs := append([]provider.Message(nil), in.History...)
+	if !in.Resume || len(msgs) == 0 || msgs[len(msgs)-1].Role != provider.RoleUser {
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: in.Prompt})
+	}
 	var out Outcome
 	if s.Mode == provider.ModeWorkspace {
 		out = r.runWorkspace(ctx, msgs)
 	} else {
 		out = r.run(ctx, msgs)
 	}
-	out.Usage = r.usage
+	out.Usage, out.Model = r.usage, r.fallback
 	return settled(ctx, out)
 }
 
@@ -172,7 +193,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 	defer r.discardPrepared()
 	var (
 		code       string
-		reflection string // for the next generation only
+		reflection = r.reflection // for the next generation only
 		// session is the coding CLI's own conversation, resumed by each
 		// generation after the first so the CLI keeps its context; only
 		// the newest message is then sent.
@@ -209,7 +230,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			session = resp.SessionID
 		}
 		newCode, formatErr := extractCode(resp.Content, r.lang, r.structured)
-		gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, Code: newCode, Language: r.lang.Fence,
+		gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, Code: newCode, Language: r.lang.Fence, Model: resp.Model,
 			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, DurationMS: time.Since(start).Milliseconds()}
 		if fe, ok := errors.AsType[*FormatError](formatErr); ok {
 			gen.FormatError, gen.FormatCode, gen.FormatParams = fe.Error(), fe.Code, fe.Params
@@ -382,18 +403,31 @@ func (r *runner) log() *slog.Logger {
 	return slog.Default()
 }
 
-// call streams one request to the run's model (see callModel).
+// call streams one request to the run's model (see callModel), and notes
+// which model answered.
 func (r *runner) call(ctx context.Context, it int, phase event.Phase, req provider.Request) (*provider.Response, error) {
-	return r.callModel(ctx, r.model, it, phase, req)
+	resp, err := r.callModel(ctx, r.model, it, phase, req)
+	if err == nil {
+		r.fallback = ""
+		if resp.FallbackFrom != "" {
+			r.fallback = resp.Model
+		}
+	}
+	return resp, err
 }
 
 // callModel streams one request to m, emitting every text delta as a token
-// and every notice (a retry) as a warning when it arrives. Its tokens count
-// toward the run's usage whichever model answers (the auditor's too).
+// and every notice (a retry) as a warning when it arrives, and a notice when
+// a fallback model answered. Its tokens count toward the run's usage
+// whichever model answers (the auditor's too), and so do the tokens a
+// failed call reported before it failed.
 func (r *runner) callModel(ctx context.Context, m Model, it int, phase event.Phase, req provider.Request) (*provider.Response, error) {
 	var final *provider.Response
 	for d, err := range m.Stream(ctx, req) {
 		if err != nil {
+			if got := provider.PartialOf(err); got != nil {
+				r.count(got.Usage)
+			}
 			return nil, err
 		}
 		if d.Notice != "" {
@@ -416,16 +450,23 @@ func (r *runner) callModel(ctx context.Context, m Model, it int, phase event.Pha
 		}
 		return nil, &provider.Error{Kind: provider.KindProtocol, Message: "the answer stream ended without a final message"}
 	}
+	r.count(final.Usage)
 	for _, w := range final.Warnings {
 		if err := r.send(event.Log, event.LogPayload{Level: "warn", Message: w}); err != nil {
 			return nil, err
 		}
 	}
-	r.usage.InputTokens += final.Usage.InputTokens
-	r.usage.OutputTokens += final.Usage.OutputTokens
-	r.usage.CostUSD += final.Usage.CostUSD
+	if final.FallbackFrom != "" {
+		msg := fmt.Sprintf("%s answered instead of %s (the provider's fallback)", final.Model, final.FallbackFrom)
+		if err := r.send(event.Log, event.NewLog("warn", msg, event.NoticeFallback, "from", final.FallbackFrom, "to", final.Model)); err != nil {
+			return nil, err
+		}
+	}
 	return final, nil
 }
+
+// count adds a call's tokens to the run's usage.
+func (r *runner) count(u provider.Usage) { r.usage = r.usage.Add(u) }
 
 // reflect asks the model why the code failed. The answer is plain text; an
 // empty one is allowed and means "continue with the history only".

@@ -28,6 +28,11 @@ type reply struct {
 	text    string
 	err     error
 	notices []string // yielded before anything else (a provider's retries)
+	// cut: text streams, then err ends the call carrying what arrived
+	// (as an HTTP provider's broken-off answer does).
+	cut bool
+	// model answered; fallbackFrom, when set, is the model asked for.
+	model, fallbackFrom string
 }
 
 func (s *scripted) Capabilities() provider.Capabilities {
@@ -50,7 +55,7 @@ func (s *scripted) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 				return
 			}
 		}
-		if r.err != nil {
+		if r.err != nil && !r.cut {
 			yield(provider.Delta{}, r.err)
 			return
 		}
@@ -59,7 +64,12 @@ func (s *scripted) Stream(ctx context.Context, req provider.Request) iter.Seq2[p
 				return
 			}
 		}
-		yield(provider.Delta{Done: &provider.Response{Content: r.text, Usage: provider.Usage{InputTokens: 10, OutputTokens: 5}}}, nil)
+		usage := provider.Usage{InputTokens: 10, OutputTokens: 5}
+		if r.cut {
+			yield(provider.Delta{}, provider.WithPartial(r.err, &provider.Response{Content: r.text, Usage: usage}))
+			return
+		}
+		yield(provider.Delta{Done: &provider.Response{Content: r.text, Usage: usage, Model: r.model, FallbackFrom: r.fallbackFrom}}, nil)
 	}
 }
 
@@ -363,6 +373,40 @@ func TestFollowUpKeepsHistory(t *testing.T) {
 	}
 }
 
+func TestResumeGoesOnFromTheThread(t *testing.T) {
+	// A run broke off in iteration 2: its thread ends with the report of
+	// iteration 1's failure. Resumed, the first request is that thread as
+	// it was; the task is not asked again, and reflection still names it.
+	thread := []provider.Message{
+		{Role: provider.RoleUser, Content: "print hello"},
+		{Role: provider.RoleAssistant, Content: fenced("boom()")},
+		{Role: provider.RoleUser, Content: "The program failed: ValueError: boom"},
+	}
+	m := &scripted{replies: []reply{{text: fenced("boom()")}, {text: "It raised."}, {text: fenced("print('hello')")}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"boom()": badRun, "print('hello')": okRun}}
+	out := Run(context.Background(), m, x, func(event.Event) error { return nil },
+		Settings{MaxIterations: 3, Reflect: true}, Input{Prompt: "print hello", History: thread, Resume: true})
+	if out.Status != event.RunStatusSuccess {
+		t.Fatalf("%s %v", out.Status, out.Err)
+	}
+	if got := m.requests[0].Messages; len(got) != 3 || got[2].Content != thread[2].Content {
+		t.Fatalf("first request %+v, want the thread as it was", got)
+	}
+	if reflect := m.requests[1]; !strings.Contains(reflect.Messages[0].Content, "print hello") {
+		t.Errorf("the reflection does not name the task: %q", reflect.Messages[0].Content)
+	}
+	if len(out.Messages) != 6 || out.Messages[3].Content != fenced("boom()") {
+		t.Errorf("outcome thread %d messages", len(out.Messages))
+	}
+	// A thread that does not end with a question gets the task again.
+	m = &scripted{replies: []reply{{text: fenced("print('hello')")}}}
+	Run(context.Background(), m, x, func(event.Event) error { return nil },
+		Settings{MaxIterations: 1}, Input{Prompt: "print hello", History: thread[:2], Resume: true})
+	if got := m.requests[0].Messages; len(got) != 3 || got[2].Content != "print hello" {
+		t.Errorf("request %+v", got)
+	}
+}
+
 func equalKinds(a, b []event.Kind) bool {
 	if len(a) != len(b) {
 		return false
@@ -460,5 +504,91 @@ func TestProviderNoticesBecomeLogEvents(t *testing.T) {
 	}
 	if l := noticeOf(provider.Delta{Notice: "codex: update available"}); l.Code != "" || l.Message != "codex: update available" {
 		t.Errorf("a provider's own notice %+v", l)
+	}
+}
+
+func TestFailedCallKeepsItsTokens(t *testing.T) {
+	// Iteration 1 fails to run (generation and reflection: 10+5 each);
+	// iteration 2's answer breaks off after some text, having counted
+	// 10+5 too. The run's usage has all three calls.
+	cut := &provider.Error{Provider: "x", Kind: provider.KindInterrupted, Err: provider.ErrStreamCut}
+	m := &scripted{replies: []reply{{text: fenced("boom()")}, {text: "It raised."}, {text: "Here you go.\n```py", err: cut, cut: true}}}
+	x := &fakeExec{by: map[string]sandbox.Result{"boom()": badRun}}
+	out, rec := run(t, m, x, Settings{Reflect: true})
+	if out.Status != event.RunStatusError || !errors.Is(out.Err, provider.ErrInterrupted) {
+		t.Fatalf("%s %v", out.Status, out.Err)
+	}
+	if out.Usage != (provider.Usage{InputTokens: 30, OutputTokens: 15}) {
+		t.Errorf("usage %+v, want the broken-off call's tokens counted too", out.Usage)
+	}
+	if got := rec.tokens(event.PhaseGenerate); !strings.HasSuffix(got, "Here you go.\n```py") {
+		t.Errorf("the text that streamed before the break was not shown: %q", got)
+	}
+	// A provider error without a partial answer adds nothing.
+	m = &scripted{replies: []reply{{err: &provider.Error{Provider: "x", Kind: provider.KindAuth}}}}
+	if out, _ := run(t, m, &fakeExec{}, Settings{}); out.Usage != (provider.Usage{}) {
+		t.Errorf("usage %+v after a refused key", out.Usage)
+	}
+}
+
+func TestRefusalEndsRunAsTyped(t *testing.T) {
+	// A refusal is not an answer without code: it ends the run at once,
+	// typed, instead of a format error and another try.
+	refused := &provider.Error{Provider: "x", Kind: provider.KindRefusal, Category: "cyber", Message: "declined"}
+	m := &scripted{replies: []reply{{err: refused, cut: true}, {text: fenced("print('hello')")}}}
+	out, rec := run(t, m, &fakeExec{}, Settings{MaxIterations: 3})
+	if out.Status != event.RunStatusError || !errors.Is(out.Err, provider.ErrRefused) || out.Iterations != 1 {
+		t.Fatalf("%s after %d iterations: %v", out.Status, out.Iterations, out.Err)
+	}
+	if len(m.requests) != 1 {
+		t.Errorf("%d requests: a refusal must not be asked again", len(m.requests))
+	}
+	for _, e := range rec.events {
+		if e.Type == event.Generated {
+			t.Errorf("a refusal was recorded as an answer: %s", e.Payload)
+		}
+	}
+	if out.Usage != (provider.Usage{InputTokens: 10, OutputTokens: 5}) {
+		t.Errorf("usage %+v: the refusal's tokens count", out.Usage)
+	}
+}
+
+func TestFallbackModelIsReported(t *testing.T) {
+	m := &scripted{replies: []reply{
+		{text: fenced("boom()"), model: "claude-spare-1", fallbackFrom: "claude-main-5"},
+		{text: "It raised.", model: "claude-spare-1", fallbackFrom: "claude-main-5"},
+		{text: fenced("print('hello')"), model: "claude-spare-1", fallbackFrom: "claude-main-5"},
+	}}
+	x := &fakeExec{by: map[string]sandbox.Result{"boom()": badRun, "print('hello')": okRun}}
+	out, rec := run(t, m, x, Settings{Reflect: true})
+	if out.Status != event.RunStatusSuccess || out.Model != "claude-spare-1" {
+		t.Fatalf("%s, model %q", out.Status, out.Model)
+	}
+	var notices []event.LogPayload
+	var models []string
+	for _, e := range rec.events {
+		switch e.Type {
+		case event.Log:
+			var l event.LogPayload
+			_ = e.Decode(&l)
+			notices = append(notices, l)
+		case event.Generated:
+			var g event.GeneratedPayload
+			_ = e.Decode(&g)
+			models = append(models, g.Model)
+		}
+	}
+	want := map[string]string{"from": "claude-main-5", "to": "claude-spare-1"}
+	if len(notices) != 3 || notices[0].Code != event.NoticeFallback || !maps.Equal(notices[0].Params, want) ||
+		notices[0].Message != "claude-spare-1 answered instead of claude-main-5 (the provider's fallback)" {
+		t.Errorf("notices %+v, want one per answer from the fallback model", notices)
+	}
+	if len(models) != 2 || models[0] != "claude-spare-1" || models[1] != "claude-spare-1" {
+		t.Errorf("generated models %q", models)
+	}
+	// The model asked for answered: nothing to report.
+	m = &scripted{replies: []reply{{text: fenced("print('hello')"), model: "claude-main-5"}}}
+	if out, rec := run(t, m, x, Settings{}); out.Model != "" || len(rec.events) == 0 {
+		t.Errorf("model %q without a fallback", out.Model)
 	}
 }

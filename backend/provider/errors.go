@@ -28,6 +28,16 @@ const (
 	// KindMissingEnv: a coding CLI lacks a variable its own configuration
 	// names (codex's env_key); Message says how to pass it.
 	KindMissingEnv ErrorKind = "missing_env"
+	// KindRefusal: the provider declined to answer (a safety refusal, a
+	// blocked prompt or answer); Message is its explanation, Category its
+	// reason's name when it gave one. Asking again the same way would get
+	// the same answer, so it is never retried.
+	KindRefusal ErrorKind = "refusal"
+	// KindInterrupted: the answer had begun (HTTP 200) when its stream
+	// broke off: the connection was cut or closed before the API's final
+	// event. Once text has arrived it is not retried (the user would see
+	// it twice), but trying the iteration again may well work.
+	KindInterrupted ErrorKind = "interrupted"
 )
 
 // Sentinels matching each kind through Error.Is.
@@ -42,12 +52,15 @@ var (
 	ErrProtocol    = errors.New("provider protocol error")
 	ErrTimeout     = errors.New("provider call timed out")
 	ErrMissingEnv  = errors.New("environment variable missing")
+	ErrRefused     = errors.New("the model refused to answer")
+	ErrInterrupted = errors.New("the answer broke off")
 )
 
 var kindSentinel = map[ErrorKind]error{
 	KindMissingKey: ErrMissingKey, KindAuth: ErrAuth, KindForbidden: ErrForbidden, KindRateLimit: ErrRateLimit,
 	KindServer: ErrServer, KindBadRequest: ErrBadRequest, KindUnreachable: ErrUnreachable,
 	KindProtocol: ErrProtocol, KindTimeout: ErrTimeout, KindMissingEnv: ErrMissingEnv,
+	KindRefusal: ErrRefused, KindInterrupted: ErrInterrupted,
 }
 
 // Error is a provider failure with enough context for a one-line message a
@@ -58,7 +71,8 @@ type Error struct {
 	Status   int       // HTTP status, when there was one (0: none, e.g. an error event mid-stream)
 	EnvVar   string    // KindMissingKey/KindAuth/KindMissingEnv: the variable that holds (or should hold) the key
 	Model    string    // KindForbidden: the model the key may not use ("" when unknown)
-	URL      string    // endpoint, for KindUnreachable
+	URL      string    // endpoint, for KindUnreachable and KindInterrupted
+	Category string    // KindRefusal: the reason the provider named ("cyber", "SAFETY"), if any
 	Message  string    // what the provider said, trimmed
 	// Attempts is how many times the call was sent when retrying did not
 	// help (0 or 1: it was sent once).
@@ -110,6 +124,13 @@ func (e *Error) Error() string {
 		s = fmt.Sprintf("%s: server error%s%s", e.Provider, status, retried)
 	case KindBadRequest:
 		s = fmt.Sprintf("%s: request rejected%s", e.Provider, status)
+		if fe, ok := errors.AsType[*FieldError](e.Err); ok {
+			// What the server said, then which setting fixes it.
+			if e.Message != "" {
+				s += ": " + e.Message
+			}
+			return s + "; " + fe.Error()
+		}
 	case KindUnreachable:
 		s = fmt.Sprintf("%s: cannot reach %s%s", e.Provider, e.URL, retried)
 	case KindTimeout:
@@ -122,6 +143,17 @@ func (e *Error) Error() string {
 		s = fmt.Sprintf("%s: %s%s", e.Provider, e.Kind, retried)
 	case KindMissingEnv:
 		s = fmt.Sprintf("%s: the CLI needs the environment variable %s", e.Provider, e.EnvVar)
+	case KindRefusal:
+		s = fmt.Sprintf("%s: the model refused to answer", e.Provider)
+		if e.Category != "" {
+			s += fmt.Sprintf(" (%s)", e.Category)
+		}
+	case KindInterrupted:
+		to := ""
+		if e.URL != "" {
+			to = " to " + e.URL
+		}
+		s = fmt.Sprintf("%s: the connection%s broke off before the answer was complete", e.Provider, to)
 	default:
 		s = fmt.Sprintf("%s: %s", e.Provider, e.Kind)
 	}
@@ -253,10 +285,13 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// PartialError ends a coding CLI call that did not succeed once its process
-// had started. Err says why (any of the errors above, an *Error, or a
-// context.Canceled wrapper); Partial holds everything that arrived, with
-// Status StatusError or StatusPartial.
+// PartialError ends a call that did not succeed once it had begun: a coding
+// CLI's once its process had started, an HTTP provider's once its answer
+// had begun to arrive (see WithPartial). Err says why (any of the errors
+// above, an *Error, or a context.Canceled wrapper); Partial holds everything
+// that arrived, with Status StatusError or StatusPartial: the text streamed
+// so far, the model, and the tokens counted (an HTTP API reports some
+// before its end, e.g. Anthropic's input tokens in message_start).
 type PartialError struct {
 	Partial *Response
 	Err     error
@@ -272,4 +307,51 @@ func PartialOf(err error) *Response {
 		return pe.Partial
 	}
 	return nil
+}
+
+// WithPartial returns err wrapped in a *PartialError carrying got (its
+// Status set to StatusPartial), so that a caller can keep what an HTTP call
+// delivered before it failed; err alone when got holds no text and no
+// token count, or when err is nil or already carries a partial answer.
+func WithPartial(err error, got *Response) error {
+	if err == nil || got == nil || PartialOf(err) != nil {
+		return err
+	}
+	if got.Content == "" && got.Usage == (Usage{}) {
+		return err
+	}
+	p := *got
+	p.Status = StatusPartial
+	return &PartialError{Partial: &p, Err: err}
+}
+
+// FieldError is why a server refused a request for one of its fields: the
+// field that carries the answer's token cap (max_tokens, or OpenAI's
+// max_completion_tokens). It is the Err of an *Error of KindBadRequest,
+// whose message then says which setting of the profile to change.
+type FieldError struct {
+	Profile string // the profile to change
+	Field   string // the field the request carried
+	// Other is the field to use instead, when the API has one ("" for an
+	// API that knows only Field).
+	Other string
+	// Unsupported: the server said it does not know Field at all (OpenAI's
+	// "unsupported_parameter"), rather than that its value is wrong.
+	Unsupported bool
+	Value       int // the cap that was sent
+}
+
+func (e *FieldError) Error() string {
+	const key = "max_tokens_field"
+	where := fmt.Sprintf("in the %q profile of loopforge.yml", e.Profile)
+	switch {
+	case e.Unsupported && e.Other != "":
+		return fmt.Sprintf("the server does not accept the field %s for the answer's token cap: set %s: %s %s",
+			e.Field, key, e.Other, where)
+	case e.Other != "":
+		return fmt.Sprintf("the server refused the answer's token cap (%s: %d): lower max_output_tokens, "+
+			"or, if it wants the other field, set %s: %s, %s", e.Field, e.Value, key, e.Other, where)
+	}
+	return fmt.Sprintf("the server refused the answer's token cap (%s: %d): lower max_output_tokens %s",
+		e.Field, e.Value, where)
 }

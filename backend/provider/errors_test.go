@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 )
@@ -83,6 +84,26 @@ func TestErrorText(t *testing.T) {
 		{"missing variable of a CLI",
 			&Error{Provider: "codex", Kind: KindMissingEnv, EnvVar: "AZURE_KEY", Message: "export it"},
 			"codex: the CLI needs the environment variable AZURE_KEY: export it"},
+		{"refusal with a category",
+			&Error{Provider: "claude", Kind: KindRefusal, Category: "cyber", Message: "This request was declined."},
+			"claude: the model refused to answer (cyber): This request was declined."},
+		{"refusal in the model's words",
+			&Error{Provider: "openai", Kind: KindRefusal, Message: "I can't help with that."},
+			"openai: the model refused to answer: I can't help with that."},
+		{"interrupted names the endpoint",
+			&Error{Provider: "ollama", Kind: KindInterrupted, URL: "http://localhost:11434/v1", Message: "connection closed mid-response", Err: io.ErrUnexpectedEOF},
+			"ollama: the connection to http://localhost:11434/v1 broke off before the answer was complete: connection closed mid-response"},
+		{"a refused cap field says which to use",
+			&Error{Provider: "azure", Kind: KindBadRequest, Status: 400, Message: "Unsupported parameter: 'max_tokens'",
+				Err: &FieldError{Profile: "azure", Field: "max_tokens", Other: "max_completion_tokens", Unsupported: true, Value: 4096}},
+			"azure: request rejected (HTTP 400): Unsupported parameter: 'max_tokens'; the server does not accept the field max_tokens " +
+				`for the answer's token cap: set max_tokens_field: max_completion_tokens in the "azure" profile of loopforge.yml`},
+		{"a refused cap value",
+			&Error{Provider: "deepseek", Kind: KindBadRequest, Status: 400, Message: "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]",
+				Err: &FieldError{Profile: "deepseek", Field: "max_tokens", Other: "max_completion_tokens", Value: 16384}},
+			"deepseek: request rejected (HTTP 400): Invalid max_tokens value, the valid range of max_tokens is [1, 8192]; the server refused " +
+				"the answer's token cap (max_tokens: 16384): lower max_output_tokens, or, if it wants the other field, set " +
+				`max_tokens_field: max_completion_tokens, in the "deepseek" profile of loopforge.yml`},
 		{"protocol without a provider",
 			&Error{Kind: KindProtocol, Message: "stream ended without a final response"},
 			": protocol: stream ended without a final response"},
@@ -108,6 +129,8 @@ func TestErrorIs(t *testing.T) {
 		KindProtocol:    ErrProtocol,
 		KindTimeout:     ErrTimeout,
 		KindMissingEnv:  ErrMissingEnv,
+		KindRefusal:     ErrRefused,
+		KindInterrupted: ErrInterrupted,
 	}
 	cause := errors.New("cause")
 	for kind, sentinel := range sentinels {
@@ -149,5 +172,27 @@ func TestTimeoutErrorMatches(t *testing.T) {
 	}
 	if !errors.Is(te, ErrTimeout) || errors.Is(te, ErrServer) {
 		t.Error("a bare *TimeoutError must match ErrTimeout only")
+	}
+}
+
+func TestWithPartial(t *testing.T) {
+	cause := &Error{Provider: "p", Kind: KindInterrupted}
+	if err := WithPartial(cause, &Response{Model: "m"}); err != cause {
+		t.Errorf("nothing arrived but the model: got %v, want the error alone", err)
+	}
+	if err := WithPartial(nil, &Response{Content: "x"}); err != nil {
+		t.Errorf("no error: got %v", err)
+	}
+	got := &Response{Content: "print(", Model: "m", Usage: Usage{InputTokens: 12}}
+	err := WithPartial(cause, got)
+	p := PartialOf(err)
+	if p == nil || p.Content != "print(" || p.Usage.InputTokens != 12 || p.Status != StatusPartial || !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err %v, partial %+v", err, p)
+	}
+	if got.Status != "" {
+		t.Error("the answer given was changed")
+	}
+	if again := WithPartial(err, &Response{Content: "other"}); PartialOf(again).Content != "print(" {
+		t.Error("a second partial replaced the first")
 	}
 }

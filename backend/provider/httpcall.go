@@ -61,12 +61,16 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 				&TimeoutError{Provider: c.provider, Phase: PhaseOverall, Limit: c.limits.Overall})
 			defer cancel()
 		}
+		// spent counts the tokens the API reported for failed attempts:
+		// they were processed, and join the call's usage.
+		var spent Usage
 		for n := 1; ; n++ {
 			info := &attemptInfo{retryAfter: -1}
-			texted, stop, err := c.once(context.WithValue(callCtx, attemptKey{}, info), attempt, yield)
+			texted, stop, err := c.once(context.WithValue(callCtx, attemptKey{}, info), attempt, spent, yield)
 			if stop || err == nil {
 				return
 			}
+			partial := PartialOf(err)
 			err = c.explain(ctx, callCtx, info, err)
 			wait, notice := c.plan(callCtx, n, texted, info, err)
 			if notice.Notice == "" {
@@ -74,8 +78,11 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 				if n > 1 && errors.As(err, &pe) {
 					pe.Attempts = n
 				}
-				yield(Delta{}, err)
+				yield(Delta{}, withSpent(err, partial, spent))
 				return
+			}
+			if partial != nil {
+				spent = spent.Add(partial.Usage)
 			}
 			slog.Info("provider retry", "provider", c.provider, "notice", notice.Notice, "cause", err)
 			if !yield(notice, nil) {
@@ -89,19 +96,40 @@ func (c *HTTPCall) Stream(ctx context.Context, attempt Attempt) iter.Seq2[Delta,
 	}
 }
 
-// once runs one attempt, passing its deltas on. It returns whether any
-// text was passed on, whether the consumer stopped, and the attempt's error.
-func (c *HTTPCall) once(ctx context.Context, attempt Attempt, yield func(Delta, error) bool) (texted, stop bool, err error) {
+// once runs one attempt, passing its deltas on, the usage of earlier
+// failed attempts (spent) added to its final answer's. It returns whether
+// any text was passed on, whether the consumer stopped, and the attempt's
+// error.
+func (c *HTTPCall) once(ctx context.Context, attempt Attempt, spent Usage, yield func(Delta, error) bool) (texted, stop bool, err error) {
 	for d, err := range attempt(ctx) {
 		if err != nil {
 			return texted, false, err
 		}
 		texted = texted || d.Text != ""
+		if d.Done != nil {
+			d.Done.Usage = d.Done.Usage.Add(spent)
+		}
 		if !yield(d, nil) {
 			return texted, true, nil
 		}
 	}
 	return texted, false, nil
+}
+
+// withSpent is the call's final error: err (which explain may have
+// replaced) carrying what the last attempt delivered, partial, with the
+// tokens of the earlier failed attempts added.
+func withSpent(err error, partial *Response, spent Usage) error {
+	if partial == nil {
+		partial = &Response{}
+	}
+	got := *partial
+	got.Usage = got.Usage.Add(spent)
+	if p := PartialOf(err); p != nil {
+		p.Usage = got.Usage
+		return err
+	}
+	return WithPartial(err, &got)
 }
 
 // plan decides whether attempt n, which failed with err, is retried: it

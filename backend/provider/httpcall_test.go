@@ -77,6 +77,9 @@ func TestTransient(t *testing.T) {
 		{"404 with a broken body", &Error{Kind: KindBadRequest, Status: 404}, true, ""},
 		{"our time limit", &Error{Kind: KindTimeout, Err: &TimeoutError{Phase: PhaseIdle}}, false, ""},
 		{"malformed stream", &Error{Kind: KindProtocol, Message: "not JSON"}, false, ""},
+		{"stream ended early", &Error{Kind: KindInterrupted, Err: ErrStreamCut}, false, "the connection closed before the answer began"},
+		{"connection dropped", &Error{Kind: KindInterrupted, Err: io.ErrUnexpectedEOF}, true, "the connection closed before the answer began"},
+		{"refusal", &Error{Kind: KindRefusal, Message: "no"}, false, ""},
 		{"cancelled", fmt.Errorf("p: call cancelled: %w", context.Canceled), false, ""},
 	}
 	for _, tt := range tests {
@@ -185,6 +188,60 @@ func TestStreamRetriesBeforeTextOnly(t *testing.T) {
 			t.Errorf("%d runs after the consumer stopped", *runs)
 		}
 	})
+}
+
+func TestStreamKeepsTheTokensOfFailedAttempts(t *testing.T) {
+	// Each attempt counted 10 input tokens before it broke off; the last
+	// one succeeds, or fails after text: every count is in the result.
+	cut := func(text string) Attempt {
+		return func(context.Context) iter.Seq2[Delta, error] {
+			return func(yield func(Delta, error) bool) {
+				got := &Response{Usage: Usage{InputTokens: 10}}
+				if text != "" {
+					if !yield(Delta{Text: text}, nil) {
+						return
+					}
+					got.Content = text
+				}
+				yield(Delta{}, WithPartial(&Error{Provider: "p", Kind: KindInterrupted, Err: ErrStreamCut}, got))
+			}
+		}
+	}
+	runs := 0
+	attempt := func(ctx context.Context) iter.Seq2[Delta, error] {
+		runs++
+		if runs < 3 {
+			return cut("")(ctx)
+		}
+		return func(yield func(Delta, error) bool) {
+			yield(Delta{Done: &Response{Content: "ok", Usage: Usage{InputTokens: 10, OutputTokens: 2}}}, nil)
+		}
+	}
+	_, notices, final, err := collect(fastCall(Profile{}).Stream(context.Background(), attempt))
+	if err != nil || final == nil || len(notices) != 2 || final.Usage != (Usage{InputTokens: 30, OutputTokens: 2}) {
+		t.Fatalf("err %v, notices %q, final %+v; want 30 input tokens counted", err, notices, final)
+	}
+
+	runs = 0
+	attempt = func(ctx context.Context) iter.Seq2[Delta, error] {
+		runs++
+		if runs < 2 {
+			return cut("")(ctx)
+		}
+		return cut("par")(ctx)
+	}
+	texts, _, _, err := collect(fastCall(Profile{}).Stream(context.Background(), attempt))
+	p := PartialOf(err)
+	if !errors.Is(err, ErrInterrupted) || p == nil || p.Content != "par" || p.Usage.InputTokens != 20 || len(texts) != 1 {
+		t.Fatalf("err %v, partial %+v", err, p)
+	}
+
+	// Failed for good before any text: the tokens of every attempt.
+	_, _, _, err = collect(fastCall(Profile{}).Stream(context.Background(), cut("")))
+	var pe *Error
+	if p := PartialOf(err); p == nil || p.Usage.InputTokens != 40 || !errors.As(err, &pe) || pe.Attempts != 4 {
+		t.Errorf("err %v, partial %+v", err, p)
+	}
 }
 
 func TestStreamOverallLimit(t *testing.T) {

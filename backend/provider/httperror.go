@@ -96,6 +96,28 @@ func (c ErrorContext) Failure(ctx context.Context, err error, fromStatus func(*H
 	return c.FromTransport(err)
 }
 
+// Interrupted is the error of a stream that broke off after its answer had
+// begun (HTTP 200): err is the failed read, or nil when the body ended
+// without the API's final event. A read that failed because ctx ended or a
+// time limit expired is reported as that (Failure); anything else is
+// KindInterrupted, naming URL, wrapping err (or ErrStreamCut), so that a
+// call cut before any text is still retried (see transient).
+func (c ErrorContext) Interrupted(ctx context.Context, err error) error {
+	if err == nil {
+		if ctxErr := c.FromContext(ctx, ErrStreamCut); ctxErr != nil {
+			return ctxErr
+		}
+		return &Error{Provider: c.Provider, Kind: KindInterrupted, URL: c.URL,
+			Message: "the stream ended without its final event", Err: ErrStreamCut}
+	}
+	f := c.Failure(ctx, err, nil)
+	if pe, ok := errors.AsType[*Error](f); ok && pe.Kind == KindUnreachable {
+		// The network failed under a live answer: it was reached, and cut.
+		return &Error{Provider: c.Provider, Kind: KindInterrupted, URL: c.URL, Message: pe.Message, Err: err}
+	}
+	return f
+}
+
 // FromContext reports how a call ended when its ctx did: cancelled, an
 // error wrapping context.Canceled (not an *Error: nothing failed); past its
 // deadline, KindTimeout wrapping err. It returns nil while ctx is live.

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -180,6 +181,44 @@ func TestFromContext(t *testing.T) {
 	err = testCtx.FromContext(ctx, cause)
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, cause) {
 		t.Errorf("deadline: %#v", err)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	live := context.Background()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want error
+		msg  string
+	}{
+		{"the body ended early", live, nil, ErrStreamCut, "the stream ended without its final event"},
+		{"the connection dropped", live, fmt.Errorf("reading: %w", io.ErrUnexpectedEOF), io.ErrUnexpectedEOF, "connection closed mid-response"},
+		{"reset by the peer", live, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, syscall.ECONNRESET, "connection reset by peer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := testCtx.Interrupted(tt.ctx, tt.err)
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Kind != KindInterrupted || !errors.Is(err, tt.want) || pe.URL != testCtx.URL || pe.Message != tt.msg {
+				t.Errorf("err = %#v", err)
+			}
+		})
+	}
+	// The read failed because the call ended: that is what is reported.
+	ctx, cancel := context.WithCancel(live)
+	cancel()
+	if err := testCtx.Interrupted(ctx, errors.New("read on closed body")); !errors.Is(err, context.Canceled) || errors.Is(err, ErrInterrupted) {
+		t.Errorf("cancelled: %v", err)
+	}
+	te := &TimeoutError{Provider: "p", Phase: PhaseIdle, Limit: time.Second}
+	if err := testCtx.Interrupted(live, te); !errors.Is(err, ErrTimeout) || errors.Is(err, ErrInterrupted) {
+		t.Errorf("idle limit: %v", err)
+	}
+	// A body that is not the wire format is no interruption.
+	if err := testCtx.Interrupted(live, &Error{Provider: "p", Kind: KindProtocol}); !errors.Is(err, ErrProtocol) {
+		t.Errorf("protocol: %v", err)
 	}
 }
 

@@ -12,7 +12,11 @@
 // HTTPCall: every call has a first-byte, an idle and an overall time limit
 // (Limits; exceeding one is an *Error of KindTimeout wrapping a
 // *TimeoutError), and transient failures before any text are retried with
-// a Notice (RetryPolicy).
+// a Notice (RetryPolicy). A call that fails once its answer has begun
+// ends with a *PartialError (see WithPartial) holding the text and the
+// token counts that arrived; a stream cut short is an *Error of
+// KindInterrupted, a refusal (a safety stop, a blocked prompt) one of
+// KindRefusal.
 //
 // Coding CLIs (codexcli, claudecli, geminicli) also honour Request.Workdir,
 // Mode, SessionID and Timeout, and fill the Response's Status, ToolCalls,
@@ -176,15 +180,25 @@ type Usage struct {
 	CostUSD      float64 `json:"cost_usd,omitempty"`
 }
 
+// Add is u and v counted together.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CostUSD: u.CostUSD + v.CostUSD}
+}
+
 // Response is the complete answer, delivered once at the end of a stream.
 type Response struct {
 	// Status is StatusSuccess in a Done delta; a *PartialError carries a
 	// Response with StatusError or StatusPartial. "" (HTTP providers) means
 	// success.
-	Status       Status        `json:"status,omitempty"`
-	Provider     string        `json:"provider,omitempty"` // profile name
-	Content      string        `json:"content"`
-	Model        string        `json:"model,omitempty"`
+	Status   Status `json:"status,omitempty"`
+	Provider string `json:"provider,omitempty"` // profile name
+	Content  string `json:"content"`
+	Model    string `json:"model,omitempty"`
+	// FallbackFrom is the model the call asked for when the API answered
+	// from another one, Model (Anthropic's fallback); "" when the model
+	// asked for answered.
+	FallbackFrom string        `json:"fallback_from,omitempty"`
 	Usage        Usage         `json:"usage"`
 	FinishReason string        `json:"finish_reason,omitempty"`
 	SessionID    string        `json:"session_id,omitempty"` // coding CLIs: resumable session
@@ -259,6 +273,13 @@ type Profile struct {
 	// Retry overrides DefaultRetry() for an HTTP profile: loopforge.yml's
 	// max_retries sets its count; tests shorten the waits.
 	Retry *RetryPolicy `json:"-" yaml:"-"`
+	// MaxOutputTokens caps each answer (reasoning included) where the
+	// kind supports it; 0 means the kind's default (see each adapter).
+	MaxOutputTokens int `json:"max_output_tokens,omitempty" yaml:"-"`
+	// MaxTokensField names the request field of that cap for an
+	// OpenAI-compatible server (FieldMaxTokens or FieldMaxCompletionTokens);
+	// "" lets the adapter choose by the server.
+	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"-"`
 	// Structured turns structured output on or off where the kind supports it
 	// (nil = the kind's default). Some OpenAI-compatible servers reject
 	// response_format, hence the switch.
@@ -266,6 +287,16 @@ type Profile struct {
 
 	APIKey string `json:"-" yaml:"-"`
 }
+
+// The request fields that can carry an OpenAI-compatible answer's cap
+// (Profile.MaxTokensField): OpenAI's current one, which its reasoning
+// models require (they refuse the other with HTTP 400), and the older one,
+// the only one most compatible servers (Ollama, OpenRouter, vLLM, LM
+// Studio, DeepSeek) document.
+const (
+	FieldMaxCompletionTokens = "max_completion_tokens"
+	FieldMaxTokens           = "max_tokens"
+)
 
 // Factory builds a Provider for a profile of one kind.
 type Factory func(Profile) (Provider, error)

@@ -80,7 +80,7 @@ func transient(err error, broken bool) (why, reason string) {
 		return "request timeout" + status, ReasonRequestTimeout
 	case pe.Kind == KindTimeout:
 		return "", "" // our own limit, or the caller's deadline
-	case pe.Kind != KindUnreachable && pe.Kind != KindProtocol:
+	case pe.Kind != KindUnreachable && pe.Kind != KindProtocol && pe.Kind != KindInterrupted:
 		return "", ""
 	case broken, errors.Is(err, ErrStreamCut), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
 		// Not a refused connection: the server is there and may answer

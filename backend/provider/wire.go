@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tmaxmax/go-sse"
@@ -34,6 +35,31 @@ type HTTPStatusError struct {
 
 func (e *HTTPStatusError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s", e.Status, BodyMessage(e.Body))
+}
+
+// CapRefused is why a 400 answer refused the answer's token cap, which the
+// request carried in field with value; nil when the answer is about
+// something else. It reads the API's error object: its param naming field
+// (OpenAI's), or else its message naming it (Anthropic's "max_tokens: 99999
+// > 64000", Azure's "Unrecognized request argument supplied: ...").
+// other is the API's alternative field ("" when it has none); profile
+// names the profile to change.
+func CapRefused(se *HTTPStatusError, profile, field, other string, value int) *FieldError {
+	if se.Status != http.StatusBadRequest || field == "" {
+		return nil
+	}
+	var body struct {
+		Error struct {
+			Param string `json:"param"`
+			Code  any    `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(se.Body, &body)
+	if body.Error.Param != field && !strings.Contains(BodyMessage(se.Body), field) {
+		return nil
+	}
+	return &FieldError{Profile: profile, Field: field, Other: other, Value: value,
+		Unsupported: body.Error.Code == "unsupported_parameter"}
 }
 
 // PostJSON sends body, encoded as JSON, to url with ctx, through the call's

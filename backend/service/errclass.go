@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/export"
@@ -127,6 +128,8 @@ const (
 	CodeCompareTooFew      Code = "request.compare_too_few"    // n
 	CodeCompareTwice       Code = "request.compare_twice"      // provider
 	CodeCompareRerun       Code = "request.compare_rerun"      //
+	CodeRetryRunning       Code = "request.retry_running"      //
+	CodeRetryWorkspace     Code = "request.retry_workspace"    //
 	CodeSettings           Code = "request.settings"           // detail
 	CodeBadInput           Code = "request.bad_input"          // detail
 	CodeNoEndpoint         Code = "request.no_endpoint"        // method, path
@@ -166,6 +169,9 @@ const (
 	CodeProviderBadRequest Code = "provider.bad_request"       // provider, status, message
 	CodeProviderUnreach    Code = "provider.unreachable"       // provider, url, attempts, message
 	CodeProviderProtocol   Code = "provider.protocol"          // provider, message
+	CodeProviderRefused    Code = "provider.refused"           // provider, category ("" when none), message (the provider's explanation)
+	CodeProviderBroke      Code = "provider.interrupted"       // provider, url, received (characters of the answer that arrived), message
+	CodeProviderTokenCap   Code = "provider.token_cap"         // provider, status, field, other ("" when none), value, unsupported ("true" or ""), message
 	CodeProviderOther      Code = "provider.error"             // provider, message
 	CodeClassRefused       Code = "class.refused"              // detail (a class refusal with no code of its own: the server's English words)
 	CodeStudentOnly        Code = "class.instructor_only"      // operation ("" when not one operation)
@@ -199,7 +205,21 @@ const (
 func (c Code) IsProvider() bool {
 	switch c {
 	case CodeProviderAuth, CodeProviderForbidden, CodeProviderRateLimit, CodeProviderServer, CodeProviderBadRequest,
-		CodeProviderUnreach, CodeProviderProtocol, CodeProviderOther, CodeProviderTimeout, CodeCLIFailed, CodeCLIOutput:
+		CodeProviderUnreach, CodeProviderProtocol, CodeProviderOther, CodeProviderTimeout, CodeCLIFailed, CodeCLIOutput,
+		CodeProviderRefused, CodeProviderBroke, CodeProviderTokenCap:
+		return true
+	}
+	return false
+}
+
+// Retryable reports whether the code is a failure of the provider that
+// trying the same request again may cure: an answer that broke off, a
+// server error, a rate limit, a network failure, a time limit. The faces
+// offer to try the iteration again for these (the frontend keeps the same
+// list: strings.ts, retryCodes).
+func (c Code) Retryable() bool {
+	switch c {
+	case CodeProviderBroke, CodeProviderServer, CodeProviderRateLimit, CodeProviderUnreach, CodeProviderTimeout:
 		return true
 	}
 	return false
@@ -270,7 +290,15 @@ func domainCode(err error, params map[string]string) Code {
 		}
 	}
 	if pe, ok := errors.AsType[*provider.Error](err); ok {
-		return providerCode(pe, set)
+		code := providerCode(pe, set)
+		if code == CodeProviderBroke {
+			received := 0
+			if got := provider.PartialOf(err); got != nil {
+				received = utf8.RuneCountInString(got.Content)
+			}
+			set("received", strconv.Itoa(received))
+		}
+		return code
 	}
 	if nf, ok := errors.AsType[*provider.NotFoundError](err); ok {
 		set("provider", nf.Provider, "binary", nf.Binary, "hint", nf.Hint)
@@ -373,7 +401,21 @@ func providerCode(e *provider.Error, set func(...string)) Code {
 		return CodeProviderServer
 	case provider.KindBadRequest:
 		set("status", status)
+		if fe, ok := errors.AsType[*provider.FieldError](e); ok {
+			unsupported := ""
+			if fe.Unsupported {
+				unsupported = "true"
+			}
+			set("field", fe.Field, "other", fe.Other, "value", strconv.Itoa(fe.Value), "unsupported", unsupported)
+			return CodeProviderTokenCap
+		}
 		return CodeProviderBadRequest
+	case provider.KindRefusal:
+		set("category", e.Category)
+		return CodeProviderRefused
+	case provider.KindInterrupted:
+		set("url", e.URL)
+		return CodeProviderBroke
 	case provider.KindUnreachable:
 		set("url", e.URL, "attempts", attempts)
 		return CodeProviderUnreach

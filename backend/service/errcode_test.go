@@ -65,6 +65,17 @@ func TestExplainNamesEveryKindOfError(t *testing.T) {
 		{&provider.Error{Kind: provider.KindTimeout, Provider: "p", Err: &provider.TimeoutError{Provider: "p", Phase: provider.PhaseIdle, Limit: time.Minute}},
 			CodeProviderTimeout, map[string]string{"phase": "idle", "limit": "1m0s", "key": "idle_timeout"}},
 		{&provider.Error{Kind: provider.KindProtocol, Provider: "p"}, CodeProviderProtocol, map[string]string{"provider": "p"}},
+		{provider.WithPartial(&provider.Error{Kind: provider.KindRefusal, Provider: "claude", Category: "cyber", Message: "Declined under the Usage Policy."},
+			&provider.Response{Usage: provider.Usage{InputTokens: 18}}), CodeProviderRefused,
+			map[string]string{"provider": "claude", "category": "cyber", "message": "Declined under the Usage Policy."}},
+		{fmt.Errorf("generate: %w", provider.WithPartial(&provider.Error{Kind: provider.KindInterrupted, Provider: "ollama", URL: "http://localhost:11434/v1",
+			Message: "connection closed mid-response"}, &provider.Response{Content: "Aqui está ✓"})), CodeProviderBroke,
+			map[string]string{"provider": "ollama", "url": "http://localhost:11434/v1", "received": "11", "message": "connection closed mid-response"}},
+		{&provider.Error{Kind: provider.KindInterrupted, Provider: "p", URL: "http://x/v1"}, CodeProviderBroke, map[string]string{"received": "0"}},
+		{&provider.Error{Kind: provider.KindBadRequest, Provider: "azure", Status: 400, Message: "Unsupported parameter: 'max_tokens'",
+			Err: &provider.FieldError{Profile: "azure", Field: "max_tokens", Other: "max_completion_tokens", Unsupported: true, Value: 4096}},
+			CodeProviderTokenCap, map[string]string{"provider": "azure", "status": "400", "field": "max_tokens", "other": "max_completion_tokens",
+				"value": "4096", "unsupported": "true"}},
 		{&provider.PartialError{Err: &provider.ExecutionError{Provider: "codex", ExitCode: 1, Message: "boom"}}, CodeCLIFailed,
 			map[string]string{"provider": "codex", "exit": "1", "message": "boom"}},
 		{&provider.ParseError{Provider: "codex", Line: 3}, CodeCLIOutput, map[string]string{"line": "3"}},
@@ -92,7 +103,8 @@ func TestExplainNamesEveryKindOfError(t *testing.T) {
 // TestCodeIsProviderOnlyForTheProvidersOwnFailures: "The provider said:"
 // must not introduce loopforge's own refusals.
 func TestCodeIsProviderOnlyForTheProvidersOwnFailures(t *testing.T) {
-	for _, c := range []Code{CodeProviderAuth, CodeProviderRateLimit, CodeProviderServer, CodeCLIFailed, CodeProviderTimeout} {
+	for _, c := range []Code{CodeProviderAuth, CodeProviderRateLimit, CodeProviderServer, CodeCLIFailed, CodeProviderTimeout,
+		CodeProviderRefused, CodeProviderBroke, CodeProviderTokenCap} {
 		if !c.IsProvider() {
 			t.Errorf("%s is the provider's", c)
 		}
@@ -242,6 +254,46 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 			if !codes[c] {
 				t.Errorf("table %d (strings.ts + strings.class.ts) words %s, which the backend never sends", i, c)
 			}
+		}
+	}
+}
+
+// TestFrontendSortsCodesAsTheBackendDoes: strings.ts keeps its own lists
+// of the provider's failures (providerCodes: "The provider said:") and of
+// those worth trying again (retryCodes: "Try this iteration again"); each
+// must be Code.IsProvider's and Code.Retryable's.
+func TestFrontendSortsCodesAsTheBackendDoes(t *testing.T) {
+	src, err := os.ReadFile("../../frontend/src/strings.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(name string) map[string]bool {
+		m := regexp.MustCompile(`(?s)const ` + name + ` = new Set\(\[(.*?)\]\)`).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("no %s in strings.ts", name)
+		}
+		out := map[string]bool{}
+		for _, q := range regexp.MustCompile(`'([a-z_.]+)'`).FindAllSubmatch(m[1], -1) {
+			out[string(q[1])] = true
+		}
+		return out
+	}
+	provider, retry := set("providerCodes"), set("retryCodes")
+	table := regexp.MustCompile(`(?s)\n  errors: \{\n(.*?)\n  \}`).FindSubmatch(src)
+	if table == nil {
+		t.Fatal("no errors table in strings.ts")
+	}
+	codes := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`).FindAllSubmatch(table[1], -1)
+	if len(codes) < 50 {
+		t.Fatalf("found %d codes: the parse no longer finds them", len(codes))
+	}
+	for _, m := range codes {
+		c := Code(m[1])
+		if c.IsProvider() != provider[string(c)] {
+			t.Errorf("%s: IsProvider %v, in providerCodes %v", c, c.IsProvider(), provider[string(c)])
+		}
+		if c.Retryable() != retry[string(c)] {
+			t.Errorf("%s: Retryable %v, in retryCodes %v", c, c.Retryable(), retry[string(c)])
 		}
 	}
 }

@@ -284,6 +284,12 @@ type RunRequest struct {
 	// Fresh starts a new thread in SessionID (no earlier messages), as when
 	// re-running one provider of a comparison.
 	Fresh bool
+	// Retry names a finished script run to try again from where it stopped
+	// (an answer that broke off, a provider that failed): a new run in its
+	// session goes on with its thread, its prompt, and by default its
+	// provider, model and settings, with the iterations it had left.
+	// Prompt, SessionID and Fresh are then ignored.
+	Retry string
 	// AllowNetwork lets this run's generated code (and, in workspace mode,
 	// its commands) open internet sockets: the user's opt-in for one run.
 	AllowNetwork bool
@@ -338,6 +344,13 @@ func (s *Service) Profile(name, model, baseURL string) (provider.Profile, error)
 
 // StartRun validates req, records a run and starts its loop.
 func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error) {
+	var resume []provider.Message
+	if req.Retry != "" {
+		var err error
+		if resume, err = s.retry(ctx, &req); err != nil {
+			return RunInfo{}, err
+		}
+	}
 	ticket, err := s.admit(ctx, &req, nil)
 	if err != nil {
 		return RunInfo{}, err
@@ -360,7 +373,9 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 			// user's checkout on a branch another provider may share.
 			return RunInfo{}, invalid(CodeCompareRerun, nil, "a provider of a workspace comparison cannot be re-run in that session; start a new comparison")
 		}
-		if n := len(sess.Runs); n > 0 && !req.Fresh {
+		if resume != nil {
+			history = resume
+		} else if n := len(sess.Runs); n > 0 && !req.Fresh {
 			msgs, err := s.store.ListMessages(ctx, sess.Runs[n-1].ID)
 			if err != nil {
 				return RunInfo{}, err
@@ -379,7 +394,142 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 			return RunInfo{}, err
 		}
 	}
-	return s.launch(ctx, sess, p, req.Prompt, history)
+	in := loop.Input{Prompt: req.Prompt, History: history}
+	if resume != nil {
+		in.Resume = true
+		if in.Reflection, err = s.pendingReflection(ctx, req.Retry); err != nil {
+			return RunInfo{}, err
+		}
+	}
+	return s.launch(ctx, sess, p, in)
+}
+
+// pendingReflection is the reflection the last request of run went with:
+// that of the iteration before the last, when the last one did not end (its
+// answer broke off); "" otherwise.
+func (s *Service) pendingReflection(ctx context.Context, runID string) (string, error) {
+	const page = 1000
+	var (
+		text     string
+		from, it int // the reflection's iteration, the last iteration
+		ended    bool
+	)
+	for after := int64(0); ; {
+		evs, err := s.store.EventsAfter(ctx, runID, after, page)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range evs {
+			after = e.Seq
+			switch e.Type {
+			case event.IterationStarted:
+				var p event.IterationPayload
+				_ = e.Decode(&p)
+				it, ended = p.Iteration, false
+			case event.IterationDone:
+				ended = true
+			case event.Reflection:
+				var p event.ReflectionPayload
+				_ = e.Decode(&p)
+				text, from = p.Text, p.Iteration
+			}
+		}
+		if len(evs) < page {
+			break
+		}
+	}
+	if from == it-1 && !ended {
+		return text, nil
+	}
+	return "", nil
+}
+
+// retry fills req in to try the run req.Retry again (see RunRequest.Retry)
+// and returns the thread to go on with: the run's own, without an answer
+// it may end with (so the question is asked again); or, for a run that
+// stored none (its process went away), the thread it started from and its
+// prompt.
+func (s *Service) retry(ctx context.Context, req *RunRequest) ([]provider.Message, error) {
+	if err := s.checkRun(ctx, req.Retry); err != nil {
+		return nil, err
+	}
+	run, err := s.store.GetRun(ctx, req.Retry)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrRunNotFound, req.Retry)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case run.Status == event.RunStatusRunning:
+		return nil, invalid(CodeRetryRunning, nil, "run %s is still running", run.ID)
+	case run.Language == export.LanguageDiff:
+		// A workspace run's thread holds no tool calls to go on with.
+		return nil, invalid(CodeRetryWorkspace, nil, "a workspace run cannot be tried again from where it stopped; start the task again")
+	}
+	thread, err := s.threadOf(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	for len(thread) > 0 && thread[len(thread)-1].Role != provider.RoleUser {
+		thread = thread[:len(thread)-1]
+	}
+	if len(thread) == 0 {
+		if thread, err = s.threadBefore(ctx, run); err != nil {
+			return nil, err
+		}
+		thread = append(thread, provider.Message{Role: provider.RoleUser, Content: run.Prompt})
+	}
+	req.SessionID, req.Prompt, req.Fresh = run.SessionID, run.Prompt, false
+	if req.Provider == "" || req.Provider == run.Provider {
+		// The same provider: its model too, when the run named another
+		// than the profile's.
+		req.Provider = run.Provider
+		if prof, err := s.cfg.Profile(run.Provider); req.Model == "" && err == nil && prof.Model != run.Model {
+			req.Model = run.Model
+		}
+	}
+	if req.MaxIterations == 0 {
+		req.MaxIterations = max(run.MaxIterations-max(run.Iterations-1, 0), 1)
+	}
+	if req.Reflect == nil {
+		req.Reflect = &run.Reflect
+	}
+	if req.Language == "" {
+		req.Language = run.Language
+	}
+	if req.Stdin == "" {
+		req.Stdin = run.Stdin
+	}
+	return thread, nil
+}
+
+// threadOf is a run's stored thread.
+func (s *Service) threadOf(ctx context.Context, runID string) ([]provider.Message, error) {
+	msgs, err := s.store.ListMessages(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	thread := make([]provider.Message, 0, len(msgs))
+	for _, m := range msgs {
+		thread = append(thread, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
+	}
+	return thread, nil
+}
+
+// threadBefore is the thread run started from: that of the run before it
+// in its session, if any.
+func (s *Service) threadBefore(ctx context.Context, run *store.Run) ([]provider.Message, error) {
+	sess, err := s.store.GetSession(ctx, run.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range sess.Runs {
+		if r.ID == run.ID && i > 0 {
+			return s.threadOf(ctx, sess.Runs[i-1].ID)
+		}
+	}
+	return nil, nil
 }
 
 // CompareRequest runs one prompt on several providers at once; the other
@@ -447,7 +597,7 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 	}
 	info := CompareInfo{SessionID: sess.ID}
 	for i, p := range preps {
-		ri, err := s.launch(ctx, sess, p, req.Prompt, nil)
+		ri, err := s.launch(ctx, sess, p, loop.Input{Prompt: req.Prompt})
 		if err != nil {
 			for _, started := range info.Runs {
 				_ = s.Cancel(started.RunID)
@@ -551,8 +701,9 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	return p, nil
 }
 
-// launch records a run in sess and starts its goroutine.
-func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, prompt string, history []provider.Message) (RunInfo, error) {
+// launch records a run of in's task in sess and starts its goroutine.
+func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, in loop.Input) (RunInfo, error) {
+	prompt := in.Prompt
 	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: event.RunStatusRunning,
 		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Stdin: p.set.Stdin}
 	if p.set.Workspace != nil {
@@ -589,7 +740,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, p
 		set.Images = runImages{store: s.store, runID: run.ID}
 	}
 	set.Log = s.log.With("run", run.ID)
-	go s.execute(runCtx, ar, run, p.model, set, loop.Input{Prompt: prompt, History: history}, p.wt)
+	go s.execute(runCtx, ar, run, p.model, set, in, p.wt)
 	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }
 
@@ -650,6 +801,12 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	now := time.Now().UTC()
 	run.Status, run.Iterations, run.FinalCode = status, out.Iterations, out.FinalCode
 	run.InputTokens, run.OutputTokens, run.CostUSD = out.Usage.InputTokens, out.Usage.OutputTokens, out.Usage.CostUSD
+	if out.Model != "" {
+		// The provider answered from a fallback model: the history keeps
+		// the model that wrote the answer (run_started and the fallback
+		// notice keep the one asked for).
+		run.Model = out.Model
+	}
 	run.FinishedAt, run.DurationMS = &now, time.Since(start).Milliseconds()
 	if out.Err != nil {
 		p := Explain(out.Err)
@@ -669,7 +826,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	s.classFinished(ar, run)
 	if err := s.emit(ar, event.New(event.RunFinished, event.RunFinishedPayload{
 		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error, ErrorKind: errorKind,
-		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams,
+		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams, Model: out.Model,
 		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
 	})); err != nil {
 		s.log.Error("recording run_finished", "run", run.ID, "err", err)

@@ -86,22 +86,23 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 }
 
 // UpdateRun saves the progress and outcome fields of r (status, iterations,
-// final code, error, tokens, cost, finished_at, duration) and marks its
-// session updated, so the history list shows recent activity first. The
-// fields fixed at creation (session, provider, model, settings, start time)
-// are left alone.
+// final code, error, tokens, cost, finished_at, duration, and the model,
+// which is the one that answered when the provider fell back to another)
+// and marks its session updated, so the history list shows recent activity
+// first. The fields fixed at creation (session, provider, settings, start
+// time) are left alone.
 func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var sessionID string
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET
 				status = ?, iterations = ?, final_code = ?, error = ?, error_code = ?, error_params = ?,
 				input_tokens = ?, output_tokens = ?, cost_usd = ?,
-				finished_at = ?, duration_ms = ?
+				finished_at = ?, duration_ms = ?, model = ?
 			WHERE id = ?
 			RETURNING session_id`,
 			r.Status, r.Iterations, r.FinalCode, r.Error, r.ErrorCode, paramsJSON(r.ErrorParams),
 			r.InputTokens, r.OutputTokens, r.CostUSD,
-			nullTime(r.FinishedAt), r.DurationMS, r.ID).Scan(&sessionID)
+			nullTime(r.FinishedAt), r.DurationMS, r.Model, r.ID).Scan(&sessionID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}

@@ -85,7 +85,8 @@ func TestUpdateRun(t *testing.T) {
 	run.CostUSD = 0.0123
 	run.FinishedAt = &fin
 	run.DurationMS = 1500
-	run.Model, run.Stdin = "changed", "changed" // not updatable fields
+	run.Model = "m1-fallback" // the model that answered
+	run.Stdin = "changed"     // not updatable
 	if err := s.UpdateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestUpdateRun(t *testing.T) {
 		got.FinishedAt == nil || !got.FinishedAt.Equal(fin) || got.DurationMS != 1500 {
 		t.Errorf("GetRun = %+v", got)
 	}
-	if got.Model != "m1" || got.Stdin != "Ada\n36\n" {
+	if got.Model != "m1-fallback" || got.Stdin != "Ada\n36\n" {
 		t.Errorf("UpdateRun changed model to %q, stdin to %q", got.Model, got.Stdin)
 	}
 

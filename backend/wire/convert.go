@@ -39,7 +39,7 @@ func (r RunRequest) ToService() (service.RunRequest, error) {
 	}
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
-		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh,
+		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh, Retry: r.Retry,
 		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin,
 		Mode: string(r.Mode), Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task.toLoop(),
 	}, nil

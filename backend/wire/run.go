@@ -17,6 +17,10 @@ type RunRequest struct {
 	// Fresh, with SessionID: a new thread in that session (re-run one
 	// provider of a comparison).
 	Fresh bool `json:"fresh,omitempty"`
+	// Retry names a finished script run to try again from where it
+	// stopped: a new run in its session goes on with its thread, its
+	// prompt and (unless set here) its provider, model and settings.
+	Retry string `json:"retry,omitempty"`
 	// AllowNetwork lets this run's code (and workspace commands) reach the
 	// network: a per-run opt-in, never a default.
 	AllowNetwork bool `json:"allow_network,omitempty"`

@@ -278,6 +278,7 @@ const en = {
       worktree_meta_failed: (p: P) => `The worktree ${p.path} is kept: its run metadata could not be copied: ${p.detail}`,
       worktree_remove_failed: (p: P) => `The worktree ${p.path} could not be removed: ${p.detail}`,
       worktree_removed: (p: P) => `The result is committed on branch ${p.branch}; its worktree ${p.path} was removed.`,
+      fallback: (p: P) => `${p.to} answered instead of ${p.from} (the provider's fallback model).`,
     } satisfies Record<Notice, (p: P) => string> as Record<string, (p: P) => string>,
     /**
      * An execution, worded from the data the sandbox sends (backend/event
@@ -452,6 +453,10 @@ const en = {
     unknown: (s: string) => `Finished: ${s}`,
     providerSaid: 'The provider said:',
     guardStopped: 'Stopped to protect the repository:',
+    retry: 'Try this iteration again',
+    retryTitle: 'A new run goes on from where this one stopped: the same prompt, the same thread, the iterations left.',
+    retrying: 'Starting…',
+    retryFailed: 'It could not start:',
   },
 
   history: {
@@ -506,6 +511,8 @@ const en = {
     'request.compare_too_few': (p: P) => `A comparison needs at least two providers (got ${p.n}).`,
     'request.compare_twice': (p: P) => `Provider ${p.provider} is listed twice.`,
     'request.compare_rerun': () => 'A provider of a workspace comparison cannot be re-run in that session: start a new comparison.',
+    'request.retry_running': () => 'That run is still going: it can be tried again once it ends.',
+    'request.retry_workspace': () => 'A run in workspace mode cannot be tried again from where it stopped: start the task again.',
     'request.settings': (p: P) => `Unusable run settings: ${p.detail}`,
     'request.bad_input': (p: P) => `The request could not be read: ${p.detail}`,
     'request.no_endpoint': (p: P) => `No such API endpoint: ${p.method} ${p.path}`,
@@ -549,6 +556,13 @@ const en = {
     'provider.unreachable': (p: P) => `${p.provider}: cannot reach ${p.url}.${said(p)}`,
     'provider.protocol': (p: P) => `${p.provider}: the answer did not follow the provider's format.${said(p)}`,
     'provider.error': (p: P) => `${p.provider}: the call failed.${said(p)}`,
+    'provider.refused': (p: P) => `${p.provider}: the model refused to answer${p.category ? ` (${p.category})` : ''}.${said(p)}`,
+    'provider.interrupted': (p: P) =>
+      `${p.provider}: the connection${p.url ? ` to ${p.url}` : ''} broke off in the middle of the answer${Number(p.received) > 0 ? ` (after ${p.received} characters)` : ''}: the model's server stopped or the network dropped. Trying the iteration again may work.${said(p)}`,
+    'provider.token_cap': (p: P) =>
+      p.unsupported
+        ? `${p.provider}: the server does not accept the field ${p.field} for the answer's token limit: set max_tokens_field: ${p.other} in the “${p.provider}” profile of loopforge.yml.${said(p)}`
+        : `${p.provider}: the server refused the answer's token limit (${p.field}: ${p.value}): lower max_output_tokens${p.other ? `, or set max_tokens_field: ${p.other} if it wants that field,` : ''} in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
     'run.cancelled': () => 'Stopped by the user.',
     'run.shutdown': () => 'loopforge was shutting down.',
     'format.empty': () => 'The answer was empty.',
@@ -821,6 +835,7 @@ const pt: Strings = {
       worktree_meta_failed: (p: P) => `A worktree ${p.path} foi mantida: o registro da execução não pôde ser copiado: ${p.detail}`,
       worktree_remove_failed: (p: P) => `Não foi possível remover a worktree ${p.path}: ${p.detail}`,
       worktree_removed: (p: P) => `O resultado está no commit do branch ${p.branch}; a worktree ${p.path} foi removida.`,
+      fallback: (p: P) => `${p.to} respondeu no lugar de ${p.from} (o modelo reserva do provedor).`,
     },
     exec: {
       status: {
@@ -987,6 +1002,10 @@ const pt: Strings = {
     unknown: (s: string) => `Terminada: ${s}`,
     providerSaid: 'O provedor disse:',
     guardStopped: 'Parado para proteger o repositório:',
+    retry: 'Tentar esta iteração de novo',
+    retryTitle: 'Uma nova execução continua de onde esta parou: o mesmo prompt, a mesma conversa, as iterações que restavam.',
+    retrying: 'Iniciando…',
+    retryFailed: 'Não foi possível iniciar:',
   },
 
   history: {
@@ -1036,6 +1055,8 @@ const pt: Strings = {
     'request.compare_too_few': (p: P) => `Uma comparação precisa de pelo menos dois provedores (recebidos: ${p.n}).`,
     'request.compare_twice': (p: P) => `O provedor ${p.provider} aparece duas vezes.`,
     'request.compare_rerun': () => 'Um provedor de uma comparação de projetos não pode ser executado de novo nessa sessão: inicie uma nova comparação.',
+    'request.retry_running': () => 'Essa execução ainda está em andamento: ela pode ser tentada de novo quando terminar.',
+    'request.retry_workspace': () => 'Uma execução no modo projeto não pode ser retomada de onde parou: comece a tarefa de novo.',
     'request.settings': (p: P) => `Configurações de execução inutilizáveis: ${p.detail}`,
     'request.bad_input': (p: P) => `Não foi possível ler o pedido: ${p.detail}`,
     'request.no_endpoint': (p: P) => `Este endereço da API não existe: ${p.method} ${p.path}`,
@@ -1081,6 +1102,13 @@ const pt: Strings = {
     'provider.unreachable': (p: P) => `${p.provider}: não foi possível alcançar ${p.url}.${said(p)}`,
     'provider.protocol': (p: P) => `${p.provider}: a resposta não seguiu o formato do provedor.${said(p)}`,
     'provider.error': (p: P) => `${p.provider}: a chamada falhou.${said(p)}`,
+    'provider.refused': (p: P) => `${p.provider}: o modelo se recusou a responder${p.category ? ` (${p.category})` : ''}.${said(p)}`,
+    'provider.interrupted': (p: P) =>
+      `${p.provider}: a conexão${p.url ? ` com ${p.url}` : ''} caiu no meio da resposta${Number(p.received) > 0 ? ` (depois de ${p.received} caracteres)` : ''}: o servidor do modelo parou ou a rede caiu. Tentar a iteração de novo pode funcionar.${said(p)}`,
+    'provider.token_cap': (p: P) =>
+      p.unsupported
+        ? `${p.provider}: o servidor não aceita o campo ${p.field} para o limite de tokens da resposta: defina max_tokens_field: ${p.other} no perfil “${p.provider}” do loopforge.yml.${said(p)}`
+        : `${p.provider}: o servidor recusou o limite de tokens da resposta (${p.field}: ${p.value}): diminua max_output_tokens${p.other ? `, ou defina max_tokens_field: ${p.other} se ele quiser esse campo,` : ''} no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
     'run.cancelled': () => 'Parada pelo usuário.',
     'run.shutdown': () => 'O loopforge estava sendo encerrado.',
     'format.empty': () => 'A resposta veio vazia.',
@@ -1149,9 +1177,24 @@ const providerCodes = new Set([
   'provider.protocol',
   'provider.error',
   'provider.timeout',
+  'provider.refused',
+  'provider.interrupted',
+  'provider.token_cap',
   'provider.cli_failed',
   'provider.cli_output',
 ])
+
+/**
+ * The codes of provider failures that trying again may cure (backend:
+ * service.Code.Retryable, the same list): the run view offers to try the
+ * iteration again for these.
+ */
+const retryCodes = new Set(['provider.interrupted', 'provider.server', 'provider.rate_limit', 'provider.unreachable', 'provider.timeout'])
+
+/** isRetryable: the code is a provider failure that trying the iteration again may cure. */
+export function isRetryable(code: string | undefined): boolean {
+  return code != null && retryCodes.has(code)
+}
 
 /** isProviderError: the code is the provider's own failure, not one of loopforge's refusals. */
 export function isProviderError(code: string | undefined): boolean {

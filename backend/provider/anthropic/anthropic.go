@@ -3,10 +3,18 @@
 //
 // Contract: each range over Stream sends one streaming Messages request. It
 // yields the text_delta fragments in arrival order, then exactly one Delta
-// whose Done holds the concatenated content, the model, token usage (input
-// from message_start, output from message_delta), the stop reason and the
-// duration; or it yields one error and stops. Errors are *provider.Error,
-// except that cancelling ctx yields an error wrapping context.Canceled. Time
+// whose Done holds the concatenated content, the model (the fallback model
+// when the API answered from one, with FallbackFrom naming the model asked
+// for), token usage (input from message_start, output from message_delta),
+// the stop reason and the duration; or it yields one error and stops.
+// Errors are *provider.Error, except that cancelling ctx yields an error
+// wrapping context.Canceled; once the answer has begun they come wrapped in
+// a *provider.PartialError with the text and tokens so far. A refusal
+// (stop_reason "refusal") is an error of KindRefusal with stop_details'
+// category and explanation; a stream that breaks off is KindInterrupted; a
+// second message_start of another message is KindProtocol (the same one
+// repeated is harmless). max_tokens is the profile's max_output_tokens,
+// else DefaultMaxTokens; a 400 that refuses it says so. Time
 // limits and retries are provider.HTTPCall's: 429, 408, 5xx (529 overloaded
 // included), an error event such as overloaded_error and a stream cut before
 // any text are retried there, visibly (Notice deltas), honouring retry-after
@@ -24,8 +32,10 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -45,18 +55,22 @@ const (
 	DefaultBaseURL = "https://api.anthropic.com"
 	// DefaultKeyEnv names the key variable when the profile names none.
 	DefaultKeyEnv = "ANTHROPIC_API_KEY"
-	// DefaultMaxTokens: the API requires max_tokens on every request.
+	// DefaultMaxTokens is the answer's cap (max_tokens, which the API
+	// requires on every request) of a profile that sets no
+	// max_output_tokens: the output limit of the Claude 3.5 models, below
+	// that of every later one.
 	DefaultMaxTokens = 8192
 )
 
 // Client is an Anthropic Messages provider for one profile.
 type Client struct {
-	name     string
-	model    string
-	errs     provider.ErrorContext // builds errors; hides the key
-	call     *provider.HTTPCall    // limits and retries
-	endpoint string                // the messages URL
-	header   func(http.Header)     // sets the key and version; a func, so it never prints
+	name      string
+	model     string
+	errs      provider.ErrorContext // builds errors; hides the key
+	call      *provider.HTTPCall    // limits and retries
+	endpoint  string                // the messages URL
+	maxTokens int                   // the answer's cap (max_output_tokens)
+	header    func(http.Header)     // sets the key and version; a func, so it never prints
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -100,12 +114,13 @@ func New(p provider.Profile) (provider.Provider, error) {
 	errs := provider.NewErrorContext(name, keyEnv, u.Redacted(), p.APIKey)
 	errs.Model = model
 	return &Client{
-		name:     name,
-		model:    model,
-		errs:     errs,
-		call:     provider.NewHTTPCall(name, p),
-		endpoint: base + "/v1/messages",
-		header:   header,
+		name:      name,
+		model:     model,
+		errs:      errs,
+		call:      provider.NewHTTPCall(name, p),
+		endpoint:  base + "/v1/messages",
+		header:    header,
+		maxTokens: cmp.Or(p.MaxOutputTokens, DefaultMaxTokens),
 	}, nil
 }
 
@@ -139,7 +154,10 @@ type answer struct {
 	content strings.Builder
 	calls   []*toolUse
 	byIndex map[int64]*toolUse
-	stopped bool // message_stop came
+	id      string       // the message's id, from its first message_start
+	refusal *stopDetails // stop_reason "refusal" came, with these details (maybe empty)
+	stopped bool         // message_stop came
+	err     error        // why the stream cannot be taken as one answer
 }
 
 // attempt sends req once.
@@ -153,15 +171,18 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 		}
 		res, err := c.call.PostJSON(ctx, c.endpoint, params, c.header)
 		if err != nil {
-			yield(provider.Delta{}, c.failure(ctx, err))
+			yield(provider.Delta{}, c.failure(ctx, err, params.MaxTokens))
 			return
 		}
 		defer res.Body.Close()
 
 		a := &answer{resp: provider.Response{Model: c.model}, byIndex: map[int64]*toolUse{}}
+		// fail ends the attempt with err, keeping what arrived (text, the
+		// tokens message_start counted) for the caller.
+		fail := func(err error) { yield(provider.Delta{}, provider.WithPartial(err, a.partial())) }
 		for ev, err := range provider.Events(res.Body) {
 			if err != nil {
-				yield(provider.Delta{}, c.failure(ctx, err))
+				fail(c.errs.Interrupted(ctx, err))
 				return
 			}
 			// As the SDK did: unnamed events and pings carry nothing, an
@@ -170,7 +191,7 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			case "", "ping":
 				continue
 			case "error":
-				yield(provider.Delta{}, c.eventError(ev.Data))
+				fail(c.eventError(ev.Data))
 				return
 			}
 			if strings.TrimSpace(ev.Data) == "" {
@@ -178,16 +199,23 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			}
 			var se streamEvent
 			if err := json.Unmarshal([]byte(ev.Data), &se); err != nil {
-				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
+				fail(c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
 				return
 			}
 			if !a.take(se, yield) {
+				if a.err != nil {
+					fail(&provider.Error{Provider: c.name, Kind: provider.KindProtocol, Message: a.err.Error(), Err: a.err})
+				}
 				return
 			}
 		}
-		if !a.stopped {
-			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
-				Message: "stream ended without message_stop", Err: provider.ErrStreamCut})
+		switch {
+		case a.refusal != nil:
+			// Final, whether or not message_stop followed.
+			fail(c.refused(a.refusal))
+			return
+		case !a.stopped:
+			fail(c.errs.Interrupted(ctx, nil))
 			return
 		}
 		resp := a.response()
@@ -199,8 +227,31 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 	}
 }
 
+// errSpliced: a second message_start with another id came while a message
+// was streaming, as when a proxy splices two answers into one stream. Taken
+// as one message, the two would merge (a tool call of each, one of them
+// cut short); the stream is refused instead.
+var errSpliced = errors.New("the stream restarted mid-message")
+
+// refused is the error of a refusal: its category and explanation, when the
+// API gave them (stop_details).
+func (c *Client) refused(d *stopDetails) error {
+	msg := strings.TrimSpace(d.Explanation)
+	if msg == "" {
+		msg = "the API ended the answer with stop_reason \"refusal\""
+	}
+	return &provider.Error{Provider: c.name, Kind: provider.KindRefusal, Category: d.Category, Message: c.errs.Clean(msg)}
+}
+
+// partial is what arrived so far, for an attempt that fails.
+func (a *answer) partial() *provider.Response {
+	p := a.resp
+	p.Content = a.content.String()
+	return &p
+}
+
 // take adds one event to the answer, yielding its text; false when the
-// consumer stopped.
+// consumer stopped or the event cannot belong to this answer (a.err).
 func (a *answer) take(ev streamEvent, yield func(provider.Delta, error) bool) bool {
 	emit := func(t string) bool {
 		if t == "" {
@@ -211,7 +262,15 @@ func (a *answer) take(ev streamEvent, yield func(provider.Delta, error) bool) bo
 	}
 	switch ev.Type {
 	case "message_start":
-		if ev.Message.Model != "" {
+		switch id := ev.Message.ID; {
+		case a.id == "":
+			a.id = id
+		case id != a.id:
+			a.err = fmt.Errorf("%w: a second message_start (message %s) came inside message %s", errSpliced, id, a.id)
+			return false
+		}
+		// The same message_start again (seen from proxies) changes nothing.
+		if ev.Message.Model != "" && a.resp.FallbackFrom == "" {
 			a.resp.Model = ev.Message.Model
 		}
 		u := ev.Message.Usage
@@ -225,6 +284,13 @@ func (a *answer) take(ev streamEvent, yield func(provider.Delta, error) bool) bo
 			tu := &toolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name, start: string(ev.ContentBlock.Input)}
 			a.calls = append(a.calls, tu)
 			a.byIndex[ev.Index] = tu
+		case "fallback":
+			// The API moved the request to another model; the answer
+			// that follows is that model's.
+			if to := ev.ContentBlock.To.Model; to != "" {
+				a.resp.FallbackFrom = cmp.Or(ev.ContentBlock.From.Model, a.resp.Model)
+				a.resp.Model = to
+			}
 		}
 	case "content_block_delta":
 		// Text and tool input only: thinking, signatures and citations
@@ -240,6 +306,12 @@ func (a *answer) take(ev streamEvent, yield func(provider.Delta, error) bool) bo
 	case "message_delta":
 		if ev.Delta.StopReason != "" {
 			a.resp.FinishReason = ev.Delta.StopReason
+		}
+		if ev.Delta.StopReason == "refusal" {
+			a.refusal = &stopDetails{}
+			if ev.Delta.StopDetails != nil {
+				a.refusal = ev.Delta.StopDetails
+			}
 		}
 		// Counts here are cumulative for the whole message.
 		if ev.Usage.OutputTokens > 0 {
@@ -349,7 +421,7 @@ func (c *Client) params(req provider.Request) (*messagesRequest, error) {
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+		maxTokens = c.maxTokens
 	}
 	p := &messagesRequest{
 		Model:     c.model,
@@ -388,10 +460,17 @@ func inputObject(in json.RawMessage) any {
 	return in
 }
 
-// failure maps a failed request or read to a *provider.Error: an HTTP
-// error answer by its status and the message in its body.
-func (c *Client) failure(ctx context.Context, err error) error {
-	return c.errs.Failure(ctx, err, nil)
+// failure maps a failed request to a *provider.Error: an HTTP error
+// answer by its status and the message in its body, saying which setting
+// to change when it refused the max_tokens sent (maxTokens).
+func (c *Client) failure(ctx context.Context, err error, maxTokens int) error {
+	return c.errs.Failure(ctx, err, func(se *provider.HTTPStatusError) error {
+		e := c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), se)
+		if fe := provider.CapRefused(se, c.name, provider.FieldMaxTokens, "", maxTokens); fe != nil {
+			e.Err = fe
+		}
+		return e
+	})
 }
 
 // eventError maps an error event inside a 200 stream (typically

@@ -231,22 +231,37 @@ func TestMissingKeyFailsAtNew(t *testing.T) {
 }
 
 func TestBrokenStreams(t *testing.T) {
+	// What arrived before the break is kept: the text, and the tokens
+	// message_start counted (25 input + 4 cached, 1 output).
+	counted := provider.Usage{InputTokens: 29, OutputTokens: 1}
 	tests := []struct {
 		name       string
 		events     []string
+		cut        bool // the server drops the connection after the events
 		want       error
 		wantStatus int
 		texts      int
 		attempts   int32
+		partial    string
+		usage      provider.Usage
 	}{
-		{"overloaded error event mid-stream", []string{messageStart, blockStart, textDelta("par"), apiError("overloaded_error", "Overloaded")}, provider.ErrServer, 529, 1, 1},
+		{"overloaded error event mid-stream", []string{messageStart, blockStart, textDelta("par"), apiError("overloaded_error", "Overloaded")}, false, provider.ErrServer, 529, 1, 1, "par", counted},
 		// Before any text, an error event is retried like its status.
-		{"rate limit error event", []string{apiError("rate_limit_error", "slow down")}, provider.ErrRateLimit, 429, 0, 4},
-		{"ends without message_stop", []string{messageStart, blockStart, textDelta("par"), textDelta("tial")}, provider.ErrProtocol, 0, 2, 1},
+		{"rate limit error event", []string{apiError("rate_limit_error", "slow down")}, false, provider.ErrRateLimit, 429, 0, 4, "", provider.Usage{}},
+		{"ends without message_stop", []string{messageStart, blockStart, textDelta("par"), textDelta("tial")}, false, provider.ErrInterrupted, 0, 2, 1, "partial", counted},
+		{"connection cut mid-answer", []string{messageStart, blockStart, textDelta("par"), textDelta("tial")}, true, provider.ErrInterrupted, 0, 2, 1, "partial", counted},
+		// Cut before any text: retried; each attempt's message_start
+		// counted its input, and all of it was spent.
+		{"connection cut after message_start", []string{messageStart}, true, provider.ErrInterrupted, 0, 0, 4, "", provider.Usage{InputTokens: 4 * 29, OutputTokens: 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { events(w, tt.events...) })
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+				events(w, tt.events...)
+				if tt.cut {
+					panic(http.ErrAbortHandler) // the server goes away mid-answer
+				}
+			})
 			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
 			if !errors.Is(r.Err, tt.want) {
 				t.Fatalf("err = %v, want %v", r.Err, tt.want)
@@ -258,7 +273,158 @@ func TestBrokenStreams(t *testing.T) {
 			if len(r.Texts) != tt.texts || f.Attempts.Load() != tt.attempts {
 				t.Errorf("texts = %q, attempts = %d", r.Texts, f.Attempts.Load())
 			}
+			got := provider.PartialOf(r.Err)
+			if tt.usage == (provider.Usage{}) && tt.partial == "" {
+				if got != nil {
+					t.Errorf("partial answer %+v, want none", got)
+				}
+				return
+			}
+			if got == nil || got.Content != tt.partial || got.Usage != tt.usage || got.Status != provider.StatusPartial {
+				t.Fatalf("partial answer = %+v, want %q and %+v", got, tt.partial, tt.usage)
+			}
 		})
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	// The shape of a refusal: no content block, stop_reason "refusal" and
+	// stop_details naming the policy's category, with an explanation.
+	refusal := `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null,"stop_details":{"type":"refusal",` +
+		`"category":"bio","explanation":"This request was declined under the Usage Policy."}},"usage":{"output_tokens":7}}`
+	bare := `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null},"usage":{"output_tokens":2}}`
+	tests := []struct {
+		name            string
+		events          []string
+		category, words string
+		texts           []string
+		usage           provider.Usage
+	}{
+		{"with stop_details", []string{messageStart, ping, refusal, messageStop}, "bio",
+			"the model refused to answer (bio): This request was declined under the Usage Policy.", nil, provider.Usage{InputTokens: 29, OutputTokens: 7}},
+		// A refusal may come after some text: that text is kept.
+		{"after some text, without details", []string{messageStart, blockStart, textDelta("I can"), blockStop, bare, messageStop}, "",
+			`the model refused to answer: the API ended the answer with stop_reason "refusal"`, []string{"I can"}, provider.Usage{InputTokens: 29, OutputTokens: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { events(w, tt.events...) })
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			var pe *provider.Error
+			if !errors.Is(r.Err, provider.ErrRefused) || !errors.As(r.Err, &pe) || pe.Category != tt.category {
+				t.Fatalf("err = %#v, want a refusal of category %q", r.Err, tt.category)
+			}
+			if msg := r.Err.Error(); !strings.Contains(msg, tt.words) {
+				t.Errorf("message %q lacks %q", msg, tt.words)
+			}
+			if f.Attempts.Load() != 1 || len(r.Notices) != 0 || !reflect.DeepEqual(r.Texts, tt.texts) {
+				t.Errorf("%d attempts, notices %q, texts %q: a refusal is final", f.Attempts.Load(), r.Notices, r.Texts)
+			}
+			if got := provider.PartialOf(r.Err); got == nil || got.Usage != tt.usage || got.Content != strings.Join(tt.texts, "") {
+				t.Errorf("partial = %+v, want usage %+v", got, tt.usage)
+			}
+		})
+	}
+}
+
+func TestMessageRestartedMidStream(t *testing.T) {
+	start := func(id string) string {
+		return `{"type":"message_start","message":{"id":"` + id + `","type":"message","role":"assistant","model":"claude-test-20250929",` +
+			`"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}`
+	}
+	toolStart := func(id string) string {
+		return `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"` + id + `","name":"write_file","input":{}}}`
+	}
+	input := func(js string) string {
+		return fmt.Sprintf(`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":%q}}`, js)
+	}
+	toolsEnd := []string{`{"type":"content_block_stop","index":1}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":40}}`, messageStop}
+
+	t.Run("another message inside an open tool call is refused", func(t *testing.T) {
+		// A stream spliced from two answers: the first is cut inside its
+		// tool call's input, the second starts over with its own id.
+		evs := append([]string{start("msg_A"), toolStart("toolu_A"), input(`{"path":"notes`),
+			start("msg_B"), toolStart("toolu_B"), input(`{"path":"notes.txt"}`)}, toolsEnd...)
+		f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { events(w, evs...) })
+		r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+		if !errors.Is(r.Err, provider.ErrProtocol) || r.Done != nil {
+			t.Fatalf("err = %v, done = %+v; want a protocol error and no answer (no tool calls to run)", r.Err, r.Done)
+		}
+		if msg := r.Err.Error(); !strings.Contains(msg, "msg_A") || !strings.Contains(msg, "msg_B") {
+			t.Errorf("message %q should name both messages", msg)
+		}
+		if f.Attempts.Load() != 1 {
+			t.Errorf("%d attempts", f.Attempts.Load())
+		}
+	})
+	t.Run("the same message_start twice is one message", func(t *testing.T) {
+		evs := append([]string{start("msg_A"), start("msg_A"), toolStart("toolu_A"), input(`{"path":"notes.txt"}`)}, toolsEnd...)
+		f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { events(w, evs...) })
+		r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+		if r.Err != nil || r.Done == nil || len(r.Done.ToolCalls) != 1 {
+			t.Fatalf("err = %v, done = %+v; want one tool call", r.Err, r.Done)
+		}
+		if tc := r.Done.ToolCalls[0]; tc.ID != "toolu_A" || string(tc.Input) != `{"path":"notes.txt"}` {
+			t.Errorf("call = %+v", tc)
+		}
+		if r.Done.Usage != (provider.Usage{InputTokens: 12, OutputTokens: 40}) {
+			t.Errorf("usage = %+v", r.Done.Usage)
+		}
+	})
+}
+
+func TestFallbackModelAnswers(t *testing.T) {
+	// The API moved the request to another model: a fallback block names
+	// both, and the text after it is the second model's.
+	fallback := `{"type":"content_block_start","index":0,"content_block":{"type":"fallback","from":{"model":"claude-test-20250929"},"to":{"model":"claude-spare-1"}}}`
+	text := `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`
+	delta := `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"print(42)"}}`
+	f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		events(w, messageStart, fallback, blockStop, text, delta, `{"type":"content_block_stop","index":1}`, messageDelta, messageStop)
+	})
+	r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+	if r.Err != nil || r.Done == nil {
+		t.Fatalf("err = %v", r.Err)
+	}
+	if r.Done.Model != "claude-spare-1" || r.Done.FallbackFrom != "claude-test-20250929" || r.Done.Content != "print(42)" {
+		t.Errorf("model %q, fallback from %q, content %q", r.Done.Model, r.Done.FallbackFrom, r.Done.Content)
+	}
+	// Without a fallback, the model is message_start's and nothing fell back.
+	f = newFakeAPI(t, happy)
+	if r := drain(t, context.Background(), newClient(t, f.profile()), conversation); r.Done == nil ||
+		r.Done.Model != "claude-test-20250929" || r.Done.FallbackFrom != "" {
+		t.Errorf("plain answer: %+v", r.Done)
+	}
+}
+
+func TestMaxOutputTokens(t *testing.T) {
+	var f *fakeAPI
+	f = newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		// The API's own check: a cap above the model's is refused.
+		if n, _ := f.LastBody(t)["max_tokens"].(float64); n > 64000 {
+			errorAnswer(w, 400, apiError("invalid_request_error",
+				fmt.Sprintf("max_tokens: %.0f > 64000, which is the maximum allowed number of output tokens for claude-test", n)))
+			return
+		}
+		happy(w, r, 0)
+	})
+	p := f.profile()
+	p.MaxOutputTokens = 2048
+	if r := drain(t, context.Background(), newClient(t, p), conversation); r.Err != nil || f.LastBody(t)["max_tokens"] != float64(2048) {
+		t.Errorf("err %v, max_tokens = %v; want the profile's 2048", r.Err, f.LastBody(t)["max_tokens"])
+	}
+	p.MaxOutputTokens = 100000
+	r := drain(t, context.Background(), newClient(t, p), conversation)
+	var fe *provider.FieldError
+	if !errors.Is(r.Err, provider.ErrBadRequest) || !errors.As(r.Err, &fe) || fe.Field != "max_tokens" || fe.Value != 100000 {
+		t.Fatalf("err = %#v, want a bad request naming max_tokens", r.Err)
+	}
+	msg := r.Err.Error()
+	for _, w := range []string{"64000", "lower max_output_tokens", `"anthropic-test" profile`} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message %q lacks %q", msg, w)
+		}
 	}
 }
 

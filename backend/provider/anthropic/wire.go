@@ -73,6 +73,7 @@ type tool struct {
 type streamEvent struct {
 	Type    string `json:"type"`
 	Message struct {
+		ID    string `json:"id"`
 		Model string `json:"model"`
 		Usage usage  `json:"usage"`
 	} `json:"message"`
@@ -83,16 +84,33 @@ type streamEvent struct {
 		ID    string          `json:"id"`
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
+		// From and To name the models of a fallback block: the API
+		// answered from To instead of From.
+		From struct {
+			Model string `json:"model"`
+		} `json:"from"`
+		To struct {
+			Model string `json:"model"`
+		} `json:"to"`
 	} `json:"content_block"`
 	// Delta is a content_block_delta's (type, text, partial_json) or a
-	// message_delta's (stop_reason).
+	// message_delta's (stop_reason, and stop_details for a refusal).
 	Delta struct {
-		Type        string `json:"type"`
-		Text        string `json:"text"`
-		PartialJSON string `json:"partial_json"`
-		StopReason  string `json:"stop_reason"`
+		Type        string       `json:"type"`
+		Text        string       `json:"text"`
+		PartialJSON string       `json:"partial_json"`
+		StopReason  string       `json:"stop_reason"`
+		StopDetails *stopDetails `json:"stop_details"`
 	} `json:"delta"`
 	Usage usage `json:"usage"`
+}
+
+// stopDetails explains a stop_reason; for "refusal", the policy category
+// and the API's explanation.
+type stopDetails struct {
+	Type        string `json:"type"`
+	Category    string `json:"category"`
+	Explanation string `json:"explanation"`
 }
 
 type usage struct {

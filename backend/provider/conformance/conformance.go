@@ -334,18 +334,43 @@ func runRetries(t *testing.T, w Wire) {
 		}
 	})
 
-	t.Run("text already streamed is never retried", func(t *testing.T) {
-		t.Parallel()
-		s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) {
-			w.Begin(rw)
-			w.Text(rw, "par")
-		})
-		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
-		if r.Err == nil || len(r.Texts) != 1 || len(r.Notices) != 0 || s.attempts.Load() != 1 {
-			t.Errorf("err %v, texts %q, notices %q, %d attempts; want one failed attempt",
-				r.Err, r.Texts, r.Notices, s.attempts.Load())
+	// A server that ends the answer early, or goes away in the middle of
+	// it: the answer broke off (not a format error), what streamed is
+	// kept for the caller, and nothing is retried once text has streamed.
+	for _, cut := range []bool{false, true} {
+		name := "text already streamed is never retried"
+		if cut {
+			name = "a connection dropped mid-answer is an interruption"
 		}
-	})
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) {
+				w.Begin(rw)
+				w.Text(rw, "par")
+				w.Text(rw, "tial")
+				if cut {
+					panic(http.ErrAbortHandler)
+				}
+			})
+			prov := w.provider(t, s, nil)
+			r := drain(t, context.Background(), prov, nil)
+			if len(r.Texts) != 2 || len(r.Notices) != 0 || s.attempts.Load() != 1 {
+				t.Errorf("texts %q, notices %q, %d attempts; want one failed attempt",
+					r.Texts, r.Notices, s.attempts.Load())
+			}
+			var pe *provider.Error
+			if !errors.Is(r.Err, provider.ErrInterrupted) || !errors.As(r.Err, &pe) || pe.URL != w.Profile(s.URL).BaseURL {
+				t.Fatalf("err = %#v, want ErrInterrupted naming %s", r.Err, w.Profile(s.URL).BaseURL)
+			}
+			if got := provider.PartialOf(r.Err); got == nil || got.Content != "partial" || got.Status != provider.StatusPartial {
+				t.Errorf("partial answer = %+v, want the text that streamed", got)
+			}
+			if msg := r.Err.Error(); !strings.HasPrefix(msg, prov.Name()+": the connection to ") ||
+				!strings.Contains(msg, "broke off before the answer was complete") {
+				t.Errorf("message %q", msg)
+			}
+		})
+	}
 
 	t.Run("a Retry-After beyond the cap fails at once", func(t *testing.T) {
 		t.Parallel()

@@ -14,7 +14,12 @@
 // concatenated content, the model version, token usage (the last
 // usageMetadata), the finish reason and the duration; or it yields one error
 // and stops. Errors are *provider.Error, except that cancelling ctx yields an
-// error wrapping context.Canceled. Time limits and retries are
+// error wrapping context.Canceled; once the answer has begun they come
+// wrapped in a *provider.PartialError with the text and usage so far. A
+// blocked prompt (promptFeedback.blockReason) or an answer stopped for its
+// content (finishReason SAFETY, PROHIBITED_CONTENT, ...) is an error of
+// KindRefusal naming the reason; a stream that breaks off is
+// KindInterrupted. Time limits and retries are
 // provider.HTTPCall's: 429, 408, 5xx and a stream cut before any text are
 // retried there, visibly (Notice deltas), waiting what a 429's RetryInfo
 // asks. Nothing is retried once text has been yielded. Breaking out of the loop, or cancelling ctx, closes the
@@ -37,6 +42,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -71,6 +77,7 @@ type Client struct {
 	model      string
 	errs       provider.ErrorContext // builds errors; hides the key
 	structured bool
+	maxTokens  int                // the profile's max_output_tokens (0: none)
 	call       *provider.HTTPCall // limits and retries
 	endpoint   string             // the streamGenerateContent URL
 	header     func(http.Header)  // sets the key; a func, so it never prints
@@ -151,6 +158,7 @@ func New(p provider.Profile) (provider.Provider, error) {
 		model:      model,
 		errs:       errs,
 		structured: p.Structured == nil || *p.Structured,
+		maxTokens:  p.MaxOutputTokens,
 		call:       provider.NewHTTPCall(name, p),
 		endpoint:   endpoint + "models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse",
 		header:     func(h http.Header) { h.Set("x-goog-api-key", key) },
@@ -218,9 +226,16 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 
 		var content strings.Builder
 		resp := provider.Response{Model: c.model}
+		// fail ends the attempt with err, keeping what arrived (text, the
+		// running usage) for the caller.
+		fail := func(err error) {
+			got := resp
+			got.Content = content.String()
+			yield(provider.Delta{}, provider.WithPartial(err, &got))
+		}
 		for ev, err := range provider.Events(res.Body) {
 			if err != nil {
-				yield(provider.Delta{}, c.failure(ctx, err))
+				fail(c.errs.Interrupted(ctx, err))
 				return
 			}
 			if ev.Data == "" {
@@ -228,21 +243,28 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			}
 			var chunk generateResponse
 			if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
-				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
+				fail(c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
 				return
 			}
 			if err := c.chunkError(chunk); err != nil {
-				yield(provider.Delta{}, err)
+				fail(err)
+				return
+			}
+			if err := c.promptBlocked(chunk); err != nil {
+				fail(err)
 				return
 			}
 			if !c.take(chunk, &resp, &content, yield) {
 				return
 			}
+			if err := c.answerBlocked(chunk); err != nil {
+				fail(err)
+				return
+			}
 		}
 		if resp.FinishReason == "" {
 			// The last chunk of a complete answer has a finish reason.
-			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
-				Message: "stream ended without a finishReason", Err: provider.ErrStreamCut})
+			fail(c.errs.Interrupted(ctx, nil))
 			return
 		}
 		resp.Content = content.String()
@@ -258,7 +280,7 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 }
 
 // take adds one chunk to resp, yielding its text parts; false when the
-// consumer stopped or the prompt was blocked (the error then yielded).
+// consumer stopped.
 func (c *Client) take(chunk generateResponse, resp *provider.Response, content *strings.Builder,
 	yield func(provider.Delta, error) bool) bool {
 	if chunk.ModelVersion != "" {
@@ -269,15 +291,6 @@ func (c *Client) take(chunk generateResponse, resp *provider.Response, content *
 		// output, so it counts as output here.
 		resp.Usage.InputTokens = u.PromptTokenCount
 		resp.Usage.OutputTokens = u.CandidatesTokenCount + u.ThoughtsTokenCount
-	}
-	if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
-		msg := "prompt blocked: " + pf.BlockReason
-		if pf.BlockReasonMessage != "" {
-			msg += ": " + pf.BlockReasonMessage
-		}
-		yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindBadRequest,
-			Message: c.errs.Clean(msg)})
-		return false
 	}
 	if len(chunk.Candidates) == 0 {
 		return true
@@ -302,6 +315,52 @@ func (c *Client) take(chunk generateResponse, resp *provider.Response, content *
 		resp.FinishReason = cand.FinishReason
 	}
 	return true
+}
+
+// blockReasons are the finish reasons of an answer the API stopped for its
+// content: safety filters, recitation, blocklists, prohibited content,
+// personal data, and their image counterparts.
+var blockReasons = map[string]bool{
+	"SAFETY": true, "RECITATION": true, "BLOCKLIST": true, "PROHIBITED_CONTENT": true, "SPII": true,
+	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true,
+}
+
+// refusal is a refusal of the API's, for the reason category.
+func (c *Client) refusal(category, msg string) error {
+	return &provider.Error{Provider: c.name, Kind: provider.KindRefusal, Category: category, Message: c.errs.Clean(msg)}
+}
+
+// promptBlocked is the refusal of a blocked prompt (promptFeedback), with
+// its reason; nil when the chunk has none.
+func (c *Client) promptBlocked(chunk generateResponse) error {
+	if pf := chunk.PromptFeedback; pf != nil && pf.BlockReason != "" {
+		return c.refusal(pf.BlockReason, cmp.Or(pf.BlockReasonMessage, "the prompt was blocked"))
+	}
+	return nil
+}
+
+// answerBlocked is the refusal of an answer the API stopped for its content
+// (a finish reason of blockReasons), with the reason and what the API said
+// of it, else the categories that blocked it; nil when the chunk has none.
+func (c *Client) answerBlocked(chunk generateResponse) error {
+	if len(chunk.Candidates) == 0 || !blockReasons[chunk.Candidates[0].FinishReason] {
+		return nil
+	}
+	cand := chunk.Candidates[0]
+	msg := cand.FinishMessage
+	if msg == "" {
+		msg = "the answer was blocked"
+		var cats []string
+		for _, r := range cand.SafetyRatings {
+			if r.Blocked {
+				cats = append(cats, r.Category)
+			}
+		}
+		if len(cats) > 0 {
+			msg += " for " + strings.Join(cats, ", ")
+		}
+	}
+	return c.refusal(cand.FinishReason, msg)
 }
 
 // toolCall converts a functionCall part, giving it an id if it has none and
@@ -351,9 +410,9 @@ func (c *Client) request(req provider.Request) (*generateRequest, error) {
 	if req.System != "" {
 		body.SystemInstruction = &content{Parts: []part{{Text: req.System}}}
 	}
-	if req.MaxTokens > 0 {
-		body.GenerationConfig.MaxOutputTokens = req.MaxTokens
-	}
+	// No cap by default: the model's own limit applies (Gemini 2.5's
+	// thinking counts against it).
+	body.GenerationConfig.MaxOutputTokens = cmp.Or(req.MaxTokens, c.maxTokens)
 	if req.Schema != nil && c.structured {
 		// responseJsonSchema takes a plain JSON Schema, where responseSchema
 		// would need it converted to the OpenAPI subset.

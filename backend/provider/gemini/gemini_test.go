@@ -273,25 +273,75 @@ func TestMissingKeyFailsAtNew(t *testing.T) {
 }
 
 func TestBrokenStreams(t *testing.T) {
+	// Each chunk carries the running usage (9 in; 20 thinking + n out):
+	// what was counted before the break is kept.
 	tests := []struct {
-		name   string
-		events []string
-		want   error
-		texts  int
+		name    string
+		events  []string
+		cut     bool // the server drops the connection after the events
+		want    error
+		texts   int
+		partial string
+		usage   provider.Usage
 	}{
-		{"error event mid-stream", []string{chunk("par", "", 1), apiError(500, "INTERNAL", "An internal error has occurred.")}, provider.ErrServer, 1},
-		{"prompt blocked", []string{`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9},"modelVersion":"gemini-test-001"}`}, provider.ErrBadRequest, 0},
-		{"ends without finishReason", []string{chunk("par", "", 1), chunk("tial", "", 2)}, provider.ErrProtocol, 2},
+		{"error event mid-stream", []string{chunk("par", "", 1), apiError(500, "INTERNAL", "An internal error has occurred.")}, false, provider.ErrServer, 1, "par", provider.Usage{InputTokens: 9, OutputTokens: 21}},
+		{"ends without finishReason", []string{chunk("par", "", 1), chunk("tial", "", 2)}, false, provider.ErrInterrupted, 2, "partial", provider.Usage{InputTokens: 9, OutputTokens: 22}},
+		{"connection cut mid-answer", []string{chunk("par", "", 1), chunk("tial", "", 2)}, true, provider.ErrInterrupted, 2, "partial", provider.Usage{InputTokens: 9, OutputTokens: 22}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+				sse(w, tt.events...)
+				if tt.cut {
+					panic(http.ErrAbortHandler) // the server goes away mid-answer
+				}
+			})
 			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
 			if !errors.Is(r.Err, tt.want) {
 				t.Fatalf("err = %v, want %v", r.Err, tt.want)
 			}
 			if len(r.Texts) != tt.texts || f.Attempts.Load() != 1 {
 				t.Errorf("texts = %q, attempts = %d", r.Texts, f.Attempts.Load())
+			}
+			if got := provider.PartialOf(r.Err); got == nil || got.Content != tt.partial || got.Usage != tt.usage || got.Model != "gemini-test-001" {
+				t.Errorf("partial answer = %+v, want %q and %+v", got, tt.partial, tt.usage)
+			}
+		})
+	}
+}
+
+func TestBlockedIsARefusal(t *testing.T) {
+	tests := []struct {
+		name            string
+		events          []string
+		category, words string
+		texts           int
+	}{
+		{"prompt blocked", []string{`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9},"modelVersion":"gemini-test-001"}`},
+			"PROHIBITED_CONTENT", "the model refused to answer (PROHIBITED_CONTENT): the prompt was blocked", 0},
+		{"prompt blocked, with the API's words", []string{`{"promptFeedback":{"blockReason":"OTHER","blockReasonMessage":"The prompt was blocked for an unspecified reason."},"modelVersion":"gemini-test-001"}`},
+			"OTHER", "(OTHER): The prompt was blocked for an unspecified reason.", 0},
+		{"answer stopped by a safety filter", []string{chunk("Here is", "", 1),
+			`{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"SAFETY","index":0,"safetyRatings":[` +
+				`{"category":"HARM_CATEGORY_HARASSMENT","probability":"NEGLIGIBLE"},{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH","blocked":true}]}],` +
+				`"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":2,"totalTokenCount":11},"modelVersion":"gemini-test-001"}`},
+			"SAFETY", "(SAFETY): the answer was blocked for HARM_CATEGORY_DANGEROUS_CONTENT", 1},
+		{"recitation", []string{`{"candidates":[{"finishReason":"RECITATION","index":0}],"modelVersion":"gemini-test-001"}`},
+			"RECITATION", "(RECITATION): the answer was blocked", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			var pe *provider.Error
+			if !errors.Is(r.Err, provider.ErrRefused) || !errors.As(r.Err, &pe) || pe.Category != tt.category {
+				t.Fatalf("err = %#v, want a refusal (%s)", r.Err, tt.category)
+			}
+			if !strings.Contains(r.Err.Error(), tt.words) {
+				t.Errorf("message %q lacks %q", r.Err, tt.words)
+			}
+			if len(r.Texts) != tt.texts || f.Attempts.Load() != 1 || len(r.Notices) != 0 {
+				t.Errorf("texts %q, %d attempts, notices %q: a refusal is final", r.Texts, f.Attempts.Load(), r.Notices)
 			}
 		})
 	}

@@ -67,6 +67,16 @@ type generateResponse struct {
 type candidate struct {
 	Content      *content `json:"content"`
 	FinishReason string   `json:"finishReason"`
+	// FinishMessage explains a finish reason, when the API gives one.
+	FinishMessage string         `json:"finishMessage"`
+	SafetyRatings []safetyRating `json:"safetyRatings"`
+}
+
+// safetyRating is one harm category's verdict; Blocked says it stopped
+// the answer.
+type safetyRating struct {
+	Category string `json:"category"`
+	Blocked  bool   `json:"blocked"`
 }
 
 type promptFeedback struct {

@@ -12,10 +12,19 @@
 // provider.ToolPending, Input = the JSON arguments) with FinishReason
 // "tool_calls". Errors are
 // *provider.Error, except that cancelling ctx yields an error wrapping
-// context.Canceled. Time limits and retries are provider.HTTPCall's: 429,
-// 408, 5xx and a stream cut before any text are retried there, visibly
-// (Notice deltas), honouring Retry-After / retry-after-ms. Nothing is
-// retried once text has been yielded.
+// context.Canceled; once the answer has begun they come wrapped in a
+// *provider.PartialError with the text and usage so far. A refusal
+// (delta.refusal, finish_reason "content_filter", a 400 of code
+// content_filter) is an error of KindRefusal and never text; a stream that
+// breaks off is KindInterrupted. The answer's cap goes in
+// max_completion_tokens to OpenAI and Azure OpenAI
+// (DefaultMaxCompletionTokens unless the profile sets max_output_tokens),
+// in max_tokens to other servers (only when set); max_tokens_field
+// overrides the field, and a 400 that refuses it says which setting to
+// change. Time limits and retries are provider.HTTPCall's: 429, 408, 5xx
+// and a stream cut before any text are retried there, visibly (Notice
+// deltas), honouring Retry-After / retry-after-ms. Nothing is retried once
+// text has been yielded.
 // Breaking out of the loop, or cancelling ctx, closes the HTTP response.
 //
 // Everything comes from the Profile: unlike the official SDK's client, this
@@ -25,6 +34,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,6 +54,14 @@ const (
 	DefaultModel = "gpt-4o-mini"
 	// DefaultBaseURL is OpenAI's own endpoint.
 	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultMaxCompletionTokens caps each answer, reasoning included, on
+	// OpenAI's and Azure OpenAI's endpoints when the profile sets no
+	// max_output_tokens: room for a reasoning model's thinking and a
+	// program, and no more than gpt-4o-mini (the default model) allows.
+	// Other compatible servers get no cap unless the profile sets one:
+	// some refuse a cap above their own limit (DeepSeek's 8192) or above
+	// what their context leaves (vLLM).
+	DefaultMaxCompletionTokens = 16384
 )
 
 // Client is an OpenAI-compatible chat provider for one profile.
@@ -52,12 +70,13 @@ type Client struct {
 	model      string
 	errs       provider.ErrorContext // builds errors; hides the key
 	structured bool
-	// official: api.openai.com, which wants max_completion_tokens; other
-	// compatible servers mostly understand only max_tokens.
-	official bool
-	call     *provider.HTTPCall // limits and retries
-	endpoint string             // the chat completions URL
-	auth     func(http.Header)  // sets the key, if any; a func, so it never prints
+	// maxTokens caps each answer (0: no cap is sent), in the request field
+	// tokenField.
+	maxTokens  int
+	tokenField string
+	call       *provider.HTTPCall // limits and retries
+	endpoint   string             // the chat completions URL
+	auth       func(http.Header)  // sets the key, if any; a func, so it never prints
 	// local: a keyless endpoint (Ollama, LM Studio); Check probes it.
 	local   bool
 	baseURL string
@@ -94,18 +113,32 @@ func New(p provider.Profile) (provider.Provider, error) {
 	}
 	errs := provider.NewErrorContext(name, p.APIKeyEnv, u.Redacted(), p.APIKey)
 	errs.Model = model
+	field, maxTokens := provider.FieldMaxTokens, p.MaxOutputTokens
+	if openAIHost(u.Hostname()) {
+		field, maxTokens = provider.FieldMaxCompletionTokens, cmp.Or(maxTokens, DefaultMaxCompletionTokens)
+	}
 	return &Client{
 		name:       name,
 		model:      model,
 		errs:       errs,
 		structured: p.Structured == nil || *p.Structured,
-		official:   u.Host == "api.openai.com",
+		maxTokens:  maxTokens,
+		tokenField: cmp.Or(p.MaxTokensField, field),
 		call:       provider.NewHTTPCall(name, p),
 		endpoint:   base + "/chat/completions",
 		auth:       auth,
 		local:      p.APIKeyEnv == "",
 		baseURL:    base,
 	}, nil
+}
+
+// openAIHost reports whether host serves OpenAI's own models: OpenAI's
+// API, or an Azure OpenAI resource. Both take max_completion_tokens, and
+// their reasoning models take nothing else.
+func openAIHost(host string) bool {
+	host = strings.ToLower(host)
+	return host == "api.openai.com" || strings.HasSuffix(host, ".openai.azure.com") ||
+		strings.HasSuffix(host, ".cognitiveservices.azure.com")
 }
 
 // Check tells whether a keyless (local) endpoint answers at all, so a
@@ -161,18 +194,19 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 		}
 		res, err := c.call.PostJSON(ctx, c.endpoint, params, c.auth)
 		if err != nil {
-			yield(provider.Delta{}, c.failure(ctx, err))
+			yield(provider.Delta{}, c.failure(ctx, err, params))
 			return
 		}
 		defer res.Body.Close()
 
-		var content strings.Builder
-		var calls toolCalls
-		resp := provider.Response{Model: c.model}
+		a := answer{resp: provider.Response{Model: c.model}}
+		// fail ends the attempt with err, keeping what arrived (text, a
+		// usage chunk) for the caller.
+		fail := func(err error) { yield(provider.Delta{}, provider.WithPartial(err, a.partial())) }
 		finished := false
 		for ev, err := range provider.Events(res.Body) {
 			if err != nil {
-				yield(provider.Delta{}, c.failure(ctx, err))
+				fail(c.errs.Interrupted(ctx, err))
 				return
 			}
 			if ev.Data == "" {
@@ -184,27 +218,30 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 			}
 			var ch chatChunk
 			if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
-				yield(provider.Delta{}, c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
+				fail(c.errs.FromTransport(fmt.Errorf("a stream event is not JSON: %w", err)))
 				return
 			}
 			if len(ch.Error) > 0 && string(ch.Error) != "null" {
-				yield(provider.Delta{}, c.streamError(ev.Data))
+				fail(c.streamError(ev.Data))
 				return
 			}
-			if !c.take(ch, &resp, &content, &calls, yield) {
+			if !a.take(ch, yield) {
 				return
 			}
-			finished = finished || resp.FinishReason != ""
+			finished = finished || a.resp.FinishReason != ""
 		}
-		if !finished {
+		switch {
+		case a.refusal.Len() > 0 || a.resp.FinishReason == "content_filter":
+			fail(c.refused(a.refusal.String(), a.resp.FinishReason))
+			return
+		case !finished:
 			// A missing finish_reason is how a truncated answer shows,
 			// [DONE] or not.
-			yield(provider.Delta{}, &provider.Error{Provider: c.name, Kind: provider.KindProtocol,
-				Message: "stream ended without a finish_reason", Err: provider.ErrStreamCut})
+			fail(c.errs.Interrupted(ctx, nil))
 			return
 		}
-		resp.Content = content.String()
-		if resp.ToolCalls = calls.result(); len(resp.ToolCalls) > 0 {
+		resp := a.partial()
+		if resp.ToolCalls = a.calls.result(); len(resp.ToolCalls) > 0 {
 			// Some compatible servers say "stop" although they ask for calls.
 			resp.FinishReason = "tool_calls"
 		}
@@ -212,43 +249,66 @@ func (c *Client) attempt(ctx context.Context, req provider.Request) iter.Seq2[pr
 		slog.Debug("provider call done", "provider", c.name, "model", resp.Model,
 			"input_tokens", resp.Usage.InputTokens, "output_tokens", resp.Usage.OutputTokens,
 			"duration", resp.Duration)
-		yield(provider.Delta{Done: &resp}, nil)
+		yield(provider.Delta{Done: resp}, nil)
 	}
 }
 
-// take adds one chunk to resp, yielding the text of the first choice; false
-// when the consumer stopped.
-func (c *Client) take(ch chatChunk, resp *provider.Response, content *strings.Builder, calls *toolCalls,
-	yield func(provider.Delta, error) bool) bool {
+// answer is a streamed completion being assembled.
+type answer struct {
+	resp    provider.Response
+	content strings.Builder
+	// refusal is the model's refusal (delta.refusal), kept apart from the
+	// answer: it says why there is none.
+	refusal strings.Builder
+	calls   toolCalls
+}
+
+// partial is what arrived so far.
+func (a *answer) partial() *provider.Response {
+	p := a.resp
+	p.Content = a.content.String()
+	return &p
+}
+
+// take adds one chunk to the answer, yielding the text of the first choice;
+// false when the consumer stopped.
+func (a *answer) take(ch chatChunk, yield func(provider.Delta, error) bool) bool {
 	if ch.Model != "" {
-		resp.Model = ch.Model
+		a.resp.Model = ch.Model
 	}
 	if ch.Usage != nil {
-		resp.Usage = usageOf(ch.Usage)
+		a.resp.Usage = usageOf(ch.Usage)
 	}
 	for _, choice := range ch.Choices {
 		if choice.Index != 0 {
 			continue
 		}
-		// A refusal is the model's answer too: passing it on lets the
-		// loop show why no JSON came back.
-		for _, t := range []string{choice.Delta.Content, choice.Delta.Refusal} {
-			if t == "" {
-				continue
-			}
-			content.WriteString(t)
+		a.refusal.WriteString(choice.Delta.Refusal)
+		if t := choice.Delta.Content; t != "" {
+			a.content.WriteString(t)
 			if !yield(provider.Delta{Text: t}, nil) {
 				return false
 			}
 		}
 		for _, tc := range choice.Delta.ToolCalls {
-			calls.add(tc)
+			a.calls.add(tc)
 		}
 		if choice.FinishReason != "" {
-			resp.FinishReason = choice.FinishReason
+			a.resp.FinishReason = choice.FinishReason
 		}
 	}
 	return true
+}
+
+// refused is the error of a refusal: the model's own words (delta.refusal),
+// or a content filter's stop (finish_reason "content_filter", Azure's).
+func (c *Client) refused(text, finish string) error {
+	e := &provider.Error{Provider: c.name, Kind: provider.KindRefusal, Message: c.errs.Clean(text)}
+	if text == "" {
+		e.Category = finish
+		e.Message = "the provider's content filter stopped the answer"
+	}
+	return e
 }
 
 // params builds the request body. Schema is honoured only when structured
@@ -295,11 +355,11 @@ func (c *Client) params(req provider.Request) (*chatRequest, error) {
 		p.Tools = append(p.Tools, tool{Type: "function",
 			Function: function{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
-	if req.MaxTokens > 0 {
-		if c.official {
-			p.MaxCompletionTokens = req.MaxTokens
+	if n := cmp.Or(req.MaxTokens, c.maxTokens); n > 0 {
+		if c.tokenField == provider.FieldMaxCompletionTokens {
+			p.MaxCompletionTokens = n
 		} else {
-			p.MaxTokens = req.MaxTokens
+			p.MaxTokens = n
 		}
 	}
 	if req.Schema != nil && c.structured {
@@ -414,11 +474,33 @@ func usageOf(u *usage) provider.Usage {
 	return out
 }
 
-// failure maps a failed request or read to a *provider.Error: an HTTP
-// error answer by its status and the message in its body, whatever its
-// shape (OpenAI's, {"detail":...}, plain text, an HTML proxy page).
-func (c *Client) failure(ctx context.Context, err error) error {
-	return c.errs.Failure(ctx, err, nil)
+// failure maps a failed request to a *provider.Error: an HTTP error answer
+// by its status and the message in its body, whatever its shape (OpenAI's,
+// {"detail":...}, plain text, an HTML proxy page). A 400 that refuses the
+// answer's cap as sent says which setting to change; one that refuses the
+// prompt by content filter (Azure's) is a refusal.
+func (c *Client) failure(ctx context.Context, err error, sent *chatRequest) error {
+	return c.errs.Failure(ctx, err, func(se *provider.HTTPStatusError) error {
+		e := c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), se)
+		var body struct {
+			Error streamError `json:"error"`
+		}
+		if json.Unmarshal(se.Body, &body) == nil && body.Error.Code == "content_filter" {
+			e.Kind, e.Category = provider.KindRefusal, "content_filter"
+			return e
+		}
+		field, other, n := provider.FieldMaxTokens, provider.FieldMaxCompletionTokens, sent.MaxTokens
+		if sent.MaxCompletionTokens > 0 {
+			field, other, n = provider.FieldMaxCompletionTokens, provider.FieldMaxTokens, sent.MaxCompletionTokens
+		}
+		if n == 0 {
+			return e
+		}
+		if fe := provider.CapRefused(se, c.name, field, other, n); fe != nil {
+			e.Err = fe
+		}
+		return e
+	})
 }
 
 // streamError maps an {"error": ...} event sent after the stream began.

@@ -254,22 +254,154 @@ func TestKeylessProfileDefaultsAndCost(t *testing.T) {
 		t.Errorf("cost = %v", r.Done.Usage.CostUSD)
 	}
 	if _, ok := f.LastBody(t)["max_tokens"]; ok {
-		t.Error("max_tokens sent although the request left it to the provider")
+		t.Error("max_tokens sent to a local server although neither the request nor the profile set a cap")
 	}
 }
 
-func TestMaxCompletionTokensForOpenAI(t *testing.T) {
-	c, err := New(provider.Profile{Name: "openai", APIKeyEnv: "OPENAI_API_KEY", APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
+func TestAnswerCapField(t *testing.T) {
+	// Which field carries the answer's cap, and its value, by server and
+	// profile: OpenAI's own endpoints (and Azure's) want
+	// max_completion_tokens and get a cap by default; other servers get
+	// max_tokens, and a cap only when the profile or request sets one.
+	tests := []struct {
+		name      string
+		base      string
+		maxOutput int
+		field     string // the profile's max_tokens_field
+		req       int    // Request.MaxTokens
+		want      string // the body's cap field: "" none
+		wantN     int
+	}{
+		{"openai default", "", 0, "", 0, "max_completion_tokens", DefaultMaxCompletionTokens},
+		{"openai, profile's cap", "https://api.openai.com/v1", 3000, "", 0, "max_completion_tokens", 3000},
+		{"openai, request's cap wins", "", 3000, "", 100, "max_completion_tokens", 100},
+		{"azure openai", "https://lab.openai.azure.com/openai/v1", 0, "", 0, "max_completion_tokens", DefaultMaxCompletionTokens},
+		{"azure ai services", "https://lab.cognitiveservices.azure.com/openai/v1", 0, "", 0, "max_completion_tokens", DefaultMaxCompletionTokens},
+		{"ollama: no cap unless asked", "http://localhost:11434/v1", 0, "", 0, "", 0},
+		{"ollama with a cap", "http://localhost:11434/v1", 4096, "", 0, "max_tokens", 4096},
+		{"openrouter with a cap", "https://openrouter.ai/api/v1", 4096, "", 0, "max_tokens", 4096},
+		{"a proxy before a reasoning model", "http://llm-proxy.lan/v1", 4096, "max_completion_tokens", 0, "max_completion_tokens", 4096},
+		{"an old azure api version", "https://lab.openai.azure.com/openai/v1", 2000, "max_tokens", 0, "max_tokens", 2000},
 	}
-	p, err := c.(*Client).params(provider.Request{MaxTokens: 100, Messages: []provider.Message{{Role: provider.RoleUser, Content: "x"}}})
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, provider.Profile{Name: "p", BaseURL: tt.base, APIKeyEnv: "OPENAI_API_KEY", APIKey: "k",
+				MaxOutputTokens: tt.maxOutput, MaxTokensField: tt.field})
+			p, err := c.(*Client).params(provider.Request{MaxTokens: tt.req, Messages: []provider.Message{{Role: provider.RoleUser, Content: "x"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(p)
+			var body map[string]any
+			_ = json.Unmarshal(b, &body)
+			for _, f := range []string{provider.FieldMaxTokens, provider.FieldMaxCompletionTokens} {
+				got, sent := body[f]
+				if f == tt.want && got != float64(tt.wantN) {
+					t.Errorf("%s = %v, want %d (body %s)", f, got, tt.wantN, b)
+				}
+				if f != tt.want && sent {
+					t.Errorf("%s sent (body %s)", f, b)
+				}
+			}
+		})
 	}
-	b, _ := json.Marshal(p)
-	if !strings.Contains(string(b), `"max_completion_tokens":100`) || strings.Contains(string(b), `"max_tokens"`) {
-		t.Errorf("body = %s", b)
+}
+
+func TestRefusedCapFieldSaysWhichToUse(t *testing.T) {
+	// A reasoning model behind a compatible endpoint refuses max_tokens
+	// the way OpenAI does; the error names the setting that fixes it.
+	var f *fakeAPI
+	f = newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if _, ok := f.LastBody(t)["max_tokens"]; ok {
+			errorAnswer(w, 400, `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. `+
+				`Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`)
+			return
+		}
+		happy(w, r, n)
+	})
+	p := f.profile()
+	p.MaxOutputTokens = 4000
+	r := drain(t, context.Background(), newClient(t, p), conversation)
+	var fe *provider.FieldError
+	if !errors.Is(r.Err, provider.ErrBadRequest) || !errors.As(r.Err, &fe) || !fe.Unsupported ||
+		fe.Field != provider.FieldMaxTokens || fe.Other != provider.FieldMaxCompletionTokens {
+		t.Fatalf("err = %#v, want a refused max_tokens naming max_completion_tokens", r.Err)
+	}
+	msg := r.Err.Error()
+	for _, w := range []string{"HTTP 400", "Unsupported parameter", "max_tokens_field: max_completion_tokens", `"openai-test" profile of loopforge.yml`} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message %q lacks %q", msg, w)
+		}
+	}
+	if f.Attempts.Load() != 1 {
+		t.Errorf("%d attempts: a 400 is not retried", f.Attempts.Load())
+	}
+
+	// As the message says: the other field works.
+	p.MaxTokensField = provider.FieldMaxCompletionTokens
+	if r := drain(t, context.Background(), newClient(t, p), conversation); r.Err != nil ||
+		f.LastBody(t)["max_completion_tokens"] != float64(512) {
+		t.Errorf("err %v, body %v", r.Err, f.LastBody(t))
+	}
+
+	// Any other 400 says nothing of the cap.
+	f = newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		errorAnswer(w, 400, `{"error":{"message":"The model 'gpt-nope' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}`)
+	})
+	p = f.profile()
+	r = drain(t, context.Background(), newClient(t, p), conversation)
+	if !errors.Is(r.Err, provider.ErrBadRequest) || errors.As(r.Err, &fe) || strings.Contains(r.Err.Error(), "max_tokens") {
+		t.Errorf("err = %v: not about the cap", r.Err)
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	// A refusal streams in delta.refusal instead of delta.content.
+	refusalChunk := func(s string) string {
+		return fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-test-2024-07-18",`+
+			`"choices":[{"index":0,"delta":{"refusal":%q},"logprobs":null,"finish_reason":null}],"usage":null}`, s)
+	}
+	tests := []struct {
+		name     string
+		answer   func(w http.ResponseWriter)
+		category string
+		words    string
+	}{
+		{"the model's refusal", func(w http.ResponseWriter) {
+			sse(w, roleChunk, refusalChunk("I'm sorry, "), refusalChunk("I can't help with that."), chunk("", "stop"), usageChunk, "[DONE]")
+		}, "", "the model refused to answer: I'm sorry, I can't help with that."},
+		{"a content filter", func(w http.ResponseWriter) {
+			sse(w, roleChunk, chunk("", "content_filter"), usageChunk, "[DONE]")
+		}, "content_filter", "the model refused to answer (content_filter): the provider's content filter stopped the answer"},
+		{"azure's filtered prompt", func(w http.ResponseWriter) {
+			errorAnswer(w, 400, `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",`+
+				`"type":null,"param":"prompt","code":"content_filter","status":400}}`)
+		}, "content_filter", "Azure OpenAI's content management policy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { tt.answer(w) })
+			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+			var pe *provider.Error
+			if !errors.Is(r.Err, provider.ErrRefused) || !errors.As(r.Err, &pe) || pe.Category != tt.category {
+				t.Fatalf("err = %#v, want a refusal (%s)", r.Err, tt.category)
+			}
+			if !strings.Contains(r.Err.Error(), tt.words) {
+				t.Errorf("message %q lacks %q", r.Err, tt.words)
+			}
+			// Not an answer: nothing streams as text, nothing is retried.
+			if len(r.Texts) != 0 || f.Attempts.Load() != 1 || len(r.Notices) != 0 {
+				t.Errorf("texts %q, %d attempts, notices %q", r.Texts, f.Attempts.Load(), r.Notices)
+			}
+		})
+	}
+	// The tokens of the refusal are counted.
+	f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		sse(w, roleChunk, refusalChunk("No."), chunk("", "stop"), usageChunk, "[DONE]")
+	})
+	r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
+	if got := provider.PartialOf(r.Err); got == nil || got.Usage != (provider.Usage{InputTokens: 21, OutputTokens: 3}) {
+		t.Errorf("partial = %+v, want the usage chunk's count", got)
 	}
 }
 
@@ -308,28 +440,51 @@ func TestMissingKeyFailsAtNew(t *testing.T) {
 }
 
 func TestBrokenStreams(t *testing.T) {
+	// A server that reports usage as it goes (vLLM's continuous usage
+	// stats): what it counted before the break is kept.
+	running := `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-test-2024-07-18",` +
+		`"choices":[{"index":0,"delta":{"content":"tial"},"finish_reason":null}],"usage":{"prompt_tokens":21,"completion_tokens":2}}`
 	tests := []struct {
 		name     string
 		events   []string
+		cut      bool // the server drops the connection after the events
 		want     error
 		texts    int
 		attempts int32
+		partial  string
+		usage    provider.Usage
 	}{
-		{"error event mid-stream", []string{chunk("par", ""), `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`}, provider.ErrServer, 1, 1},
+		{"error event mid-stream", []string{chunk("par", ""), `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`}, false, provider.ErrServer, 1, 1, "par", provider.Usage{}},
 		// Before any text, a rate-limit event is retried like a 429.
-		{"openrouter error with a numeric code", []string{`{"error":{"code":429,"message":"Provider returned error"}}`}, provider.ErrRateLimit, 0, 4},
-		{"connection ends without finish_reason", []string{chunk("par", ""), chunk("tial", "")}, provider.ErrProtocol, 2, 1},
-		{"not JSON", []string{"{oops"}, provider.ErrProtocol, 0, 1},
+		{"openrouter error with a numeric code", []string{`{"error":{"code":429,"message":"Provider returned error"}}`}, false, provider.ErrRateLimit, 0, 4, "", provider.Usage{}},
+		{"connection ends without finish_reason", []string{chunk("par", ""), chunk("tial", "")}, false, provider.ErrInterrupted, 2, 1, "partial", provider.Usage{}},
+		{"connection cut mid-answer", []string{chunk("par", ""), running}, true, provider.ErrInterrupted, 2, 1, "partial", provider.Usage{InputTokens: 21, OutputTokens: 2}},
+		{"not JSON", []string{"{oops"}, false, provider.ErrProtocol, 0, 1, "", provider.Usage{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.events...) })
+			f := newFakeAPI(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+				sse(w, tt.events...)
+				if tt.cut {
+					panic(http.ErrAbortHandler) // the server goes away mid-answer
+				}
+			})
 			r := drain(t, context.Background(), newClient(t, f.profile()), conversation)
 			if !errors.Is(r.Err, tt.want) {
 				t.Fatalf("err = %v, want %v", r.Err, tt.want)
 			}
 			if len(r.Texts) != tt.texts || f.Attempts.Load() != tt.attempts {
 				t.Errorf("texts = %q, attempts = %d", r.Texts, f.Attempts.Load())
+			}
+			got := provider.PartialOf(r.Err)
+			if tt.partial == "" {
+				if got != nil {
+					t.Errorf("partial answer %+v, want none", got)
+				}
+				return
+			}
+			if got == nil || got.Content != tt.partial || got.Usage != tt.usage || got.Model != "gpt-test-2024-07-18" {
+				t.Errorf("partial answer = %+v, want %q and %+v", got, tt.partial, tt.usage)
 			}
 		})
 	}

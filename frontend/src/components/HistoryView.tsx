@@ -259,7 +259,19 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
         </div>
       )}
       {runs.length === 0 && <p className="muted">{h.noRuns}</p>}
-      {runId && <RunView runId={runId} replay stage keys />}
+      {runId && (
+        <RunView
+          runId={runId}
+          replay
+          stage
+          keys
+          retry
+          onRetried={(id) => {
+            void stores.history.getState().load()
+            onContinued(id)
+          }}
+        />
+      )}
       <form
         className="follow-up card"
         onSubmit={(e) => {

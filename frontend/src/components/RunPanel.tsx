@@ -349,7 +349,7 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
       )}
       {folded && slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
       <div className="run-area">
-        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} stage keys /> : <p className="empty-run muted">{s.empty}</p>}
+        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} stage keys retry /> : <p className="empty-run muted">{s.empty}</p>}
       </div>
     </div>
   )

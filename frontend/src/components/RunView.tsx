@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { errorWords } from '../api'
-import { useRuns } from '../stores'
-import { isFinished } from '../stores/runModel'
+import { errorWords, type ShownError } from '../api'
+import { useRuns, useStores } from '../stores'
+import { isFinished, type RunState } from '../stores/runModel'
 import { follow, isFollowing, scrollsUp, selectedIteration, shortcut, type FollowAction, type Pinned, type StageRun } from '../stage'
-import { noticeText, strings } from '../strings'
+import { isRetryable, noticeText, strings } from '../strings'
 import { CodePanel, type CodeEnding } from './CodePanel'
 import { ExportMenu } from './ExportMenu'
 import { ExecPanel } from './ExecPanel'
@@ -25,6 +25,12 @@ interface Props {
   stage?: boolean
   /** ← → step through the iterations and F toggles follow (not while typing). */
   keys?: boolean
+  /**
+   * Offer "Try this iteration again" when the provider failed in a way
+   * trying again may cure; onRetried gets the new run's id.
+   */
+  retry?: boolean
+  onRetried?: (runId: string) => void
 }
 
 /** Space kept below the stage, and between it and what sticks to the top. */
@@ -85,7 +91,7 @@ function bringIntoView(el: HTMLElement): void {
  * It follows the newest iteration of a live run unless the user steps back
  * or scrolls up; then "Follow live" (or F) returns to it.
  */
-export function RunView({ runId, replay = false, stage = false, keys = false }: Props) {
+export function RunView({ runId, replay = false, stage = false, keys = false, retry = false, onRetried }: Props) {
   const run = useRuns((s) => s.runs[runId])
   const connection = useRuns((s) => s.connection)
   const [pinned, setPinned] = useState<Pinned>(replay ? 1 : null)
@@ -207,7 +213,10 @@ export function RunView({ runId, replay = false, stage = false, keys = false }: 
         run={run}
         actions={
           run.sessionId ? (
-            <ExportMenu sessionId={run.sessionId} runId={run.runId} formats={['py', 'md', 'html', 'ipynb', 'json']} workspace={workspace} language={run.language} hasCode={!!run.finalCode} />
+            <>
+              {retry && canRetry(run) && <RetryButton run={run} onRetried={onRetried} />}
+              <ExportMenu sessionId={run.sessionId} runId={run.runId} formats={['py', 'md', 'html', 'ipynb', 'json']} workspace={workspace} language={run.language} hasCode={!!run.finalCode} />
+            </>
           ) : undefined
         }
       />
@@ -288,4 +297,46 @@ export function codeEnding(status: string, finalCode: string, code: string | und
   if (!lastOfFinished || !code) return undefined
   if (status === 'success') return !finalCode || code === finalCode ? 'final' : undefined
   return 'last'
+}
+
+/** canRetry: the run ended on a provider failure that trying again may cure (a script run: a workspace run's thread cannot be resumed). */
+function canRetry(run: RunState): boolean {
+  return run.status === 'error' && run.mode === 'script' && isRetryable(run.errorCode)
+}
+
+/**
+ * RetryButton starts a run that goes on from where run stopped (the
+ * backend's RunRequest.retry: same session, thread, prompt and settings)
+ * and makes it the run shown.
+ */
+function RetryButton({ run, onRetried }: { run: RunState; onRetried?: (runId: string) => void }) {
+  const stores = useStores()
+  const b = strings.banner
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ShownError | null>(null)
+  const retry = async () => {
+    setBusy(true)
+    setError(null)
+    const runs = stores.runs.getState()
+    const id = await runs.start({ prompt: run.prompt, retry: run.runId })
+    setBusy(false)
+    if (id) {
+      onRetried?.(id)
+      return
+    }
+    setError(stores.runs.getState().startError)
+    stores.runs.getState().clearStartError()
+  }
+  return (
+    <span className="retry-action">
+      <button type="button" className="btn btn-small" data-testid="retry-iteration" title={b.retryTitle} disabled={busy} onClick={() => void retry()}>
+        {busy ? b.retrying : b.retry}
+      </button>
+      {error && (
+        <span className="notice-error small" role="alert" data-testid="retry-error">
+          {b.retryFailed} {errorWords(error)}
+        </span>
+      )}
+    </span>
+  )
 }

@@ -377,6 +377,8 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         errorKind: p.error_kind ?? '',
         errorCode: p.error_code ?? '',
         errorParams: p.error_params ?? {},
+        // The model that answered, when the provider fell back to another one.
+        model: p.model || run.model,
         inputTokens: p.input_tokens || run.inputTokens,
         outputTokens: p.output_tokens || run.outputTokens,
         durationMs: p.duration_ms,

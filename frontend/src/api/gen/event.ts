@@ -101,6 +101,11 @@ export interface GeneratedPayload {
   content: string;
   code: string;
   language: string;
+  /**
+   * Model is the model that answered, as the provider named it ("" when
+   * it did not).
+   */
+  model?: string;
   format_error?: string; // set when no usable code was found
   /**
    * FormatCode and FormatParams name FormatError for a frontend that words
@@ -216,6 +221,12 @@ export interface RunFinishedPayload {
    */
   error_code?: string;
   error_params?: { [key: string]: string};
+  /**
+   * Model is the model that answered when the provider answered from a
+   * fallback model instead of the run's (run_started's); "" when the
+   * run's model did.
+   */
+  model?: string;
   input_tokens: number /* int */;
   output_tokens: number /* int */;
   duration_ms: number /* int64 */;
@@ -254,7 +265,8 @@ export const NoticeWorktreeKept = "worktree_kept"; // path, branch
 export const NoticeWorktreeMetaFailed = "worktree_meta_failed"; // path, detail
 export const NoticeWorktreeRemoveFailed = "worktree_remove_failed"; // path, detail
 export const NoticeWorktreeRemoved = "worktree_removed"; // branch, path
-export type Notice = typeof NoticeRetry | typeof NoticeReflectionEmpty | typeof NoticeNoChange | typeof NoticeMetadataFailed | typeof NoticeSandbox | typeof NoticeWorktreeKept | typeof NoticeWorktreeMetaFailed | typeof NoticeWorktreeRemoveFailed | typeof NoticeWorktreeRemoved;
+export const NoticeFallback = "fallback"; // from, to: the provider answered from model to instead of from
+export type Notice = typeof NoticeRetry | typeof NoticeReflectionEmpty | typeof NoticeNoChange | typeof NoticeMetadataFailed | typeof NoticeSandbox | typeof NoticeWorktreeKept | typeof NoticeWorktreeMetaFailed | typeof NoticeWorktreeRemoveFailed | typeof NoticeWorktreeRemoved | typeof NoticeFallback;
 export interface ToolCallPayload {
   iteration: number /* int */;
   id?: string;

@@ -374,6 +374,12 @@ export interface RunRequest {
    */
   fresh?: boolean;
   /**
+   * Retry names a finished script run to try again from where it
+   * stopped: a new run in its session goes on with its thread, its
+   * prompt and (unless set here) its provider, model and settings.
+   */
+  retry?: string;
+  /**
    * AllowNetwork lets this run's code (and workspace commands) reach the
    * network: a per-run opt-in, never a default.
    */

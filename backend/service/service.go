@@ -485,7 +485,7 @@ func (s *Service) retry(ctx context.Context, req *RunRequest) ([]provider.Messag
 		// The same provider: its model too, when the run named another
 		// than the profile's.
 		req.Provider = run.Provider
-		if prof, err := s.cfg.Profile(run.Provider); req.Model == "" && err == nil && prof.Model != run.Model {
+		if prof, err := s.conf().Profile(run.Provider); req.Model == "" && err == nil && prof.Model != run.Model {
 			req.Model = run.Model
 		}
 	}

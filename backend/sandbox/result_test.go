@@ -65,6 +65,8 @@ func TestNotesInEnglish(t *testing.T) {
 		want string
 	}{
 		{event.NewNote(event.NoteNoFiles), "no file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock)"},
+		{event.NewNote(event.NoteNoFiles, "os", "windows"), "no file-system isolation: the code can read and change your files (loopforge has none on Windows)"},
+		{event.NewNote(event.NoteNoNetwork, "os", "macos"), "no network isolation: the code can reach the network (loopforge has none on macOS)"},
 		{event.NewNote(event.NoteNetworkAllowed), "network access allowed for this run"},
 		{event.NewNote(event.NoteNoNetwork), "no network isolation: the code can reach the network (install bubblewrap)"},
 		{event.NewNote(event.NoteCgroupFailed, "detail", "mkdir: permission denied"), "cgroup limits not applied: mkdir: permission denied"},

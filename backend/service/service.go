@@ -108,7 +108,10 @@ type Service struct {
 	exec     loop.Executor
 	execErr  error  // why no executor could be made (python missing)
 	isolated string // exec's isolation level
-	execOnce sync.Once
+	// netIsolated: exec keeps runs off the network unless they allow it
+	// (false on Windows and macOS, where nothing does).
+	netIsolated bool
+	execOnce    sync.Once
 }
 
 // New opens the history (the executor comes on first need). Runs left unfinished by a
@@ -160,7 +163,7 @@ func (s *Service) executor() (loop.Executor, error) {
 			s.execErr = err
 			return
 		}
-		s.exec, s.isolated = r, r.Isolation()
+		s.exec, s.isolated, s.netIsolated = r, r.Isolation(), r.NetworkIsolated()
 	})
 	return s.exec, s.execErr
 }

@@ -480,12 +480,14 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
 	}
-	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
-		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
-	}
+	// The request's own mistakes (a bad base URL) first: they are the
+	// user's to fix whatever the machine lacks.
 	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
 	if err != nil {
 		return prepared{}, err
+	}
+	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
+		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
 	}
 	model, err := s.reg.New(prof)
 	if err != nil {

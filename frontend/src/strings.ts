@@ -164,6 +164,13 @@ const en = {
       noNetwork: 'no network',
       network: 'network allowed',
       networkNotIsolated: 'network not isolated on this system',
+      /** What each isolation level is, shown over its name ("+cgroup" adds a cgroup of the run's own). */
+      levels: {
+        basic: 'basic: own process group, resource limits, a private temporary folder, a clean environment',
+        job: 'job (Windows): the code and everything it starts run in one job object, killed together, with a process and a memory limit; no file or network isolation',
+        landlock: 'landlock: read-only files outside the run folder, no internet, no signals to the app',
+        namespace: 'namespace (bubblewrap): own network, processes and file view; only the system folders and the run folder are visible',
+      } as Record<string, string>,
       unavailable: 'Sandbox not available: generated code cannot run on this machine (loopforge doctor says why).',
       details: (l: { memory: string; processes: number; output: string; fileSize: string; openFiles: number; cpus: number }) =>
         `Each execution gets at most ${l.memory} of memory, ${l.processes} processes and threads, ${l.output} of output per stream, files up to ${l.fileSize}, ${l.openFiles} open files and ${l.cpus} CPU${l.cpus === 1 ? '' : 's'}. Set under limits: in loopforge.yml.`,
@@ -702,6 +709,12 @@ const pt: Strings = {
       noNetwork: 'sem rede',
       network: 'rede permitida',
       networkNotIsolated: 'rede não isolada neste sistema',
+      levels: {
+        basic: 'basic: grupo de processos próprio, limites de recursos, pasta temporária privada, ambiente limpo',
+        job: 'job (Windows): o código e tudo o que ele inicia rodam num único job object, encerrados juntos, com limite de processos e de memória; sem isolamento de arquivos nem de rede',
+        landlock: 'landlock: arquivos somente leitura fora da pasta da execução, sem internet, sem sinais para o app',
+        namespace: 'namespace (bubblewrap): rede, processos e visão de arquivos próprios; só as pastas do sistema e a pasta da execução ficam visíveis',
+      } as Record<string, string>,
       unavailable: 'Sandbox indisponível: o código gerado não pode ser executado nesta máquina (loopforge doctor diz por quê).',
       details: (l: { memory: string; processes: number; output: string; fileSize: string; openFiles: number; cpus: number }) =>
         `Cada execução tem no máximo ${l.memory} de memória, ${l.processes} processos e threads, ${l.output} de saída por fluxo, arquivos de até ${l.fileSize}, ${l.openFiles} arquivos abertos e ${l.cpus} CPU${l.cpus === 1 ? '' : 's'}. Configure em limits: no loopforge.yml.`,

@@ -121,6 +121,7 @@ describe('the sandbox line', () => {
     await ready(withDefaults({ isolation: 'job', network_isolated: false }))
     const net = () => screen.getByTestId('sandbox-network')
     expect(screen.getByTestId('sandbox-isolation').textContent).toBe('job')
+    expect(screen.getByTestId('sandbox-isolation').title).toContain('no file or network isolation')
     expect(net().textContent).toBe('⚠ network not isolated on this system')
     expect(net().classList.contains('sandbox-net-on')).toBe(true)
     fireEvent.click(screen.getByTestId('allow-network'))

@@ -69,7 +69,7 @@ export function SandboxInfo() {
     <div className="sandbox-info" data-testid="sandbox-info">
       <p className="sandbox-line" title={details} data-testid="sandbox-limits">
         <span className="sandbox-label">{s.label}:</span>
-        <span className="sandbox-item sandbox-level" data-testid="sandbox-isolation">
+        <span className="sandbox-item sandbox-level" data-testid="sandbox-isolation" title={s.levels[d.isolation.split('+')[0]]}>
           {d.isolation}
         </span>
         <span className="sandbox-item">{s.memory(bytes(l.memory_bytes))}</span>

@@ -250,5 +250,5 @@ func (e *env) execDesktop() error {
 	if err := e.exec(path, []string{path}, append(os.Environ(), desktopExecVar+"=1")); err != nil {
 		return fmt.Errorf("starting the desktop window %s: %w", path, err)
 	}
-	return nil // only a test's exec returns
+	return nil // only a test's exec returns (and Windows's, once the window has closed)
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/testproc"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.RunChildIfRequested() // the test binary is the sandbox shim
+	testproc.Run()                // and a child of its own tests (proc_windows_test.go)
 	os.Exit(m.Run())
 }
 

@@ -15,18 +15,22 @@ import (
 const desktopFile = DesktopName + ".exe"
 
 // execProcess stands in for Unix's exec, which Windows lacks: it runs path
-// with this process's arguments, environment and standard streams, waits
-// for it, and exits with its status; it returns only when path cannot be
-// started. A Ctrl-C in the console reaches both: the child decides, this
-// process only waits for it.
+// with this process's arguments, environment and standard streams and
+// waits for it; a nonzero exit status comes back as an *exitError, which
+// Main turns into this process's own. A Ctrl-C in the console reaches
+// both: the child decides, this process only waits for it.
 func execProcess(path string, argv, envv []string) error {
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: envv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	_ = cmd.Wait()
-	os.Exit(cmd.ProcessState.ExitCode())
+	_ = cmd.Wait() // only the status matters: the streams are the child's own
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -57,7 +58,10 @@ func Run() {
 	if !ok {
 		return
 	}
-	os.Exit(follow(script))
+	// A bare exit: a -race binary's os.Exit sleeps a second for late race
+	// reports (GORACE atexit_sleep_ms), in every child. Nothing is
+	// buffered: every operation writes straight to its file.
+	syscall.Exit(follow(script))
 }
 
 // childScript finds the script in a child's arguments.

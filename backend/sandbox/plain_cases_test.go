@@ -201,6 +201,21 @@ func TestPlainOutputLimit(t *testing.T) {
 	}
 }
 
+// The pictures a program leaves in its run dir come back; the figure
+// hook's read-only directory goes with the run.
+func TestPlainPictures(t *testing.T) {
+	r := newTestPlain(t)
+	res := runPlain(t, context.Background(), r, Request{Code: "png plot.png\nexists $PYTHONPATH/" + pyHookFile, Images: true})
+	wantPlainStatus(t, res, StatusOK)
+	if len(res.Images) != 1 || res.Images[0].Name != "plot.png" || res.Images[0].Width != 7 || res.Images[0].MIME != "image/png" {
+		t.Fatalf("images %+v, notes %v", res.Images, res.ImageNotes)
+	}
+	if strings.TrimSpace(res.Stdout) != "exists yes" {
+		t.Errorf("the code's PYTHONPATH has no figure hook: %q", res.Stdout)
+	}
+	wantNoRunDirs(t, r)
+}
+
 func TestPlainStdin(t *testing.T) {
 	r := newTestPlain(t)
 	res := runPlain(t, context.Background(), r, Request{Code: "stdin", Stdin: []byte("given input\n")})

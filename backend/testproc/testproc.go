@@ -17,12 +17,16 @@
 //	               the first failure
 //	alloc MIB      allocates and touches MIB MiB ("allocated MIB" when it could)
 //	memerror       a Python MemoryError's traceback on stderr, exit 1
+//	png NAME       writes a 7×5 PNG picture to the file NAME
+//	exists PATH    "exists yes" or "exists no"; $VARS in PATH are expanded
 //	sleep          sleeps until killed
 package testproc
 
 import (
 	"bufio"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -143,6 +147,14 @@ func step(op, arg string) (code int, done bool) {
 	case "memerror":
 		fmt.Fprint(os.Stderr, "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nMemoryError\n")
 		return 1, true
+	case "png":
+		if err := writePNG(arg); err != nil {
+			fmt.Fprintln(os.Stderr, "testproc: png:", err)
+			return 1, true
+		}
+	case "exists":
+		_, err := os.Stat(os.ExpandEnv(arg))
+		fmt.Println("exists", map[bool]string{true: "yes", false: "no"}[err == nil])
 	case "sleep":
 		sleep()
 	default:
@@ -209,6 +221,20 @@ func alloc(mib int) {
 		keep = append(keep, b)
 	}
 	fmt.Println("allocated", len(keep))
+}
+
+// writePNG writes a small picture, as a program that draws would.
+func writePNG(name string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	img := image.NewGray(image.Rect(0, 0, 7, 5))
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func sleep() {

@@ -15,10 +15,12 @@ import (
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/testproc"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.RunChildIfRequested() // the test binary is the sandbox shim
+	testproc.Run()                // and a child of its own tests (proc_windows_test.go)
 	os.Exit(m.Run())
 }
 
@@ -165,7 +167,7 @@ func desktopEnv(t *testing.T, dir string) (*env, *bytes.Buffer, *[]string) {
 
 func TestNoCommandExecutesTheDesktopBuild(t *testing.T) {
 	dir := t.TempDir()
-	desk := filepath.Join(dir, DesktopName)
+	desk := filepath.Join(dir, desktopFile)
 	if err := os.WriteFile(desk, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +185,7 @@ func TestNoCommandExecutesTheDesktopBuild(t *testing.T) {
 // the CLI build again (a broken install) says so instead of looping.
 func TestNoCommandWithACLIBuildAsTheDesktopBuild(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, DesktopName), []byte("#!/bin/sh\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, desktopFile), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e, errb, started := desktopEnv(t, dir)

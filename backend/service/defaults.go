@@ -18,6 +18,9 @@ type Defaults struct {
 	// this machine gives ("" when code cannot run at all).
 	Limits    LimitsInfo `json:"limits"`
 	Isolation string     `json:"isolation"`
+	// NetworkIsolated: a run that does not allow the network is kept off
+	// it (false where the sandbox cannot: Windows, macOS).
+	NetworkIsolated bool `json:"network_isolated"`
 	// CommandTimeoutSeconds bounds one workspace validation command.
 	CommandTimeoutSeconds float64 `json:"command_timeout_seconds"`
 	// CommandsSandboxed is false when loopforge.yml runs workspace commands
@@ -42,9 +45,9 @@ func (s *Service) Defaults() Defaults {
 	lim := cfg.Limits
 	lim.Timeout = cfg.Timeout
 	lim = lim.Effective()
-	isolation, _ := s.isolation() // the sandbox's level, once it is known ("" when code cannot run)
+	isolation, netIsolated, _ := s.isolation() // the sandbox's level, once it is known ("" when code cannot run)
 	return Defaults{Provider: def, MaxIterations: cfg.MaxIterations, Reflect: cfg.Reflect,
-		TimeoutSeconds: cfg.Timeout.Seconds(), Language: cfg.Language, Isolation: isolation,
+		TimeoutSeconds: cfg.Timeout.Seconds(), Language: cfg.Language, Isolation: isolation, NetworkIsolated: netIsolated,
 		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,
 			FileSizeBytes: lim.FileSizeBytes, OpenFiles: lim.OpenFiles, CPUs: lim.CPUs},
 		CommandTimeoutSeconds: cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !cfg.Workspace.Unsandboxed}

@@ -114,12 +114,15 @@ type Service struct {
 	// exec runs generated code. It is made on first need (see executor):
 	// the sandbox probes the host for it, and most commands never run code.
 	// execMu guards the four fields below.
-	execMu    sync.Mutex
-	exec      loop.Executor
-	execErr   error  // why no executor could be made (python missing)
-	isolated  string // exec's isolation level
-	execTried bool   // made, or failed (Reload lets a failure be tried again)
-	execEnded bool   // Close: no executor is made any more
+	execMu   sync.Mutex
+	exec     loop.Executor
+	execErr  error  // why no executor could be made (python missing)
+	isolated string // exec's isolation level
+	// netIsolated: exec keeps runs off the network unless they allow it
+	// (false on Windows and macOS, where nothing does).
+	netIsolated bool
+	execTried   bool // made, or failed (Reload lets a failure be tried again)
+	execEnded   bool // Close: no executor is made any more
 }
 
 // New opens the history (the executor comes on first need). Runs left unfinished by a
@@ -172,7 +175,7 @@ func (s *Service) executor() (loop.Executor, error) {
 		if err != nil {
 			s.execErr = err
 		} else {
-			s.exec, s.isolated = r, r.Isolation()
+			s.exec, s.isolated, s.netIsolated = r, r.Isolation(), r.NetworkIsolated()
 		}
 	}
 	return s.exec, s.execErr
@@ -180,13 +183,14 @@ func (s *Service) executor() (loop.Executor, error) {
 
 // isolation is the sandbox level generated code runs under, making the
 // executor if needed; "" and the reason when code cannot run at all.
-func (s *Service) isolation() (string, error) {
+// netIsolated says whether it keeps runs off the network.
+func (s *Service) isolation() (level string, netIsolated bool, err error) {
 	if _, err := s.executor(); err != nil {
-		return "", err
+		return "", false, err
 	}
 	s.execMu.Lock()
 	defer s.execMu.Unlock()
-	return s.isolated, nil
+	return s.isolated, s.netIsolated, nil
 }
 
 // retryExecutor lets the next executor call try again after a failure
@@ -669,12 +673,14 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
 	}
-	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
-		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
-	}
+	// The request's own mistakes (a bad base URL) first: they are the
+	// user's to fix whatever the machine lacks.
 	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
 	if err != nil {
 		return prepared{}, err
+	}
+	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
+		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
 	}
 	model, err := s.reg.New(prof)
 	if err != nil {

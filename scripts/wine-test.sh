@@ -7,9 +7,10 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/loopforge-ci/wine (made once per Wine version: wineboot is slow):
 # the repository's tree is left as it was.
 #
-#   bash scripts/wine-test.sh [--no-app] [--installer FILE] [--list] [PACKAGE...]
+#   bash scripts/wine-test.sh [--no-app] [--installer FILE] [--probe] [--list] [PACKAGE...]
 #     PACKAGE...   test these packages (paths like backend/store) instead of the list's; no skips
 #     --no-app     leave out step 2 (for a tree whose main package does not compile for Windows yet)
+#     --probe      also say which job-object features this Wine enforces (scripts/wine/jobprobe)
 #     --list       only say which packages compile for Windows and which of them the list leaves out
 # WINE_TEST_KEEP=1 keeps the temporary directory (test logs, binaries) and prints where it is.
 set -euo pipefail
@@ -19,14 +20,15 @@ t0=$SECONDS
 step() { echo "::: wine: $1 done at $((SECONDS - t0))s"; }
 die() { echo "wine-test: $*" >&2; exit 1; }
 
-app=1 installer="" list_only=0 pkgs=()
+app=1 installer="" list_only=0 probe=0 pkgs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --no-app) app=0 ;;
     --installer) [ $# -ge 2 ] || die "--installer needs a file"; installer=$(realpath -e -- "$2") || die "no installer at $2"; shift ;;
     --installer=*) installer=$(realpath -e -- "${1#*=}") || die "no installer at ${1#*=}" ;;
     --list) list_only=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --probe) probe=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) pkgs+=("${1#./}") ;;
   esac
@@ -52,6 +54,27 @@ WINE=$(wine_bin)
 WINESERVER=$(dirname "$WINE")/wineserver64; [ -x "$WINESERVER" ] || WINESERVER=$(dirname "$WINE")/wineserver
 [ -x "$WINESERVER" ] || WINESERVER=$(command -v wineserver) || die "no wineserver next to $WINE"
 wine_version=$("$WINE" --version)                         # e.g. "wine-8.0 (Debian 8.0~repack-4)"
+
+# --- The package list --------------------------------------------------------------------------
+declare -A skip=()
+if [ ${#pkgs[@]} -eq 0 ]; then
+  while read -r pkg pattern _; do
+    pkgs+=("$pkg"); skip[$pkg]=$pattern
+  done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/wine/packages.txt)
+fi
+if [ "$list_only" = 1 ]; then
+  export GOOS=windows GOARCH=amd64 CGO_ENABLED=0
+  for p in $(go list ./backend/...); do
+    rel=${p#github.com/loopforge/loopforge/}
+    if go vet "./$rel" >/dev/null 2>&1; then
+      listed=no; for q in "${pkgs[@]}"; do [ "$q" = "$rel" ] && listed=yes; done
+      echo "compiles for windows: $rel (listed: $listed)"
+    else
+      echo "does not compile:     $rel"
+    fi
+  done
+  exit 0
+fi
 
 # --- The Wine environment: headless, quiet, and kept away from the real home ----------------------
 # Console programs need no display (Wine's window driver is only loaded for windows); DISPLAY is
@@ -140,24 +163,12 @@ if [ -f "$at_go" ] && ! grep -q 'NTStatus(0xC0000002)' "$at_go"; then
 fi
 export GOOS=windows GOARCH=amd64 CGO_ENABLED=0
 
-# --- The package list --------------------------------------------------------------------------
-declare -A skip=()
-if [ ${#pkgs[@]} -eq 0 ]; then
-  while read -r pkg pattern _; do
-    pkgs+=("$pkg"); skip[$pkg]=$pattern
-  done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/wine/packages.txt)
-fi
-if [ "$list_only" = 1 ]; then
-  for p in $(go list ./backend/...); do
-    rel=${p#github.com/loopforge/loopforge/}
-    if go vet "./$rel" >/dev/null 2>&1; then
-      listed=no; for q in "${pkgs[@]}"; do [ "$q" = "$rel" ] && listed=yes; done
-      echo "compiles for windows: $rel (listed: $listed)"
-    else
-      echo "does not compile:     $rel"
-    fi
-  done
-  exit 0
+if [ "$probe" = 1 ]; then
+  go build -o "$work/jobprobe.exe" ./scripts/wine/jobprobe
+  rc=0; timeout -k 10 2m "$WINE" "$work/jobprobe.exe" || rc=$?
+  [ "$rc" -le 1 ] || die "jobprobe.exe failed (exit $rc)"    # 1: some feature is not enforced
+  "$WINESERVER" -k 2>/dev/null || true
+  step probe
 fi
 
 # --- 1. The Windows test binaries under Wine ---------------------------------------------------

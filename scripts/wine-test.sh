@@ -35,6 +35,21 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# pe_machine FILE: the machine field of a Windows executable's PE header (8664: x86-64, 14c: x86).
+pe_machine() {
+  local off
+  off=$(od -An -tu4 -j 60 -N 4 "$1" | tr -d ' ')
+  od -An -tx2 -j $((off + 4)) -N 2 "$1" | tr -d ' '
+}
+if [ -n "$installer" ]; then
+  # Debian's wine64 runs x86-64 programs only: a 32-bit installer (NSIS's default stub, and so Wails'
+  # -nsis) needs wine32:i386 too, which on a Debian with updated amd64 libraries means upgrading them
+  # to match. Say so instead of watching Wine fail (it exits 0 even then).
+  machine=$(pe_machine "$installer")
+  [ "$machine" = 8664 ] || die "$installer is not an x86-64 program (PE machine $machine): this harness runs
+  64-bit installers only (NSIS: 'Target amd64-unicode' in the .nsi; Debian's nsis has those stubs and plugins)"
+fi
+
 # --- What it needs: Debian's Wine and mingw-w64's C compiler (for the stand-in DLL below) --------
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 wine_bin() { command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }; }
@@ -252,8 +267,10 @@ if [ -n "$installer" ]; then
     cp "$installer" "$work/installer.exe"
     timeout -k 10 5m "$WINE" "$work/installer.exe" /S || die "the installer failed (exit $?)"
     "$WINESERVER" -w
-    exe=$(find "$WINEPREFIX/drive_c/Program Files" -iname loopforge.exe -print -quit)
-    [ -n "$exe" ] || { find "$WINEPREFIX/drive_c/Program Files" -maxdepth 3; die "the installer put no loopforge.exe under Program Files"; }
+    # Per machine (Program Files) or per user (%LOCALAPPDATA%\Programs), as the .nsi chooses.
+    places=("$WINEPREFIX/drive_c/Program Files" "$WINEPREFIX"/drive_c/users/*/AppData/Local/Programs)
+    exe=$(find "${places[@]}" -iname loopforge.exe -print -quit 2>/dev/null || true)
+    [ -n "$exe" ] || die "the installer put no loopforge.exe under Program Files or AppData\Local\Programs"
     echo "wine: installed ${exe#"$WINEPREFIX/drive_c/"}"
     check_version "$exe"
     "$WINESERVER" -k 2>/dev/null || true

@@ -200,9 +200,9 @@ for pkg in "${pkgs[@]}"; do
     failed=$((failed + 1)); bad_pkgs+=("$pkg"); continue
   fi
   [ -f "$exe" ] || { echo "wine: ---- $pkg: no test files"; continue; }
-  args=(-test.v -test.timeout 5m)
+  args=(-test.v -test.timeout=5m)   # one word each: tests that re-execute their binary pass its flags on
   pattern=${skip[$pkg]:-}
-  [ -n "$pattern" ] && args+=(-test.skip "$pattern")
+  [ -n "$pattern" ] && args+=("-test.skip=$pattern")
   # Like go test, the binary runs in its package's directory (testdata). timeout guards against a
   # hung Wine; the test binary's own 5m timeout comes first.
   rc=0; (cd "$pkg" && timeout -k 10 6m "$WINE" "$exe" "${args[@]}") >"$log" 2>&1 || rc=$?
@@ -234,7 +234,7 @@ if [ "$app" = 1 ]; then
   go build -o "$work/loopforge.exe" . || die "loopforge.exe does not compile for windows (--no-app leaves this step out)"
   check_version "$work/loopforge.exe"
 
-  out=$work/serve.log
+  out=$work/serve.log; : >"$out"
   "$WINE" "$work/loopforge.exe" serve --addr 127.0.0.1:0 >"$out" 2>&1 & server_pid=$!
   url=""
   for _ in $(seq 600); do                          # up to a minute: Wine starts slower than Linux
@@ -245,7 +245,7 @@ if [ "$app" = 1 ]; then
   done
   [ -n "$url" ] || { cat "$out"; die "loopforge.exe serve printed no URL"; }
   base=${url%%/?token=*} jar=$work/cookies
-  page=$(curl -fsS -c "$jar" -b "$jar" "$url") || { cat "$out"; die "the page did not load"; }
+  page=$(curl -fsSL -c "$jar" -b "$jar" "$url") || { cat "$out"; die "the page did not load"; }
   if [ -f frontend/dist/index.html ]; then want='<div id="root">'; else want='The loopforge UI is not built'; fi
   grep -qF "$want" <<<"$page" || { echo "$page" | head -20; die "the page lacks '$want'"; }
   code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/health")

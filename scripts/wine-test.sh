@@ -101,7 +101,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/loopforge-ci/wine
 # The go command keeps its caches and settings where they were before HOME moves.
 export GOPATH GOCACHE GOMODCACHE GOENV
 GOPATH=$(go env GOPATH) GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOENV=$(go env GOENV)
-key="v1-$(printf '%s' "$wine_version" | tr -c 'A-Za-z0-9._-' '_')"
+key="v2-$(printf '%s' "$wine_version" | tr -c 'A-Za-z0-9._-' '_')"
 export WINEPREFIX=$cache/$key/prefix
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
 export HOME=$cache/$key/home XDG_CONFIG_HOME=$cache/$key/home/.config XDG_DATA_HOME=$cache/$key/home/.local/share
@@ -126,6 +126,9 @@ if [ ! -f "$WINEPREFIX/.loopforge-ready" ]; then
   rm -rf "$WINEPREFIX"
   s=$SECONDS
   "$WINE" wineboot -i >"$work/wineboot.log" 2>&1 || { cat "$work/wineboot.log"; die "wineboot failed"; }
+  # Wine 8.0's new prefix says it is Windows 7 (6.1.7601); loopforge, like Go itself, needs Windows 10,
+  # and Wails' installer refuses anything older (silently, with exit code 64, under /S).
+  "$WINE" winecfg -v win10 >>"$work/wineboot.log" 2>&1 || { cat "$work/wineboot.log"; die "winecfg -v win10 failed"; }
   "$WINESERVER" -w
   # The user folders wineboot linked to $HOME become plain folders: nothing a test writes under
   # Desktop or Documents may leave the prefix.
@@ -273,6 +276,9 @@ if [ -n "$installer" ]; then
     [ -n "$exe" ] || die "the installer put no loopforge.exe under Program Files or AppData\Local\Programs"
     echo "wine: installed ${exe#"$WINEPREFIX/drive_c/"}"
     check_version "$exe"
+    # The desktop window's binary, when the installer puts it beside the CLI (it answers --version too).
+    desktop=$(dirname "$exe")/loopforge-desktop.exe
+    [ ! -f "$desktop" ] || check_version "$desktop"
     "$WINESERVER" -k 2>/dev/null || true
   )
   step installer

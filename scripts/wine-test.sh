@@ -15,7 +15,6 @@
 # WINE_TEST_KEEP=1 keeps the temporary directory (test logs, binaries) and prints where it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
 t0=$SECONDS
 step() { echo "::: wine: $1 done at $((SECONDS - t0))s"; }
 die() { echo "wine-test: $*" >&2; exit 1; }

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/windows"
+)
+
+// desktopFile is the desktop build's file name.
+const desktopFile = DesktopName + ".exe"
+
+// execProcess stands in for Unix's exec, which Windows lacks: it runs path
+// with this process's arguments, environment and standard streams, waits
+// for it, and exits with its status; it returns only when path cannot be
+// started. A Ctrl-C in the console reaches both: the child decides, this
+// process only waits for it.
+func execProcess(path string, argv, envv []string) error {
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: envv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	_ = cmd.Wait()
+	os.Exit(cmd.ProcessState.ExitCode())
+	return nil
+}
+
+// isExecutable reports whether fi is a file this system would run: on
+// Windows the name says so (desktopFile ends with .exe), not mode bits.
+func isExecutable(fi fs.FileInfo) bool { return fi.Mode().IsRegular() }
+
+// hasDisplay: a Windows session always has one.
+func hasDisplay() bool { return true }
+
+// addrInUse reports whether a listen failed because the port is taken
+// (Winsock's own error number, not the one syscall invents for Windows).
+func addrInUse(err error) bool {
+	return errors.Is(err, windows.WSAEADDRINUSE) || errors.Is(err, syscall.EADDRINUSE)
+}

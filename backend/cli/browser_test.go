@@ -107,7 +107,7 @@ func TestNoCommandWithoutTheDesktopBuildOpensTheBrowser(t *testing.T) {
 	if code := n.stop(); code != ExitOK {
 		t.Fatalf("exit %d after Ctrl-C; stderr:\n%s", code, n.stderr.String())
 	}
-	for _, want := range []string{"no desktop window here (", DesktopName + " is missing); serving the web UI instead", "opening it in your browser; press Ctrl-C to stop"} {
+	for _, want := range []string{"no desktop window here (", desktopFile + " is missing); serving the web UI instead", "opening it in your browser; press Ctrl-C to stop"} {
 		if !strings.Contains(n.stderr.String(), want) {
 			t.Errorf("stderr does not say %q:\n%s", want, n.stderr.String())
 		}

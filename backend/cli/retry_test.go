@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
 )
 
@@ -44,6 +45,7 @@ func (m *flakyModel) Stream(ctx context.Context, req provider.Request) iter.Seq2
 // with a "fake" profile answering with m.
 func cliRunWith(t *testing.T, home string, m provider.Provider, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	needSandbox(t)
 	vars := map[string]string{"LOOPFORGE_HOME": home}
 	var out, errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
@@ -103,5 +105,14 @@ func TestARefusalIsNotOfferedAgain(t *testing.T) {
 	}
 	if retryHint.MatchString(stderr) {
 		t.Errorf("a refusal would be refused again; no retry hint:\n%s", stderr)
+	}
+}
+
+// needSandbox skips a test whose runs execute code where no sandbox can be
+// made (Windows without Python, as under Wine in CI).
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if _, err := sandbox.NewRunner(sandbox.Options{}); err != nil {
+		t.Skipf("no sandbox on this machine: %v", err)
 	}
 }

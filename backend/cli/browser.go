@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/loopforge/loopforge/backend/server"
 )
 
 // NoBrowserVar set to anything but "", "0" or "false" keeps `loopforge`
@@ -54,9 +56,8 @@ func (e *env) webUI(ctx context.Context, why string) error {
 		return err
 	}
 	defer h.close()
-	url := h.url()
-	fmt.Fprintf(e.stdout, "loopforge is serving at %s\n", url)
-	e.offerBrowser(url)
+	fmt.Fprintf(e.stdout, "loopforge is serving at %s\n", h.url())
+	e.offerBrowser(h.launchURL())
 	return serveUntilSignal(ctx, h.srv, h.ln)
 }
 
@@ -98,3 +99,10 @@ func browserOff() string {
 
 // url is the address to open: the server's with its access token.
 func (h *hosting) url() string { return fmt.Sprintf("http://%s/?token=%s", h.ln.Addr(), h.token) }
+
+// launchURL is the address handed to the browser: a one-time code instead
+// of the token, since the opener's command line is visible to other users
+// (server/launch.go).
+func (h *hosting) launchURL() string {
+	return fmt.Sprintf("http://%s/?%s=%s", h.ln.Addr(), server.LaunchParam, h.api.LaunchCode())
+}

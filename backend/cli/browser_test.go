@@ -74,6 +74,16 @@ func (n *noCommand) stop() int {
 	return <-n.done
 }
 
+// token is the access token in the printed url.
+func (n *noCommand) token(t *testing.T, url string) string {
+	t.Helper()
+	_, tok, ok := strings.Cut(url, "?token=")
+	if !ok || tok == "" {
+		t.Fatalf("no token in %q", url)
+	}
+	return tok
+}
+
 // get fetches url without following the redirect the token visit answers.
 func get(t *testing.T, url string) int {
 	t.Helper()
@@ -88,19 +98,29 @@ func get(t *testing.T, url string) int {
 
 // TestNoCommandWithoutTheDesktopBuildOpensTheBrowser: the macOS and arm64
 // packages have no desktop build: `loopforge` serves the web UI as `serve`
-// does, prints its URL and opens that URL in the browser.
+// does, prints its URL and opens the same server in the browser, with a
+// one-time launch code in place of the token.
 func TestNoCommandWithoutTheDesktopBuildOpensTheBrowser(t *testing.T) {
 	n := newNoCommand(t)
 	url := n.start(t)
+	var opened string
 	select {
-	case got := <-n.opened:
-		if got != url {
-			t.Fatalf("the browser was given %q, the URL printed is %q", got, url)
-		}
+	case opened = <-n.opened:
 	case code := <-n.done:
 		t.Fatalf("exited %d before opening a browser; stderr:\n%s", code, n.stderr.String())
 	}
-	// The token visit sets the cookie and drops the token from the address.
+	base, _, _ := strings.Cut(url, "?")
+	if !strings.HasPrefix(opened, base+"?launch=") || strings.Contains(opened, n.token(t, url)) {
+		t.Fatalf("the browser was given %q; want %s?launch=… without the token of %q", opened, base, url)
+	}
+	// The launch visit sets the cookie once; a second use is refused.
+	if code := get(t, opened); code != http.StatusSeeOther {
+		t.Fatalf("GET the launch URL: %d, want 303", code)
+	}
+	if code := get(t, opened); code != http.StatusUnauthorized {
+		t.Fatalf("GET the launch URL again: %d, want 401", code)
+	}
+	// The printed URL works as `serve`'s does.
 	if code := get(t, url); code != http.StatusSeeOther {
 		t.Fatalf("GET the URL: %d, want 303", code)
 	}

@@ -62,6 +62,7 @@ type hosting struct {
 	svc   *service.Service
 	srv   *http.Server
 	token string
+	api   *server.Server
 	close func() // closes the service and stops logging to its file
 }
 
@@ -80,10 +81,11 @@ func (e *env) startServing(ctx context.Context, addr string, explicit bool) (*ho
 	}
 	stopLog := logToFile(e.stderr, svc.Config().LogDir)
 	token := server.NewToken()
+	api := server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version, Backend: svc})
 	return &hosting{
-		ln: ln, svc: svc, token: token,
+		ln: ln, svc: svc, token: token, api: api,
 		srv: &http.Server{
-			Handler:           server.New(server.Options{Assets: e.faces.Assets, Token: token, Version: service.Version, Backend: svc}),
+			Handler:           api,
 			ReadHeaderTimeout: 10 * time.Second,
 		},
 		close: func() { stopLog(); svc.Close() },

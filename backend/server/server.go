@@ -56,6 +56,8 @@ type Server struct {
 	wsSubs atomic.Int64
 	// joins limits the join attempts with a wrong class code.
 	joins joinLimiter
+	// launch holds the one-time codes handed to a browser (launch.go).
+	launch launchCodes
 }
 
 // NewToken returns 32 random hex characters.
@@ -97,6 +99,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	tok, fromQuery := s.token(r)
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 || s.opts.Token == "" {
+		if s.redeemLaunch(w, r) {
+			return
+		}
 		if caller, ok := s.student(r); ok {
 			s.mux.ServeHTTP(w, r.WithContext(access.With(r.Context(), caller)))
 			return
@@ -115,16 +120,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if fromQuery && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
-		// First visit: keep the token in a cookie and drop it from the address bar.
-		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		u := *r.URL
-		q := u.Query()
-		q.Del("token")
-		u.RawQuery = q.Encode()
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		s.setTokenCookie(w, r, tok, "token") // first visit
 		return
 	}
 	s.mux.ServeHTTP(w, r.WithContext(access.With(r.Context(), access.Caller{Role: access.Instructor})))
+}
+
+// setTokenCookie keeps tok in a cookie and sends the browser back to the
+// same page without param, so the address bar shows no secret.
+func (s *Server) setTokenCookie(w http.ResponseWriter, r *http.Request, tok, param string) {
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	u := *r.URL
+	q := u.Query()
+	q.Del(param)
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 }
 
 func (s *Server) token(r *http.Request) (tok string, fromQuery bool) {

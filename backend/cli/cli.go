@@ -194,7 +194,7 @@ func (e *env) rootCmd() *cobra.Command {
 		Short: "Watch AI models write, run and fix code",
 		Long: "loopforge runs a code-generation loop: generate → execute → reflect → generate, until the code\n" +
 			"runs cleanly or the iteration limit is reached. With no command it opens the desktop window.",
-		Version:       service.Version,
+		Version:       service.VersionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Not cobra.NoArgs: its "unknown command" error is untyped, and

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // Start-up: the CLI build links no GUI library and hands the window to the

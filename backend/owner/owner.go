@@ -4,7 +4,8 @@
 // processes that are gone.
 //
 // Each process claims an owner id: a file <dir>/<id>.lock that it holds under
-// an exclusive flock(2) for as long as it lives. The kernel drops the lock
+// an exclusive lock (flock(2); LockFileEx on Windows, lock_unix.go and
+// lock_windows.go) for as long as it lives. The kernel drops the lock
 // when the process ends, however it ends (SIGKILL and crashes included), so
 // "the lock can be taken" means "the owner is gone". Unlike a pid with its
 // start time, this needs no /proc parsing, survives pid reuse and works
@@ -20,8 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Claim is this process's ownership of its runs. Release it on exit (or
@@ -43,11 +42,14 @@ func New(dir string) (*Claim, error) {
 	}
 	id := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:]))
 	path := filepath.Join(dir, id+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := openLockFile(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if held, err := tryLock(f); err != nil || held {
+		if err == nil {
+			err = errors.New("locked by another process")
+		}
 		f.Close()
 		os.Remove(path)
 		return nil, fmt.Errorf("owner: locking %s: %w", path, err)
@@ -79,7 +81,7 @@ func Alive(dir, id string) (bool, error) {
 		return false, nil
 	}
 	path := filepath.Join(dir, id+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := openLockFile(path, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -87,11 +89,11 @@ func Alive(dir, id string) (bool, error) {
 		return false, fmt.Errorf("owner: %w", err)
 	}
 	defer f.Close()
-	switch err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); {
-	case errors.Is(err, unix.EWOULDBLOCK):
-		return true, nil
+	switch held, err := tryLock(f); {
 	case err != nil:
 		return false, fmt.Errorf("owner: checking %s: %w", path, err)
+	case held:
+		return true, nil
 	}
 	// We hold the lock of a dead owner: nobody else can be using the file.
 	_ = os.Remove(path)

@@ -1,20 +1,12 @@
-// Package procgroup runs a child in a process group of its own and stops
-// it (Start), and captures its output in a capped buffer (HeadTail). The
-// sandbox, the coding CLI providers and the workspace's commands all run
-// their children through it, so that nothing a child started outlives it.
-// Its primitives wait for, kill and inspect the group of a child started
-// in a new session (so the group id is the leader's pid). Linux only: it
-// reads /proc.
+//go:build linux
+
 package procgroup
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
-	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,38 +21,6 @@ func waitExit(pid int) error {
 		if !errors.Is(err, unix.EINTR) {
 			return err
 		}
-	}
-}
-
-// signalGroup sends sig to every process of group pgid.
-func signalGroup(pgid int, sig syscall.Signal) error {
-	return syscall.Kill(-pgid, sig)
-}
-
-// sweep SIGKILLs the group until no live member is left (zombies count as
-// dead: on hosts whose init does not reap, orphans stay zombies forever) or
-// within has passed. It reports a failed kill, or the pids still alive at the
-// deadline.
-func sweep(pgid int, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	pause := time.Millisecond
-	for {
-		err := syscall.Kill(-pgid, syscall.SIGKILL)
-		if errors.Is(err, syscall.ESRCH) {
-			return nil // the common case: nothing outlived the leader
-		}
-		if err != nil {
-			return fmt.Errorf("kill group %d: %w", pgid, err)
-		}
-		live := liveMembers(pgid)
-		if len(live) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("group %d still has live processes %v after %v", pgid, live, within)
-		}
-		time.Sleep(pause)
-		pause = min(pause*2, 50*time.Millisecond)
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 package procgroup
 
 // A reaper keeps everything a command starts from outliving it, including

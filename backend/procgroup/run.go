@@ -21,21 +21,28 @@ const (
 	// DefaultSweepWithin bounds the final sweep of a group when
 	// Options.SweepWithin is 0.
 	DefaultSweepWithin = 2 * time.Second
-	// reaperWithin bounds the wait for a reaper once asked to kill
-	// everything (it gives up on unkillable processes after reapWithin).
-	reaperWithin = reapWithin + 5*time.Second
 )
 
 // Options say how Start runs and stops a command. The zero value sends
 // SIGKILL as soon as ctx ends.
 type Options struct {
 	// Grace is how long the command has to exit between SIGTERM and
-	// SIGKILL once ctx ends; 0 sends SIGKILL at once.
+	// SIGKILL once ctx ends; 0 sends SIGKILL at once. Windows has no
+	// SIGTERM for a process without a console: the job is terminated at
+	// once there.
 	Grace time.Duration
 	// Reap runs the command under a reaper of its own (see reaper.go), so
 	// that the processes that leave its group (setsid, daemons) die with it
-	// too. cmd.ExtraFiles and cmd.SysProcAttr must then be unset.
+	// too. cmd.ExtraFiles and cmd.SysProcAttr must then be unset. Linux
+	// only: on Windows the job object holds every descendant anyway; macOS
+	// has no subreaper, so Reap is ignored there (group_darwin.go).
 	Reap bool
+	// JobMemory and JobProcesses bound the command's job object on
+	// Windows: the memory its processes may commit together, in bytes, and
+	// how many may be alive at once (0: unbounded). Ignored elsewhere,
+	// where the sandbox bounds a run with cgroups and rlimits.
+	JobMemory    int64
+	JobProcesses int
 	// SweepWithin bounds the final sweep of the group (see sweep); 0 means
 	// DefaultSweepWithin.
 	SweepWithin time.Duration
@@ -83,6 +90,9 @@ type Exit struct {
 	Err error
 	// SweepErr reports processes still alive after the final sweep.
 	SweepErr error
+	// MemoryLimitHit and ProcessLimitHit report that the job reached
+	// Options.JobMemory or JobProcesses (Windows; always false elsewhere).
+	MemoryLimitHit, ProcessLimitHit bool
 }
 
 // ShellCode is the exit status as a shell reports it: 128+n for a leader
@@ -104,7 +114,7 @@ type Proc struct {
 	ctx      context.Context
 	o        Options
 	pid      int
-	reaper   *reaped // nil unless Options.Reap
+	sys      sysGroup // the OS's hold on the group (group_<os>.go)
 	start    time.Time
 	gone     chan struct{} // the leader exited and the group was swept
 	stopDone chan struct{} // the stopper is done
@@ -121,7 +131,10 @@ type Proc struct {
 // group, no TIOCSTI keystroke injection), and one signal reaches them all.
 // It sets cmd.SysProcAttr.Setsid, keeping the other attributes; start cmd
 // only through Start (a plain exec.Command: the group is stopped through
-// ctx, not exec.CommandContext).
+// ctx, not exec.CommandContext). On Windows the group is a job object
+// instead (group_windows.go): the command is created suspended, put in a
+// job of its own that kills everything in it when closed, and only then
+// resumed, so all it ever starts is in the job.
 //
 // When ctx ends, the group gets SIGTERM, and SIGKILL Options.Grace later
 // (at once when Grace is 0; under a reaper, the reaper kills first). When
@@ -143,24 +156,8 @@ func Start(ctx context.Context, cmd *exec.Cmd, o Options) (*Proc, error) {
 		p.o.SweepWithin = DefaultSweepWithin
 	}
 	p.start = time.Now()
-	if o.Reap {
-		r, err := reapCmd(cmd)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.Start(); err != nil {
-			return nil, err
-		}
-		p.reaper = r
-	} else {
-		if cmd.SysProcAttr == nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{}
-		}
-		// A session leader cannot change its group: Setpgid would fail.
-		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = true, false
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
+	if err := p.startGroup(); err != nil {
+		return nil, err
 	}
 	p.pid = cmd.Process.Pid
 	go p.waitGone()
@@ -168,7 +165,8 @@ func Start(ctx context.Context, cmd *exec.Cmd, o Options) (*Proc, error) {
 	return p, nil
 }
 
-// Pid is the leader's pid, which is the group's id.
+// Pid is the leader's pid, which is the group's id (not on Windows, where
+// the group is a job object).
 func (p *Proc) Pid() int { return p.pid }
 
 // Done is closed once the leader has exited and the rest of its group was
@@ -183,9 +181,6 @@ func (p *Proc) Wait() Exit {
 		<-p.gone
 		<-p.stopDone // no signal goes to the group once its id can be reused
 		err := p.Cmd.Wait()
-		if p.reaper != nil {
-			p.reaper.Kill() // releases the control pipe
-		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		x := &p.exit
@@ -199,6 +194,7 @@ func (p *Proc) Wait() Exit {
 				x.Signal = ws.Signal()
 			}
 		}
+		p.endGroup(x) // releases what holds the group; may add to x
 	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,8 +205,8 @@ func (p *Proc) Wait() Exit {
 // id cannot be reused), then kills and sweeps what is left of the group.
 func (p *Proc) waitGone() {
 	defer close(p.gone)
-	if err := waitExit(p.pid); err != nil {
-		slog.Warn("procgroup: waitid on the leader failed", "pid", p.pid, "err", err)
+	if err := p.waitLeader(); err != nil {
+		slog.Warn("procgroup: waiting for the leader's exit failed", "pid", p.pid, "err", err)
 	}
 	p.mu.Lock()
 	if p.ctx.Err() != nil {
@@ -222,7 +218,7 @@ func (p *Proc) waitGone() {
 	p.kill()
 	var err error
 	if !p.o.Contained {
-		err = sweep(p.pid, p.o.SweepWithin)
+		err = p.sweepGroup(p.o.SweepWithin)
 	}
 	if p.o.OnSweep != nil {
 		err = errors.Join(err, p.o.OnSweep())
@@ -247,20 +243,11 @@ func (p *Proc) stopper() {
 	if p.o.BeforeStop != nil {
 		p.o.BeforeStop()
 	}
-	if p.o.Grace > 0 {
-		_ = signalGroup(p.pid, syscall.SIGTERM)
-		if p.goneWithin(p.o.Grace) {
-			return
-		}
+	if p.o.Grace > 0 && p.terminate() && p.goneWithin(p.o.Grace) {
+		return
 	}
-	if p.reaper != nil {
-		// A SIGKILL to the group would kill the reaper before it could
-		// kill what left the group: ask it first.
-		p.reaper.Kill()
-		if p.goneWithin(reaperWithin) {
-			return
-		}
-		// The reaper does not answer: kill the group at least.
+	if p.stopReaper() {
+		return
 	}
 	p.kill()
 }
@@ -277,7 +264,7 @@ func (p *Proc) noteStop() {
 }
 
 func (p *Proc) kill() {
-	_ = signalGroup(p.pid, syscall.SIGKILL)
+	p.killGroup()
 	if p.o.OnKill != nil {
 		p.o.OnKill()
 	}
@@ -293,16 +280,4 @@ func (p *Proc) goneWithin(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// reapCmd turns cmd into the command of a reaper that runs what cmd would
-// have run.
-func reapCmd(cmd *exec.Cmd) (*reaped, error) {
-	if cmd.Err != nil {
-		return nil, cmd.Err
-	}
-	if cmd.ExtraFiles != nil || cmd.SysProcAttr != nil {
-		return nil, errors.New("procgroup: a reaped command cannot have ExtraFiles or SysProcAttr")
-	}
-	return reap(cmd), nil
 }

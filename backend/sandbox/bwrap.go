@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // bubblewrap: the namespace level. The shim runs inside

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // Cgroups: one cgroup per run, created next to (beneath) the app's own

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // The cgroup v2 path on a host whose memory, pids and cpu controllers are

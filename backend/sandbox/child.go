@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -15,23 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The parent starts "<self> __sbx_child" with the spec in specEnv and the
-// write end of a status pipe as fd 3. The shim marks fd 3 close-on-exec and
-// writes "X" just before exec, or "E<message>" if it fails. So the parent
-// reads: "X" then EOF → the interpreter is running; "XE…"/"E…" → sandbox
-// failure with a message; nothing → the binary never ran the shim at all
-// (Self does not call RunChildIfRequested).
-const (
-	childArg      = "__sbx_child"
-	specEnv       = "LOOPFORGE_SANDBOX_SPEC"
-	statusFD      = 3
-	statusExec    = 'X'
-	statusFail    = 'E'
-	childFailExit = 127
-	// specVersion changes whenever childSpec changes meaning.
-	specVersion = 3
-)
-
 // childSpec is everything the shim needs, JSON-encoded in specEnv.
 type childSpec struct {
 	// Version guards against a stale stand-alone shim (loopforge-shim) left
@@ -45,24 +30,6 @@ type childSpec struct {
 	Cgroups  []string      `json:"cgroups,omitempty"`
 	Landlock *landlockSpec `json:"landlock,omitempty"`
 	Seccomp  *seccompSpec  `json:"seccomp,omitempty"`
-}
-
-type childRlimit struct {
-	Resource int    `json:"resource"`
-	Cur      uint64 `json:"cur"`
-	Max      uint64 `json:"max"`
-}
-
-// RunChildIfRequested turns this process into the sandbox shim when it was
-// started as one (os.Args[1] == "__sbx_child"): it applies the limits the
-// parent passed and execs the interpreter, never returning. Otherwise it
-// returns at once. Call it first thing in main() and in TestMain, before any
-// other work, so the shim stays small and fast.
-func RunChildIfRequested() {
-	if len(os.Args) < 2 || os.Args[1] != childArg {
-		return
-	}
-	runChild()
 }
 
 func runChild() {
@@ -187,25 +154,3 @@ func restrict(spec childSpec) error {
 	}
 	return nil
 }
-
-// setRlimits applies the limits in order. A requested hard limit above the
-// current one is clamped, because only root may raise a hard limit.
-func setRlimits(limits []childRlimit) error {
-	for _, l := range limits {
-		var cur syscall.Rlimit
-		if err := syscall.Getrlimit(l.Resource, &cur); err != nil {
-			return fmt.Errorf("getrlimit %d: %w", l.Resource, err)
-		}
-		want := syscall.Rlimit{Cur: l.Cur, Max: l.Max}
-		if cur.Max != rlimInfinity && want.Max > cur.Max {
-			want.Max = cur.Max
-		}
-		want.Cur = min(want.Cur, want.Max)
-		if err := syscall.Setrlimit(l.Resource, &want); err != nil {
-			return fmt.Errorf("setrlimit %d to %d/%d: %w", l.Resource, want.Cur, want.Max, err)
-		}
-	}
-	return nil
-}
-
-const rlimInfinity = ^uint64(0)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // Request.Dir: running in the user's project directory (workspace mode).
@@ -10,7 +12,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,39 +26,6 @@ var sharedDirs = []string{
 
 // kernelFS are pseudo file systems: no project lives beneath them.
 var kernelFS = []string{"/proc", "/sys", "/dev"}
-
-// homeDirs are the user's home directories ($HOME and the passwd entry),
-// as given and with symlinks resolved; a Dir may be beneath them, never
-// one of them or an ancestor.
-func homeDirs() []string {
-	var out []string
-	addHome := func(h string) {
-		if h == "" || !filepath.IsAbs(h) {
-			return
-		}
-		for _, p := range []string{filepath.Clean(h), resolved(h)} {
-			if p != "" && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		addHome(h)
-	}
-	if u, err := user.Current(); err == nil {
-		addHome(u.HomeDir)
-	}
-	return out
-}
-
-// resolved is p with symlinks resolved, "" when that fails.
-func resolved(p string) string {
-	r, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return ""
-	}
-	return r
-}
 
 // within reports whether p is dir or lies beneath it (both clean and
 // absolute).

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // The hostile suite: programs from ../shared/reference/sandbox.md §6, each

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // Landlock, applied by the shim to its own thread just before exec.

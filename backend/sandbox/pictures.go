@@ -35,7 +35,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -215,7 +214,7 @@ var errNotImage = errors.New("not a PNG, JPEG, GIF or SVG picture")
 // code may have swapped the file for one since the walk) and checks what
 // its bytes are.
 func readImage(wd, rel string) (Image, error) {
-	f, err := os.OpenFile(filepath.Join(wd, filepath.FromSlash(rel)), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(filepath.Join(wd, filepath.FromSlash(rel)), os.O_RDONLY|imageOpenFlags, 0)
 	if err != nil {
 		return Image{}, errors.New("cannot be read")
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -311,7 +313,7 @@ func TestSniffImage(t *testing.T) {
 // reported with the way to get it.
 func TestDoctorWithoutMatplotlib(t *testing.T) {
 	t.Parallel()
-	if v := matplotlibVersion("/bin/false"); v != "" {
+	if v := matplotlibVersion("/bin/false", doctorEnv); v != "" {
 		t.Errorf("version %q from /bin/false", v)
 	}
 	rep := Report{Interpreters: map[string]string{"python": "/opt/py/bin/python3"}}

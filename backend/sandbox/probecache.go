@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // The probe cache. Learning what the kernel and bwrap offer costs a few
@@ -28,15 +30,6 @@ import (
 	"strings"
 	"syscall"
 )
-
-// ProbeOptions say where [ProbeCached] keeps its answer.
-type ProbeOptions struct {
-	// CacheDir holds the cached probe ("" = no cache: every process probes).
-	CacheDir string
-	// Fresh ignores the cache (and the process's earlier answer) and
-	// rewrites it.
-	Fresh bool
-}
 
 // probeCacheFormat changes when the file's layout does.
 const probeCacheFormat = 1

@@ -1,13 +1,12 @@
+//go:build linux
+
 package sandbox
 
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,62 +16,8 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
-	"github.com/loopforge/loopforge/backend/procgroup"
 	"golang.org/x/sys/unix"
 )
-
-// Options configure a Runner. Zero fields take defaults.
-type Options struct {
-	// Self is the executable re-exec'd as the shim; it must call
-	// RunChildIfRequested at the top of main. Default: the loopforge-shim
-	// binary next to os.Executable() when there is one (it starts much
-	// faster than the app), else os.Executable() itself.
-	Self string
-	// Python is the interpreter. Default: resolved once, preferring
-	// /usr/bin/python3 over whatever PATH holds (often a slow pyenv shim).
-	Python string
-	// Node runs language "node". Default: /usr/bin/node, else node on PATH;
-	// without one, "node" requests fail with ErrUnsupportedLanguage.
-	Node string
-	// TempRoot holds the per-run work directories. Default: os.TempDir().
-	TempRoot string
-	// Isolation caps the level: "" or "auto" = the strongest this host
-	// offers; "basic", "landlock" or "namespace" = at most that one.
-	Isolation string
-	// NoCgroup leaves out the per-run cgroup even where one could be made.
-	NoCgroup bool
-	// CacheDir keeps the host probe across processes ([ProbeCached]);
-	// "" probes in every process.
-	CacheDir string
-	// MaxPrepared bounds the sandboxes prepared and not yet used or closed
-	// ([Runner.Prepare]); each holds an idle interpreter (~10 MB for
-	// Python). 0 means DefaultMaxPrepared.
-	MaxPrepared int
-}
-
-// DefaultMaxPrepared is Options.MaxPrepared's default: every run of a
-// comparison or a small class warm, a whole class's runs not all at once
-// (a refused Prepare only means that execution starts cold).
-const DefaultMaxPrepared = 8
-
-// ShimName is the file name of the stand-alone shim binary
-// (./cmd/loopforge-shim) looked for next to the app's executable.
-const ShimName = "loopforge-shim"
-
-// trustedShim reports whether p is a regular executable that only its owner
-// (this user or root) can change, so a planted file is not run.
-func trustedShim(p string) bool {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 || fi.Mode().Perm()&0o022 != 0 {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && (int(st.Uid) == os.Geteuid() || st.Uid == 0)
-}
-
-// ErrShim is matched (errors.Is) by Run's error when the shim could not set
-// up the sandbox or start the interpreter.
-var ErrShim = errors.New("sandbox shim failed")
 
 const (
 	// waitDelay bounds how long Wait waits for the stdin copy after the
@@ -89,14 +34,6 @@ const (
 	// systemPath is the PATH given to the code; never the app's own PATH,
 	// which may list user directories and shims.
 	systemPath = "/usr/local/bin:/usr/bin:/bin"
-)
-
-// Why the sandbox stops a run (the cause of the context procgroup.Start
-// watches): the timeout, or output over the hard cap. Anything else is a
-// cancellation.
-var (
-	errTimedOut    = errors.New("sandbox: execution timed out")
-	errOutputLimit = errors.New("sandbox: output limit exceeded")
 )
 
 // Isolation levels as numbers, for comparisons.
@@ -297,98 +234,25 @@ func (r *Runner) Python() string { return r.python }
 // Node reports the Node.js interpreter, "" when there is none.
 func (r *Runner) Node() string { return r.node }
 
-// memRlimit is the per-process memory rlimit an interpreter tolerates.
-type memRlimit int
-
-const (
-	memNone memRlimit = iota
-	memAS             // RLIMIT_AS: a clean MemoryError in CPython
-	memData           // RLIMIT_DATA: V8 reserves address space, so not AS
-)
-
-// interpreter is how one language is started by the shim.
-type interpreter struct {
-	path string
-	args []string // argv, argv[0] included; the last one means "the program is on stdin"
-	ext  string   // file name extension for the program as a file
-	mem  memRlimit
-	// linkFlags come before a program file that is a symbolic link to a
-	// pipe (a warm run's, see withProgramLink).
-	linkFlags []string
-}
-
-// withScript runs the program from the file p instead of stdin: every
-// interpreter here takes a script path where it takes "-" or "-s".
-func (in interpreter) withScript(p string) interpreter {
-	in.args = append(slices.Clone(in.args[:len(in.args)-1]), p)
-	return in
-}
-
-// withProgramLink runs the program from the symbolic link p, which points
-// to a pipe (a warm run's program file until its code is handed over).
-func (in interpreter) withProgramLink(p string) interpreter {
-	in = in.withScript(p)
-	last := len(in.args) - 1
-	in.args = slices.Concat(in.args[:last], in.linkFlags, in.args[last:])
-	return in
-}
-
 func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
 	switch lang {
 	case "", "python":
-		// -I: ignore PYTHON* env, user site and cwd on sys.path. -I also
-		// ignores PYTHONUNBUFFERED etc., hence -B -u -X utf8: unbuffered so a
-		// killed program keeps what it printed.
-		return interpreter{
-			path: r.python,
-			args: []string{r.python, "-I", "-B", "-u", "-X", "utf8", "-"},
-			ext:  ".py",
-			mem:  memAS,
-		}, nil
+		return pythonInterpreter(r.python), nil
 	case "sh":
 		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}, ext: ".sh"}, nil
 	case "node", "javascript", "js":
 		if r.node == "" {
 			return interpreter{}, fmt.Errorf("sandbox: %w %q: Node.js is not installed", ErrUnsupportedLanguage, lang)
 		}
-		// V8 sizes its heap from the machine, not from rlimits; keep it
-		// under the memory limit so the error is V8's clear one.
-		heap := max(lim.MemoryBytes*3/4/mib, 16)
-		return interpreter{
-			path: r.node,
-			args: []string{r.node, fmt.Sprintf("--max-old-space-size=%d", heap), "-"},
-			ext:  ".js",
-			mem:  memData,
-			// Node resolves its main script's symbolic links: the link to
-			// the pipe would become "/proc/self/fd/pipe:[N]", which does
-			// not exist.
-			linkFlags: []string{"--preserve-symlinks-main"},
-		}, nil
+		return nodeInterpreter(r.node, lim), nil
 	}
 	return interpreter{}, fmt.Errorf("sandbox: %w %q", ErrUnsupportedLanguage, lang)
 }
 
-func (r *Runner) env(wd string) []string {
-	return []string{
-		"PATH=" + r.path,
-		"LANG=C.UTF-8",
-		"HOME=" + wd,
-		"TMPDIR=" + wd,
-		"PYTHONDONTWRITEBYTECODE=1",
-		"PYTHONUNBUFFERED=1",
-		"PYTHONIOENCODING=utf-8",
-	}
-}
+func (r *Runner) env(wd string) []string { return unixEnv(r.path, "C.UTF-8", wd) }
 
 func rlimits(l Limits, in interpreter, nproc bool) []childRlimit {
-	rl := []childRlimit{
-		{Resource: syscall.RLIMIT_CORE, Cur: 0, Max: 0},
-		// Soft then hard: SIGXCPU first (reported as a CPU limit), SIGKILL
-		// a second later if the code handles SIGXCPU.
-		{Resource: syscall.RLIMIT_CPU, Cur: l.CPUSeconds, Max: l.CPUSeconds + 1},
-		{Resource: syscall.RLIMIT_FSIZE, Cur: uint64(l.FileSizeBytes), Max: uint64(l.FileSizeBytes)},
-		{Resource: syscall.RLIMIT_NOFILE, Cur: l.OpenFiles, Max: l.OpenFiles},
-	}
+	rl := baseRlimits(l)
 	// The rest must stay last: see runChild.
 	if nproc {
 		rl = append(rl, childRlimit{Resource: unix.RLIMIT_NPROC, Cur: uint64(l.Processes), Max: uint64(l.Processes)})
@@ -521,49 +385,6 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	return x.finish()
 }
 
-// tee adds a caller's live copy of a stream after its capped buffer, which
-// never fails, so the capture is whole whatever the live writer does.
-func tee(buf *procgroup.HeadTail, live io.Writer) io.Writer {
-	if live == nil {
-		return buf
-	}
-	return io.MultiWriter(buf, live)
-}
-
-// testMarkerKey carries an extra environment entry for the code, which the
-// tests use to find every process a run started.
-type testMarkerKey struct{}
-
-// statusFromCause is the status of a run stopped for cause.
-func statusFromCause(cause error) Status {
-	switch {
-	case errors.Is(cause, errTimedOut):
-		return StatusTimeout
-	case errors.Is(cause, errOutputLimit):
-		return StatusOutputLimit
-	}
-	return StatusKilled
-}
-
-func failed(res Result, err error) (Result, error) {
-	res.Status = StatusSandboxError
-	res.Error = err.Error()
-	return res, err
-}
-
-// isMemoryError reports whether the program died of a Python MemoryError:
-// the last line of a traceback names the exception.
-func isMemoryError(stderr string) bool {
-	last := lastLine(stderr)
-	if last == "MemoryError" || strings.HasPrefix(last, "MemoryError:") {
-		return true
-	}
-	// Node.js: V8 aborts with this line when the heap limit is reached, and
-	// a failed Buffer/ArrayBuffer allocation is a RangeError.
-	return strings.Contains(stderr, "JavaScript heap out of memory") ||
-		strings.Contains(stderr, "RangeError: Array buffer allocation failed")
-}
-
 // findNode resolves the Node.js binary once; "" when there is none.
 func findNode(explicit string) string {
 	if explicit != "" {
@@ -584,23 +405,6 @@ func findNode(explicit string) string {
 		}
 	}
 	return ""
-}
-
-// removeWorkdir deletes a run's directory even if the code removed its own
-// permissions on subdirectories (which stops RemoveAll for non-root users).
-func removeWorkdir(dir string) {
-	if err := os.RemoveAll(dir); err == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	if err := os.RemoveAll(dir); err != nil {
-		slog.Warn("sandbox: remove work dir", "dir", dir, "err", err)
-	}
 }
 
 // findPython resolves the interpreter once. Launcher scripts (pyenv shims)

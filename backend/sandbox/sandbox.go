@@ -27,11 +27,21 @@ const (
 )
 
 // Isolation levels, weakest first. [Result.Isolation] is one of them,
-// followed by "+cgroup" when the run also had its own cgroup.
+// followed by "+cgroup" when the run also had its own cgroup. Linux has
+// basic, landlock and namespace; macOS basic (without seccomp); Windows job.
 const (
 	// IsolationBasic: process group, rlimits, rebuilt environment, private
 	// temp dir, code on stdin (and a seccomp filter when the kernel has one).
 	IsolationBasic = "basic"
+	// IsolationJob is Windows's level: the code and everything it starts
+	// run in one job object that kills them all when the run ends (timeout,
+	// cancellation, output cap, the program's own end, or loopforge's),
+	// with an active-process limit ([Limits.Processes]) and one memory
+	// limit for the whole job ([Limits.MemoryBytes]); a rebuilt environment
+	// and a private temp dir, as at every level. Nothing else: no file,
+	// network or signal isolation (the code can read and change the
+	// user's files, reach the network, and end other processes of the user).
+	IsolationJob = "job"
 	// IsolationLandlock adds Landlock: the file system is read-only outside
 	// the run dir, system credential files are unreadable, TCP is refused
 	// and the code cannot signal or ptrace the app.
@@ -54,7 +64,9 @@ type Limits struct {
 	// MemoryBytes bounds memory (default 1 GiB): the cgroup's memory limit
 	// for the whole run when its cgroup has the memory controller
 	// ([Protections.Memory]), and per process RLIMIT_AS for python,
-	// RLIMIT_DATA for node (RLIMIT_AS breaks V8's reservations).
+	// RLIMIT_DATA for node (RLIMIT_AS breaks V8's reservations). Windows:
+	// the job's memory limit for the whole run; macOS: not enforced.
+	// FileSizeBytes, OpenFiles and CPUSeconds are rlimits: Linux and macOS.
 	MemoryBytes   int64
 	FileSizeBytes int64  // RLIMIT_FSIZE (default 32 MiB)
 	OpenFiles     uint64 // RLIMIT_NOFILE (default 256)
@@ -65,7 +77,8 @@ type Limits struct {
 	// Processes bounds processes plus threads (default 128): the cgroup's
 	// pids.max (with the pids controller), or RLIMIT_NPROC where it counts
 	// only the sandbox's own processes (a non-root user inside bubblewrap's
-	// user namespace).
+	// user namespace). Windows: the job's active processes (threads do not
+	// count). macOS: not bounded.
 	Processes int
 	// CPUs is the CPU bandwidth of the run's cgroup in cores (default 1),
 	// where the cgroup has the cpu controller.
@@ -257,7 +270,7 @@ func (r Result) Outcome() event.ExecNote {
 	case StatusOK:
 		return event.NewNote(event.OutcomeOK)
 	case StatusTimeout:
-		if r.Signal == syscall.SIGXCPU.String() {
+		if cpuLimitSignal(r.Signal) {
 			return event.NewNote(event.OutcomeCPULimit, "seconds", positive(int64(r.Limits.CPUSeconds)))
 		}
 		return event.NewNote(event.OutcomeTimeout, "ms", positive(r.Limits.Timeout.Milliseconds()))
@@ -373,12 +386,18 @@ var ErrUnsupportedLanguage = errors.New("unsupported language")
 type InterpreterError struct {
 	Tried []string // paths and PATH names that were checked, in order
 	Err   error    // the last underlying failure, if any
+	// Hint says how to install one, where the system has no package
+	// manager loopforge could name (Windows, macOS); "" on Linux.
+	Hint string
 }
 
 func (e *InterpreterError) Error() string {
 	msg := "sandbox: no python interpreter found (tried " + strings.Join(e.Tried, ", ") + ")"
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
 	}
 	return msg
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command startup times how two loopforge binaries start, side by side.
 //
 //	go run ./bench/startup -old OLD/loopforge -new NEW/loopforge [-n 21] [-idle 1s]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/procgroup"
@@ -17,7 +16,7 @@ import (
 func Version(ctx context.Context, provName, bin string, env []string) (string, error) {
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	cmd.WaitDelay = time.Second
 	out, errOut := procgroup.NewHeadTail(4096, 0), procgroup.NewHeadTail(4096, 0)
 	cmd.Stdout, cmd.Stderr = out, errOut

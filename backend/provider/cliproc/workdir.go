@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // Workdir is the directory one call runs in.
@@ -66,11 +65,17 @@ func PrepareWorkdir(dir, kind, key string) (*Workdir, error) {
 	return &Workdir{Path: p, private: true}, nil
 }
 
-// privateRoot is <tmp>/loopforge-cli-<uid>, mode 0700, owned by us: the
+// privateRoot is <tmp>/loopforge-cli-<uid>, mode 0700, owned by us (on
+// Windows, where there is no uid, <tmp>/loopforge-cli, in the user's own
+// temp directory, its owner checked all the same): the
 // named workdirs inside it have predictable names, so nobody else may be
 // able to create them first.
 func privateRoot() (string, error) {
-	p := filepath.Join(os.TempDir(), "loopforge-cli-"+strconv.Itoa(os.Getuid()))
+	name := "loopforge-cli"
+	if uid := os.Getuid(); uid >= 0 {
+		name += "-" + strconv.Itoa(uid)
+	}
+	p := filepath.Join(os.TempDir(), name)
 	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("workdir: %w", err)
 	}
@@ -87,8 +92,7 @@ func ownDir(p string) error {
 	if err != nil {
 		return fmt.Errorf("workdir: %w", err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+	if !fi.IsDir() || !ownedByUser(p, fi) {
 		return fmt.Errorf("workdir: %s is not a directory owned by this user; remove it", p)
 	}
 	if fi.Mode().Perm() != 0o700 {

@@ -1,0 +1,26 @@
+//go:build !linux
+
+package sandbox
+
+// isolationFix is the way to the protections Windows and macOS do not give.
+const isolationFix = "for file and network isolation, run loopforge on Linux with bubblewrap (a Linux virtual machine will do)"
+
+// plainLayers are the layers every plain level lacks, said plainly.
+func plainLayers(osName string) []Layer {
+	return []Layer{
+		{Name: "files", Detail: "no file isolation on " + osName + ": the code can read and change your files", Fix: isolationFix},
+		{Name: "network", Detail: "no network isolation on " + osName + ": the code can reach the network", Fix: isolationFix},
+	}
+}
+
+// plainDoctor is the report of a plain level: p and layers are the OS's.
+func plainDoctor(h *Host, level string, p Protections, layers []Layer, interpreters map[string]string, env func(string) []string) Report {
+	return Report{
+		Isolation:    level,
+		Protections:  p,
+		Layers:       layers,
+		Interpreters: interpreters,
+		Matplotlib:   matplotlibVersion(interpreters["python"], env),
+		Host:         h,
+	}
+}

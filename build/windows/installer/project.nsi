@@ -1,4 +1,7 @@
 Unicode true
+# A 64-bit installer for the 64-bit app (NSIS 3 ships amd64 stubs and plugins): it needs no WOW64, and
+# it runs under wine64 alone, which is how scripts/install-test-windows.sh tries it on Linux.
+Target amd64-unicode
 
 ####
 ## loopforge's Windows installer, from the Wails v2.15 template (wails build -platform windows/amd64 -nsis
@@ -24,6 +27,7 @@ Unicode true
 !endif
 !define PRODUCT_EXECUTABLE "loopforge-desktop.exe"
 !define INFO_COMPANYNAME   "loopforge"
+!define UNINST_KEY_NAME    "loopforge"  # the template's is company + product: loopforgeloopforge
 
 !include "wails_tools.nsh"
 

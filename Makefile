@@ -10,7 +10,8 @@ ci:    ; bash .ci/run
 test-clis: ; bash scripts/test-clis.sh
 # Versioned artifacts for Linux, Windows and macOS with SHA256SUMS in build/release (scripts/release.sh);
 # release-check builds them twice and compares; install-test installs the .deb on a fresh Debian 12 root.
-.PHONY: release release-check install-test
+.PHONY: release release-check install-test install-test-windows
 release:       ; bash scripts/release.sh
 release-check: ; bash scripts/release-check.sh
 install-test:  ; bash scripts/install-test.sh
+install-test-windows: ; bash scripts/install-test-windows.sh

@@ -4,7 +4,8 @@
 #   apt-get install --no-install-recommends ./loopforge_…_linux_amd64.deb   (its Depends alone must do:
 #     python3 comes from them; the minimal root has none)
 #   then, as a non-root user with a clean environment and a home of its own (no build tree in sight):
-#   loopforge --version, loopforge doctor, loopforge serve (page, /api/health with and without the
+#   loopforge --version, loopforge doctor, loopforge with no command on a display (Xvfb: the window
+#   must stay up, as in CI's desktop smoke test), loopforge serve (page, /api/health with and without the
 #   token) and one `loopforge run` against a fake OpenAI-compatible model (bench/fakemodel, built here
 #   and run outside the root on loopback: a chroot shares the network) that fails once, reflects and
 #   succeeds (exit 0), then `loopforge sessions` finds it in the history.
@@ -121,6 +122,13 @@ in_root sh -c 'command -v python3 && python3 --version' || fail "python3 did not
 in_root sh -c 'for c in go node nodejs; do command -v $c && exit 1; done; true' || fail "Go or Node came with the package"
 ls -l "$root/usr/bin/loopforge" "$root/usr/lib/loopforge/"
 
+step "the binaries find each other: next to the executable, symbolic links resolved"
+real=$(chroot "$root" readlink -f /usr/bin/loopforge); echo "/usr/bin/loopforge -> $real"
+[ "$real" = /usr/lib/loopforge/loopforge ] || fail "/usr/bin/loopforge resolves to $real"
+# What sandbox.trustedShim asks of the shim: a regular executable owned by root, writable by nobody else.
+chroot "$root" stat -c '%n %U:%G %A' /usr/lib/loopforge/loopforge-desktop /usr/lib/loopforge/loopforge-shim
+[ "$(chroot "$root" stat -c '%U %A' /usr/lib/loopforge/loopforge-shim)" = "root -rwxr-xr-x" ] || fail "the shim would not be trusted"
+
 step "loopforge --version (as student)"
 out=$(as_student loopforge --version); echo "$out"
 case $out in "loopforge version $version (commit "*) ;; *) fail "--version: \"$out\", want loopforge version $version (commit …)" ;; esac
@@ -128,6 +136,18 @@ out=$(as_student loopforge-desktop --version); echo "$out  (loopforge-desktop: G
 
 step "loopforge doctor"
 as_student loopforge doctor || fail "loopforge doctor exited $?"
+
+step "loopforge with no command on a display: the window (8 s under Xvfb, outside the root)"
+# Xvfb picks a free display and says which (-displayfd); the root reaches it through its abstract
+# socket, which a chroot shares with the host like the rest of the network namespace.
+Xvfb -displayfd 3 -screen 0 1280x900x24 -nolisten tcp 3>"$work/display" 2>"$work/xvfb.log" & pids+=($!)
+for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+[ -s "$work/display" ] || { cat "$work/xvfb.log"; fail "Xvfb did not start"; }
+display=:$(cat "$work/display")
+rc=0; as_student env DISPLAY="$display" timeout 8 loopforge > "$work/desktop.log" 2>&1 || rc=$?
+echo "exit $rc after 8 s (124: still running when timeout stopped it)"
+[ $rc -eq 124 ] || { cat "$work/desktop.log"; fail "the window did not stay up (exit $rc)"; }
+grep -iE 'error|critical|panic' "$work/desktop.log" | head -5 || true
 
 step "loopforge serve"
 as_student loopforge serve --addr 127.0.0.1:0 > "$work/serve.log" 2>&1 & pids+=($!)

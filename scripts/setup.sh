@@ -3,7 +3,7 @@
 # Idempotent: every step checks first. Uses sudo when not root.
 # WITH_BROWSER=1 also installs Xvfb and Chromium (headless UI checks, CI).
 # WITH_RELEASE=1 also installs what `make release` and scripts/install-test.sh use (makensis, zip,
-# dpkg-shlibdeps, debootstrap).
+# dpkg-shlibdeps, debootstrap, Xvfb).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WAILS_VERSION=v2.15.0      # keep equal to the wails version in go.mod; never @latest
@@ -29,6 +29,7 @@ if [ "${WITH_RELEASE:-0}" = 1 ]; then
   command -v zip >/dev/null            || need+=" zip"
   command -v dpkg-shlibdeps >/dev/null || need+=" dpkg-dev"
   command -v debootstrap >/dev/null    || need+=" debootstrap"
+  command -v Xvfb >/dev/null           || need+=" xvfb"
 fi
 if [ -n "$need" ]; then
   echo "setup: installing Debian packages:$need"

@@ -1,4 +1,4 @@
-# Sourced by the other scripts (and by make, with /bin/sh: keep it POSIX): tool paths, build tags,
+# Sourced by the other scripts (and by make, with /bin/sh: keep to what dash runs): tool paths, build tags,
 # the version stamp.
 export PATH="$(go env GOPATH)/bin:$PATH"
 if pkg-config --exists webkit2gtk-4.0 2>/dev/null; then WAILS_TAGS=""; else WAILS_TAGS="webkit2_41"; fi

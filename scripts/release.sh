@@ -22,12 +22,13 @@
 # release-check` builds twice and compares SHA256SUMS.
 #
 # RELEASE_TARGETS: a subset of "linux_amd64 linux_arm64 windows_amd64 darwin_amd64 darwin_arm64"
-# (default: all). RELEASE_DIR: where to put them (default build/release; emptied first).
+# (default: all). RELEASE_DIR: where to put them (default build/release; earlier artifacts there go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$SECONDS
 OUT=${RELEASE_DIR:-build/release}
 TARGETS=${RELEASE_TARGETS:-linux_amd64 linux_arm64 windows_amd64 darwin_amd64 darwin_arm64}
+# The .deb's Maintainer: the address the project's commits are made with.
 MAINTAINER=${LOOPFORGE_MAINTAINER:-loopforge contributors <maintainers@users.noreply.a-seed-11050471.example>}
 
 WITH_RELEASE=1 bash scripts/setup.sh
@@ -41,7 +42,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/loopforge-release.XXXXXX")
 # What a Windows wails build leaves in the tree even when it fails half-way (see target_windows_amd64).
 cleanup() { rm -rf "$work"; rm -f loopforge-res.syso build/bin/nsis-release.nsh build/windows/info.json; }
 trap cleanup EXIT
-rm -rf "$OUT"; mkdir -p "$OUT"
+mkdir -p "$OUT"; rm -f "$OUT"/loopforge_* "$OUT"/SHA256SUMS   # only what an earlier run put there
 OUT=$(cd "$OUT" && pwd)
 step() { echo "release: $1 ($((SECONDS - t0))s)"; }
 

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/service"
@@ -50,7 +49,7 @@ type Faces struct {
 }
 
 // DesktopName is the file name of the desktop build, looked for next to the
-// CLI build's executable.
+// CLI build's executable (desktopFile: with ".exe" on Windows).
 const DesktopName = "loopforge-desktop"
 
 // desktopExecVar marks a process the CLI build started as the desktop build:
@@ -63,7 +62,7 @@ type env struct {
 	// execed: this process was started by the CLI build as the desktop build.
 	execed bool
 	// self and exec find and replace this process's executable
-	// (os.Executable, syscall.Exec); tests replace them.
+	// (os.Executable, execProcess); tests replace them.
 	self   func() (string, error)
 	exec   func(path string, argv, envv []string) error
 	stdin  io.Reader
@@ -92,7 +91,7 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // Main runs the CLI and returns the process exit code.
 func Main(args []string, faces Faces) int {
-	e := &env{faces: faces, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, self: os.Executable, exec: syscall.Exec}
+	e := &env{faces: faces, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, self: os.Executable, exec: execProcess}
 	e.newService = defaultService
 	// Not inherited by what this process starts (generated code, other tools).
 	e.execed = os.Getenv(desktopExecVar) != ""
@@ -218,7 +217,7 @@ func (e *env) desktop(ctx context.Context) error {
 	if e.faces.BindingsOnly {
 		return e.faces.Desktop(nil, e.faces.Assets)
 	}
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+	if !hasDisplay() {
 		return usagef("no display found for the desktop window; run `loopforge serve` for the web UI, or `loopforge --help`")
 	}
 	if e.faces.Desktop == nil {
@@ -244,12 +243,12 @@ func (e *env) execDesktop() error {
 	if e.execed {
 		return usagef("%s has no desktop window (it is a CLI build); rebuild with `make build`, or run `loopforge serve` for the web UI", self)
 	}
-	path := filepath.Join(filepath.Dir(self), DesktopName)
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+	path := filepath.Join(filepath.Dir(self), desktopFile)
+	if fi, err := os.Stat(path); err != nil || !isExecutable(fi) {
 		return usagef("the desktop window is not built: %s is missing (`make build` builds it); run `loopforge serve` for the web UI", path)
 	}
 	if err := e.exec(path, []string{path}, append(os.Environ(), desktopExecVar+"=1")); err != nil {
 		return fmt.Errorf("starting the desktop window %s: %w", path, err)
 	}
-	return nil // only a test's exec returns
+	return nil // only a test's exec returns (and Windows's, once the window has closed)
 }

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -15,10 +16,12 @@ import (
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/testproc"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.RunChildIfRequested() // the test binary is the sandbox shim
+	testproc.Run()                // and a child of its own tests (proc_windows_test.go)
 	os.Exit(m.Run())
 }
 
@@ -165,7 +168,7 @@ func desktopEnv(t *testing.T, dir string) (*env, *bytes.Buffer, *[]string) {
 
 func TestNoCommandExecutesTheDesktopBuild(t *testing.T) {
 	dir := t.TempDir()
-	desk := filepath.Join(dir, DesktopName)
+	desk := filepath.Join(dir, desktopFile)
 	if err := os.WriteFile(desk, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +194,7 @@ func TestNoCommandWithoutTheDesktopBuild(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.execed { // it exists, and is the CLI build again
-				if err := os.WriteFile(filepath.Join(dir, DesktopName), []byte("#!/bin/sh\n"), 0o755); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, desktopFile), []byte("#!/bin/sh\n"), 0o755); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -208,6 +211,9 @@ func TestNoCommandWithoutTheDesktopBuild(t *testing.T) {
 }
 
 func TestNoCommandWithoutADisplay(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux can lack a display (DISPLAY, WAYLAND_DISPLAY)")
+	}
 	e, errb, started := desktopEnv(t, t.TempDir())
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")

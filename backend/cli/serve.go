@@ -119,7 +119,7 @@ func (e *env) listen(addr string, explicit bool) (net.Listener, error) {
 	if err == nil {
 		return ln, nil
 	}
-	if !errors.Is(err, syscall.EADDRINUSE) {
+	if !addrInUse(err) {
 		return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
 	host, port, _ := net.SplitHostPort(addr)

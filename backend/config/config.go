@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
@@ -240,8 +241,9 @@ func Load(o Options) (*Config, error) {
 }
 
 // CacheDir is Config.CacheDir without reading any configuration file:
-// $LOOPFORGE_HOME/cache, else $XDG_CACHE_HOME/loopforge, else
-// ~/.cache/loopforge. lookup defaults to os.LookupEnv.
+// $LOOPFORGE_HOME/cache, else (Linux) $XDG_CACHE_HOME/loopforge, else
+// ~/.cache/loopforge; %LOCALAPPDATA%\loopforge\cache on Windows,
+// ~/Library/Caches/loopforge on macOS. lookup defaults to os.LookupEnv.
 func CacheDir(lookup func(string) (string, bool)) (string, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -251,34 +253,104 @@ func CacheDir(lookup func(string) (string, bool)) (string, error) {
 	return c.CacheDir, err
 }
 
+// setDirs picks the directories for this OS (setDirsFor).
 func (c *Config) setDirs(lookup func(string) (string, bool)) error {
+	return c.setDirsFor(runtime.GOOS, lookup)
+}
+
+// setDirsFor picks the directories as goos places them: $LOOPFORGE_HOME
+// everywhere when set; else the XDG directories on Linux, %APPDATA% (the
+// configuration) and %LOCALAPPDATA% (data, logs, cache) on Windows, and
+// ~/Library on macOS (Application Support, Caches, Logs). goos is a
+// parameter so that tests on one OS cover every OS's choice.
+func (c *Config) setDirsFor(goos string, lookup func(string) (string, bool)) error {
 	if home, ok := lookup("LOOPFORGE_HOME"); ok && home != "" {
 		abs, err := filepath.Abs(home)
 		if err != nil {
 			return &Error{Msg: "LOOPFORGE_HOME", Err: err}
 		}
 		c.ConfigDir, c.DataDir, c.LogDir, c.CacheDir = abs, abs, filepath.Join(abs, "logs"), filepath.Join(abs, "cache")
-	} else {
-		userHome, _ := lookup("HOME")
-		if userHome == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return &Error{Msg: "cannot find the home directory; set LOOPFORGE_HOME", Err: err}
-			}
-			userHome = h
-		}
-		xdg := func(env, def string) string {
-			if v, ok := lookup(env); ok && filepath.IsAbs(v) {
-				return filepath.Join(v, "loopforge")
-			}
-			return filepath.Join(userHome, def, "loopforge")
-		}
-		c.ConfigDir = xdg("XDG_CONFIG_HOME", ".config")
-		c.DataDir = xdg("XDG_DATA_HOME", filepath.Join(".local", "share"))
-		c.LogDir = xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
-		c.CacheDir = xdg("XDG_CACHE_HOME", ".cache")
+		c.DBPath = filepath.Join(c.DataDir, "history.db")
+		return nil
+	}
+	var err error
+	switch goos {
+	case "windows":
+		err = c.windowsDirs(lookup)
+	case "darwin":
+		err = c.darwinDirs(lookup)
+	default:
+		err = c.xdgDirs(lookup)
 	}
 	c.DBPath = filepath.Join(c.DataDir, "history.db")
+	return err
+}
+
+// userHome is $HOME (%USERPROFILE% on Windows), else the OS's answer.
+func userHome(lookup func(string) (string, bool), name string) (string, error) {
+	if h, _ := lookup(name); h != "" {
+		return h, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", &Error{Msg: "cannot find the home directory; set LOOPFORGE_HOME", Err: err}
+	}
+	return h, nil
+}
+
+func (c *Config) xdgDirs(lookup func(string) (string, bool)) error {
+	userHome, err := userHome(lookup, "HOME")
+	if err != nil {
+		return err
+	}
+	xdg := func(env, def string) string {
+		if v, ok := lookup(env); ok && filepath.IsAbs(v) {
+			return filepath.Join(v, "loopforge")
+		}
+		return filepath.Join(userHome, def, "loopforge")
+	}
+	c.ConfigDir = xdg("XDG_CONFIG_HOME", ".config")
+	c.DataDir = xdg("XDG_DATA_HOME", filepath.Join(".local", "share"))
+	c.LogDir = xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
+	c.CacheDir = xdg("XDG_CACHE_HOME", ".cache")
+	return nil
+}
+
+// windowsDirs: the configuration roams with the user (%APPDATA%); the
+// history, logs and cache stay on this machine (%LOCALAPPDATA%).
+func (c *Config) windowsDirs(lookup func(string) (string, bool)) error {
+	dir := func(env, fallback string) (string, error) {
+		if v, _ := lookup(env); v != "" {
+			return v, nil
+		}
+		profile, err := userHome(lookup, "USERPROFILE")
+		return filepath.Join(profile, fallback), err
+	}
+	roaming, err := dir("APPDATA", filepath.Join("AppData", "Roaming"))
+	if err != nil {
+		return err
+	}
+	local, err := dir("LOCALAPPDATA", filepath.Join("AppData", "Local"))
+	if err != nil {
+		return err
+	}
+	c.ConfigDir = filepath.Join(roaming, "loopforge")
+	c.DataDir = filepath.Join(local, "loopforge")
+	c.LogDir = filepath.Join(c.DataDir, "logs")
+	c.CacheDir = filepath.Join(c.DataDir, "cache")
+	return nil
+}
+
+func (c *Config) darwinDirs(lookup func(string) (string, bool)) error {
+	home, err := userHome(lookup, "HOME")
+	if err != nil {
+		return err
+	}
+	lib := filepath.Join(home, "Library")
+	c.ConfigDir = filepath.Join(lib, "Application Support", "loopforge")
+	c.DataDir = c.ConfigDir
+	c.LogDir = filepath.Join(lib, "Logs", "loopforge")
+	c.CacheDir = filepath.Join(lib, "Caches", "loopforge")
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,7 @@ func TestDefaultsAndHome(t *testing.T) {
 }
 
 func TestXDGDirs(t *testing.T) {
+	skipUnlessLinux(t)
 	c, err := Load(Options{LookupEnv: envOf(map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/d"})})
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +57,7 @@ func TestXDGDirs(t *testing.T) {
 }
 
 func TestCacheDirReadsNoFile(t *testing.T) {
+	skipUnlessLinux(t)
 	for _, tt := range []struct {
 		env  map[string]string
 		want string
@@ -66,6 +69,52 @@ func TestCacheDirReadsNoFile(t *testing.T) {
 	} {
 		if got, err := CacheDir(envOf(tt.env)); err != nil || got != tt.want {
 			t.Errorf("%v: %q %v, want %q", tt.env, got, err, tt.want)
+		}
+	}
+}
+
+// skipUnlessLinux: the XDG directories are Linux's; TestDirsPerOS covers
+// every OS's choice from any OS.
+func skipUnlessLinux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("XDG directories are Linux's")
+	}
+}
+
+// TestDirsPerOS: each OS's directories, chosen on whatever OS runs the
+// test (the OS is a parameter of the choice).
+func TestDirsPerOS(t *testing.T) {
+	j := filepath.Join
+	roaming, local := j("C:", "Users", "u", "AppData", "Roaming"), j("C:", "Users", "u", "AppData", "Local")
+	lfHome := t.TempDir()
+	for _, tt := range []struct {
+		goos                      string
+		env                       map[string]string
+		config, data, logs, cache string
+	}{
+		{"linux", map[string]string{"HOME": "/home/u"},
+			j("/home/u", ".config", "loopforge"), j("/home/u", ".local", "share", "loopforge"),
+			j("/home/u", ".local", "state", "loopforge"), j("/home/u", ".cache", "loopforge")},
+		{"windows", map[string]string{"APPDATA": roaming, "LOCALAPPDATA": local},
+			j(roaming, "loopforge"), j(local, "loopforge"), j(local, "loopforge", "logs"), j(local, "loopforge", "cache")},
+		{"windows", map[string]string{"USERPROFILE": j("C:", "Users", "u")},
+			j(roaming, "loopforge"), j(local, "loopforge"), j(local, "loopforge", "logs"), j(local, "loopforge", "cache")},
+		{"darwin", map[string]string{"HOME": "/Users/u"},
+			j("/Users/u", "Library", "Application Support", "loopforge"), j("/Users/u", "Library", "Application Support", "loopforge"),
+			j("/Users/u", "Library", "Logs", "loopforge"), j("/Users/u", "Library", "Caches", "loopforge")},
+		{"windows", map[string]string{"LOOPFORGE_HOME": lfHome, "APPDATA": roaming},
+			lfHome, lfHome, j(lfHome, "logs"), j(lfHome, "cache")},
+		{"darwin", map[string]string{"LOOPFORGE_HOME": lfHome, "HOME": "/Users/u"},
+			lfHome, lfHome, j(lfHome, "logs"), j(lfHome, "cache")},
+	} {
+		var c Config
+		if err := c.setDirsFor(tt.goos, envOf(tt.env)); err != nil {
+			t.Fatalf("%s %v: %v", tt.goos, tt.env, err)
+		}
+		got := []string{c.ConfigDir, c.DataDir, c.LogDir, c.CacheDir, c.DBPath}
+		want := []string{tt.config, tt.data, tt.logs, tt.cache, j(tt.data, "history.db")}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s %v:\n got %q\nwant %q", tt.goos, tt.env, got, want)
 		}
 	}
 }

@@ -61,9 +61,9 @@ const (
 type Note string
 
 const (
-	NoteNoFiles         Note = "no_files"         // no file-system isolation
+	NoteNoFiles         Note = "no_files"         // no file-system isolation; os ("windows", "macos": none exists there, else Linux's advice applies)
 	NoteNetworkAllowed  Note = "network_allowed"  // the user allowed the network for this run
-	NoteNoNetwork       Note = "no_network"       // no network isolation
+	NoteNoNetwork       Note = "no_network"       // no network isolation; os (as for no_files)
 	NoteCgroupFailed    Note = "cgroup_failed"    // detail (why the run got no cgroup)
 	NoteCgroupPartial   Note = "cgroup_partial"   // controllers (comma-separated: pids,memory,cpu), nproc ("1": RLIMIT_NPROC still bounds processes)
 	NoteProcessLimit    Note = "process_limit"    // limit (the number of processes that was reached)

@@ -356,6 +356,8 @@ func (r *runner) takePrepared() sandbox.Prepared {
 		// Expected when many runs share the machine (a class).
 		r.log().Debug("loop: running cold: as many sandboxes prepared as allowed")
 		return nil
+	case errors.Is(next.err, sandbox.ErrNoWarmStart):
+		return nil // every execution starts cold on this system (Windows, macOS)
 	case next.err != nil:
 		r.log().Warn("loop: running cold: preparing the sandbox failed", "err", next.err)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -163,6 +164,22 @@ func TestLoopPrepareFailureRunsCold(t *testing.T) {
 	}
 }
 
+// TestLoopNoWarmStartIsQuiet: where the sandbox has no warm start
+// (Windows, macOS), every execution runs cold without a word in the log.
+func TestLoopNoWarmStartIsQuiet(t *testing.T) {
+	x := newPreparingExec()
+	x.fail = sandbox.ErrNoWarmStart
+	var log bytes.Buffer
+	m := &scripted{replies: []reply{{text: fenced("print('hello')")}}}
+	out, _ := runWith(t, m, x, Settings{MaxIterations: 1, Log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if out.Status != event.RunStatusSuccess || len(x.codes) != 1 {
+		t.Fatalf("%s; %d executions", out.Status, len(x.codes))
+	}
+	if log.Len() != 0 {
+		t.Errorf("log: %s", log.String())
+	}
+}
+
 func runWith(t *testing.T, m Model, x Executor, s Settings) (Outcome, *recorder) {
 	t.Helper()
 	rec := &recorder{}
@@ -174,6 +191,9 @@ func runWith(t *testing.T, m Model, x Executor, s Settings) (Outcome, *recorder)
 // writes leaves no prepared sandbox behind.
 func TestLoopWarmSandbox(t *testing.T) {
 	root := t.TempDir()
+	if runtime.GOOS != "linux" {
+		t.Skip("the warm start is Linux's (sandbox.ErrNoWarmStart elsewhere)")
+	}
 	r, err := sandbox.NewRunner(sandbox.Options{TempRoot: root})
 	if err != nil {
 		t.Skipf("no sandbox here: %v", err)

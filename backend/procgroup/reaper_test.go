@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/testproc"
 	"github.com/loopforge/loopforge/backend/testwait"
 )
 
@@ -24,6 +25,7 @@ import (
 const parentEnv = "PROCGROUP_TEST_PARENT"
 
 func TestMain(m *testing.M) {
+	testproc.Run() // the children of group_test.go
 	if script := os.Getenv(parentEnv); script != "" {
 		r := reap(exec.Command("/bin/sh", "-c", script))
 		r.Cmd.Stdout = os.Stdout

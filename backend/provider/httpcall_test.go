@@ -70,6 +70,7 @@ func TestTransient(t *testing.T) {
 		{"broken body", &Error{Kind: KindUnreachable, Err: errors.New("x")}, true, "the connection closed before the answer began"},
 		{"unexpected EOF", &Error{Kind: KindUnreachable, Err: io.ErrUnexpectedEOF}, false, "the connection closed before the answer began"},
 		{"reset", &Error{Kind: KindUnreachable, Err: fmt.Errorf("read: %w", syscall.ECONNRESET)}, false, "the connection closed before the answer began"},
+		{"reset (Windows)", &Error{Kind: KindUnreachable, Err: fmt.Errorf("wsarecv: %w", wsaConnReset)}, false, "the connection closed before the answer began"},
 		{"refused", &Error{Kind: KindUnreachable, Err: syscall.ECONNREFUSED}, false, ""},
 		{"401", &Error{Kind: KindAuth, Status: 401}, false, ""},
 		{"403", &Error{Kind: KindForbidden, Status: 403}, false, ""},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +93,11 @@ func TestFromTransportClosedPort(t *testing.T) {
 		t.Fatalf("got %#v", e)
 	}
 	// The telling part only, not the whole "Post <url>: dial tcp ..." chain.
-	if !strings.Contains(e.Message, "connection refused") || strings.Contains(e.Message, "Post") {
+	refused := "connection refused"
+	if runtime.GOOS == "windows" {
+		refused = "actively refused" // Winsock's words
+	}
+	if !strings.Contains(e.Message, refused) || strings.Contains(e.Message, "Post") {
 		t.Errorf("Message = %q", e.Message)
 	}
 	if msg := e.Error(); !strings.Contains(msg, "cannot reach "+base) {

@@ -82,7 +82,8 @@ func transient(err error, broken bool) (why, reason string) {
 		return "", "" // our own limit, or the caller's deadline
 	case pe.Kind != KindUnreachable && pe.Kind != KindProtocol:
 		return "", ""
-	case broken, errors.Is(err, ErrStreamCut), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+	case broken, errors.Is(err, ErrStreamCut), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, wsaConnReset):
 		// Not a refused connection: the server is there and may answer
 		// the next time.
 		return "the connection closed before the answer began", ReasonConnectionClosed
@@ -122,3 +123,8 @@ func humanDelay(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// wsaConnReset is Winsock's "connection reset by peer" (WSAECONNRESET),
+// which Windows reports instead of the ECONNRESET syscall invents for it;
+// no Unix errno has its number.
+const wsaConnReset = syscall.Errno(10054)

@@ -115,6 +115,25 @@
 //     files outside the allowed places, though not read or write them.
 //   - namespace as root without a cgroup: processes are killed completely but
 //     not bounded in number (root is exempt from RLIMIT_NPROC).
+//   - job (Windows) and basic on macOS: no file, network or signal isolation
+//     at all (see below).
+//
+// Windows and macOS have none of the layers above; their Runner is the
+// plain sandbox (plain.go), which keeps the contract but says plainly what
+// it lacks ([Result.Notes] no_files and no_network with the OS named, and
+// [Doctor]):
+//
+//   - Windows, level "job": the interpreter itself (no shim) in a job object
+//     of the run's own, entered before its first instruction, killed whole
+//     on every end of the run (and with loopforge: kill-on-close), bounding
+//     live processes ([Limits.Processes]) and the whole run's committed
+//     memory ([Limits.MemoryBytes]; hitting it is [StatusMemory]). The
+//     program is always a file in the run dir. No "sh".
+//   - macOS, level "basic": the shim (child_darwin.go) sets the CPU, file
+//     size and open-file rlimits and execs the interpreter in a process group
+//     of its own, killed whole. No memory limit (RLIMIT_AS is not enforced
+//     there), and a setsid() daemon outlives the run (no subreaper).
+//   - Both run every execution cold: Prepare fails with [ErrNoWarmStart].
 //
 // What the tests cover of the cgroups. CI is a hybrid host (cgroup v1
 // memory, pids and cpu; a v2 hierarchy without those controllers) running

@@ -1,7 +1,7 @@
 package sandbox
 
 func doctor(h *Host) Report {
-	python, _ := findPython("")
+	python, pyErr := findPython("")
 	node := findNode("")
 	layers := append([]Layer{
 		{Name: "basic", OK: true, Detail: "own process group, killed whole at the timeout or Stop; rlimits: CPU time, file size, open files, no core dumps; environment rebuilt without the app's; private temp dir"},
@@ -11,5 +11,5 @@ func doctor(h *Host) Report {
 	sys := &shimOS{path: pathWith(darwinSystemPath, python, node), lang: "en_US.UTF-8"}
 	env := func(tmp string) []string { return sys.env(nil, tmp) }
 	return plainDoctor(h, IsolationBasic, Protections{}, layers,
-		map[string]string{"python": python, "sh": "/bin/sh", "node": node}, env)
+		map[string]string{"python": python, "sh": "/bin/sh", "node": node}, pyErr, env)
 }

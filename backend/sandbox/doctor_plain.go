@@ -2,6 +2,8 @@
 
 package sandbox
 
+import "errors"
+
 // isolationFix is the way to the protections Windows and macOS do not give.
 const isolationFix = "for file and network isolation, run loopforge on Linux with bubblewrap (a Linux virtual machine will do)"
 
@@ -13,8 +15,18 @@ func plainLayers(osName string) []Layer {
 	}
 }
 
-// plainDoctor is the report of a plain level: p and layers are the OS's.
-func plainDoctor(h *Host, level string, p Protections, layers []Layer, interpreters map[string]string, env func(string) []string) Report {
+// plainDoctor is the report of a plain level: p and layers are the OS's;
+// pythonErr is why no Python was found, if none was.
+func plainDoctor(h *Host, level string, p Protections, layers []Layer, interpreters map[string]string,
+	pythonErr error, env func(string) []string) Report {
+	if pythonErr != nil {
+		fix := ""
+		var ie *InterpreterError
+		if errors.As(pythonErr, &ie) {
+			fix = ie.Hint
+		}
+		layers = append([]Layer{{Name: "python", Detail: "not found: generated code cannot run", Fix: fix}}, layers...)
+	}
 	return Report{
 		Isolation:    level,
 		Protections:  p,

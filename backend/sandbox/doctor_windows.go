@@ -1,7 +1,7 @@
 package sandbox
 
 func doctor(h *Host) Report {
-	python, _ := findPython("")
+	python, pyErr := findPython("")
 	node := findNode("")
 	job := Layer{Name: "job object", OK: h.Problem == "",
 		Detail: "kill-on-close job object: the code and every process it starts end with the run (timeout, Stop, output cap) " +
@@ -14,5 +14,5 @@ func doctor(h *Host) Report {
 	sys := newJobOS(python, node)
 	env := func(tmp string) []string { return sys.env(nil, tmp) }
 	return plainDoctor(h, IsolationJob, p, append([]Layer{job}, plainLayers("Windows")...),
-		map[string]string{"python": python, "node": node}, env)
+		map[string]string{"python": python, "node": node}, pyErr, env)
 }

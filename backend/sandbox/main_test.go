@@ -5,12 +5,15 @@ package sandbox
 import (
 	"os"
 	"testing"
+
+	"github.com/loopforge/loopforge/backend/testproc"
 )
 
 // TestMain lets the test binary serve as the sandbox shim, the way main()
 // does in the app.
 func TestMain(m *testing.M) {
 	RunChildIfRequested()
+	testproc.Run() // the plain sandbox's tests use this binary as "python"
 	if spec := os.Getenv(helperEnv); spec != "" {
 		os.Exit(helperMain(spec))
 	}

@@ -97,5 +97,8 @@ func isRegular(p string) bool {
 
 func hideWindow(*exec.Cmd) {}
 
+// nodeInstalls are where Homebrew and nodejs.org's installer put node.
+func nodeInstalls() []string { return []string{"/opt/homebrew/bin/node", "/usr/local/bin/node"} }
+
 // probeOS: macOS's process groups and rlimits need no probe.
 func probeOS() error { return nil }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"unsafe"
@@ -110,6 +111,17 @@ func hideWindow(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &windows.SysProcAttr{}
 	}
 	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NO_WINDOW
+}
+
+// nodeInstalls is where nodejs.org's installer puts node.exe.
+func nodeInstalls() []string {
+	var out []string
+	for _, env := range []string{"ProgramFiles", "ProgramW6432"} {
+		if dir := os.Getenv(env); dir != "" {
+			out = append(out, filepath.Join(dir, "nodejs", "node.exe"))
+		}
+	}
+	return out
 }
 
 // probeOS checks that a job object with the sandbox's limits can be made

@@ -50,16 +50,29 @@ func pythonOnPath(name string, skip func(dir string) bool) string {
 	return ""
 }
 
-// findNode resolves the Node.js binary once; "" when there is none.
+// findNode resolves the Node.js binary once: node on PATH, else where its
+// installers put it (a desktop app's PATH often lacks those directories);
+// "" when there is none.
 func findNode(explicit string) string {
-	name := explicit
-	if name == "" {
-		name = "node"
+	if explicit != "" {
+		p, err := exec.LookPath(explicit)
+		if err != nil {
+			return ""
+		}
+		return absPath(p)
 	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return ""
+	if p, err := exec.LookPath("node"); err == nil {
+		return absPath(p)
 	}
+	for _, p := range nodeInstalls() {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+func absPath(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}

@@ -31,7 +31,7 @@ func TestDescription(t *testing.T) {
 		{Result{Status: StatusTimeout, Limits: lim}, event.OutcomeTimeout, map[string]string{"ms": "30000"}, "timed out after 30s"},
 		{Result{Status: StatusTimeout, Limits: Limits{Timeout: 1500 * time.Millisecond}}, event.OutcomeTimeout, map[string]string{"ms": "1500"}, "timed out after 1.5s"},
 		{Result{Status: StatusTimeout}, event.OutcomeTimeout, nil, "timed out"},
-		{Result{Status: StatusTimeout, Signal: "CPU time limit exceeded", Limits: lim}, event.OutcomeCPULimit, map[string]string{"seconds": "35"}, "CPU time limit exceeded (35s)"},
+		{Result{Status: StatusTimeout, Signal: xcpuSignal, Limits: lim}, event.OutcomeCPULimit, map[string]string{"seconds": "35"}, "CPU time limit exceeded (35s)"},
 		{Result{Status: StatusOutputLimit, Limits: lim}, event.OutcomeOutputLimit, map[string]string{"bytes": "8388608"}, "output limit (8 MiB) exceeded"},
 		{Result{Status: StatusOutputLimit, Limits: Limits{OutputHardCap: 1000}}, event.OutcomeOutputLimit, map[string]string{"bytes": "1000"}, "output limit (1000 bytes) exceeded"},
 		{Result{Status: StatusMemory, Stderr: "Traceback...\nMemoryError\n"}, event.OutcomeMemory, map[string]string{"detail": "MemoryError"}, "memory limit exceeded: MemoryError"},
@@ -43,6 +43,9 @@ func TestDescription(t *testing.T) {
 			map[string]string{"detail": "sandbox shim failed: exec x"}, "sandbox error: sandbox shim failed: exec x"},
 	}
 	for _, tc := range tests {
+		if tc.code == event.OutcomeCPULimit && xcpuSignal == "" {
+			continue // no RLIMIT_CPU, no SIGXCPU: Windows
+		}
 		o := tc.res.Outcome()
 		if o.Code != string(tc.code) || !maps.Equal(o.Params, tc.params) {
 			t.Errorf("%s: Outcome() = %+v, want %s %v", tc.res.Status, o, tc.code, tc.params)
@@ -62,6 +65,8 @@ func TestNotesInEnglish(t *testing.T) {
 		want string
 	}{
 		{event.NewNote(event.NoteNoFiles), "no file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock)"},
+		{event.NewNote(event.NoteNoFiles, "os", "windows"), "no file-system isolation: the code can read and change your files (loopforge has none on Windows)"},
+		{event.NewNote(event.NoteNoNetwork, "os", "macos"), "no network isolation: the code can reach the network (loopforge has none on macOS)"},
 		{event.NewNote(event.NoteNetworkAllowed), "network access allowed for this run"},
 		{event.NewNote(event.NoteNoNetwork), "no network isolation: the code can reach the network (install bubblewrap)"},
 		{event.NewNote(event.NoteCgroupFailed, "detail", "mkdir: permission denied"), "cgroup limits not applied: mkdir: permission denied"},

@@ -64,6 +64,10 @@ func (r *Runner) Wait() { r.cleanup.wait() }
 // Windows, "basic" on macOS.
 func (r *Runner) Isolation() string { return r.p.sys.level() }
 
+// NetworkIsolated reports whether runs are kept off the network: never on
+// Windows and macOS.
+func (r *Runner) NetworkIsolated() bool { return false }
+
 // Host reports what the host offered when the Runner was made.
 func (r *Runner) Host() *Host { return r.host }
 

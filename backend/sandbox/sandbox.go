@@ -193,10 +193,11 @@ type Protections struct {
 	// false for a run with AllowNetwork.
 	Network bool `json:"network"`
 	// Processes: the number of processes is bounded and none can outlive
-	// the run, not even one that called setsid (PID namespace or cgroup).
+	// the run, not even one that called setsid (PID namespace or cgroup;
+	// the job object on Windows).
 	Processes bool `json:"processes"`
-	// Memory: one hard limit for the whole run (cgroup); without it only
-	// per-process rlimits apply.
+	// Memory: one hard limit for the whole run (cgroup; the job object on
+	// Windows); without it only per-process rlimits apply.
 	Memory bool `json:"memory"`
 	// Signals: the code cannot signal or ptrace the app (Landlock scopes or
 	// a PID namespace).
@@ -238,7 +239,8 @@ type Result struct {
 	// code, its sandbox having started before) until the exit was seen.
 	Duration time.Duration
 	// Isolation is the level that applied: "basic", "landlock" or
-	// "namespace", plus "+cgroup" when the run had its own cgroup.
+	// "namespace", plus "+cgroup" when the run had its own cgroup; "job"
+	// on Windows.
 	Isolation   string
 	Protections Protections
 	// Layers lists the mechanisms applied, e.g. ["rlimits", "seccomp",

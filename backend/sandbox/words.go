@@ -66,10 +66,16 @@ func englishNote(n event.ExecNote) string {
 	p, num := params(n)
 	switch event.Note(n.Code) {
 	case event.NoteNoFiles:
+		if os := osName(p("os")); os != "" {
+			return "no file-system isolation: the code can read and change your files (loopforge has none on " + os + ")"
+		}
 		return "no file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock)"
 	case event.NoteNetworkAllowed:
 		return "network access allowed for this run"
 	case event.NoteNoNetwork:
+		if os := osName(p("os")); os != "" {
+			return "no network isolation: the code can reach the network (loopforge has none on " + os + ")"
+		}
 		return "no network isolation: the code can reach the network (install bubblewrap)"
 	case event.NoteCgroupFailed:
 		return withDetail("cgroup limits not applied", p("detail"))
@@ -104,6 +110,18 @@ func englishNote(n event.ExecNote) string {
 	default:
 		return ""
 	}
+}
+
+// osName names the OS of a note's "os" parameter (set where the sandbox
+// is not Linux's, whose notes say how to get the protection instead).
+func osName(os string) string {
+	switch os {
+	case "windows":
+		return "Windows"
+	case "macos":
+		return "macOS"
+	}
+	return ""
 }
 
 // params reads a note's parameters as text and as numbers (0 when absent).

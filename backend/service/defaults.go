@@ -18,6 +18,9 @@ type Defaults struct {
 	// this machine gives ("" when code cannot run at all).
 	Limits    LimitsInfo `json:"limits"`
 	Isolation string     `json:"isolation"`
+	// NetworkIsolated: a run that does not allow the network is kept off
+	// it (false where the sandbox cannot: Windows, macOS).
+	NetworkIsolated bool `json:"network_isolated"`
 	// CommandTimeoutSeconds bounds one workspace validation command.
 	CommandTimeoutSeconds float64 `json:"command_timeout_seconds"`
 	// CommandsSandboxed is false when loopforge.yml runs workspace commands
@@ -43,7 +46,7 @@ func (s *Service) Defaults() Defaults {
 	lim = lim.Effective()
 	_, _ = s.executor() // Isolation: the sandbox's, once it is known (an error leaves it "")
 	return Defaults{Provider: def, MaxIterations: s.cfg.MaxIterations, Reflect: s.cfg.Reflect,
-		TimeoutSeconds: s.cfg.Timeout.Seconds(), Language: s.cfg.Language, Isolation: s.isolated,
+		TimeoutSeconds: s.cfg.Timeout.Seconds(), Language: s.cfg.Language, Isolation: s.isolated, NetworkIsolated: s.netIsolated,
 		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,
 			FileSizeBytes: lim.FileSizeBytes, OpenFiles: lim.OpenFiles, CPUs: lim.CPUs},
 		CommandTimeoutSeconds: s.cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !s.cfg.Workspace.Unsandboxed}

@@ -105,7 +105,10 @@ type Service struct {
 	exec     loop.Executor
 	execErr  error  // why no executor could be made (python missing)
 	isolated string // exec's isolation level
-	execOnce sync.Once
+	// netIsolated: exec keeps runs off the network unless they allow it
+	// (false on Windows and macOS, where nothing does).
+	netIsolated bool
+	execOnce    sync.Once
 }
 
 // New opens the history (the executor comes on first need). Runs left unfinished by a
@@ -157,7 +160,7 @@ func (s *Service) executor() (loop.Executor, error) {
 			s.execErr = err
 			return
 		}
-		s.exec, s.isolated = r, r.Isolation()
+		s.exec, s.isolated, s.netIsolated = r, r.Isolation(), r.NetworkIsolated()
 	})
 	return s.exec, s.execErr
 }
@@ -474,12 +477,14 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
 	}
-	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
-		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
-	}
+	// The request's own mistakes (a bad base URL) first: they are the
+	// user's to fix whatever the machine lacks.
 	prof, err := s.Profile(providerName, req.Model, req.BaseURL)
 	if err != nil {
 		return prepared{}, err
+	}
+	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
+		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
 	}
 	model, err := s.reg.New(prof)
 	if err != nil {

@@ -99,7 +99,8 @@ func FromDefaults(d service.Defaults) Defaults {
 		TimeoutSeconds: d.TimeoutSeconds, Language: d.Language,
 		Limits: SandboxLimits{MemoryBytes: l.MemoryBytes, Processes: l.Processes, OutputBytes: l.OutputBytes,
 			FileSizeBytes: l.FileSizeBytes, OpenFiles: l.OpenFiles, CPUs: l.CPUs},
-		Isolation: d.Isolation, CommandTimeoutSeconds: d.CommandTimeoutSeconds, CommandsSandboxed: d.CommandsSandboxed}
+		Isolation: d.Isolation, NetworkIsolated: d.NetworkIsolated, CommandTimeoutSeconds: d.CommandTimeoutSeconds,
+		CommandsSandboxed: d.CommandsSandboxed}
 }
 
 // FromSessions converts a page of the history.

@@ -61,9 +61,12 @@ type Defaults struct {
 	// defaults.
 	Limits SandboxLimits `json:"limits"`
 	// Isolation is the sandbox level this machine gives, e.g.
-	// "namespace+cgroup", "landlock", "basic"; "" when generated code
-	// cannot run at all.
+	// "namespace+cgroup", "landlock", "basic", "job" (Windows); "" when
+	// generated code cannot run at all.
 	Isolation string `json:"isolation"`
+	// NetworkIsolated: a run that does not allow the network is kept off
+	// it; false where the sandbox cannot do that (Windows, macOS).
+	NetworkIsolated bool `json:"network_isolated"`
 	// CommandTimeoutSeconds bounds one workspace validation command (or
 	// run_command).
 	CommandTimeoutSeconds float64 `json:"command_timeout_seconds"`

@@ -11,7 +11,7 @@ import { httpApi } from './api/http'
 import { RunBanner } from './components/RunBanner'
 import { createStores } from './stores'
 import { newRun } from './stores/runModel'
-import { noticeText, setLanguage, strings } from './strings'
+import { execNote, noticeText, setLanguage, strings } from './strings'
 import { fakeApi, memoryStorage } from './test/fakeApi'
 
 afterEach(() => {
@@ -77,6 +77,18 @@ describe('error words', () => {
     for (const code of values('Note')) expect(w.notes[code](p), code).not.toMatch(/undefined|NaN/)
     const q = { provider: 'gemini-api', reason: 'rate_limit', status: '429', wait_ms: '4000', retry: '1', max: '3', note: 'no_network', detail: 'x', path: '/w', branch: 'b' }
     for (const code of values('Notice')) expect(strings.live.notices[code](q), code).not.toMatch(/undefined|NaN/)
+  })
+
+  it('says where no file or network isolation exists at all, instead of Linux advice', () => {
+    const on = (code: string, os?: string) => execNote({ code, params: os ? { os } : {} })
+    setLanguage('en')
+    expect(on('no_files', 'windows')).toBe('No file-system isolation: the code can read and change your files (loopforge has none on Windows).')
+    expect(on('no_network', 'macos')).toBe('No network isolation: the code can reach the network (loopforge has none on macOS).')
+    expect(on('no_network')).toBe('No network isolation: the code can reach the network (install bubblewrap).')
+    setLanguage('pt')
+    expect(on('no_files', 'windows')).toBe('Sem isolamento do sistema de arquivos: o código pode ler e alterar seus arquivos (o loopforge não tem nenhum no Windows).')
+    expect(on('no_network')).toBe('Sem isolamento de rede: o código pode acessar a rede (instale o bubblewrap).')
+    setLanguage('en')
   })
 
   it("words loopforge's notices by code, and shows a provider's own as it came", () => {

@@ -13,6 +13,15 @@ function detailed(head: string, p: P): string {
   return p.detail ? `${head}: ${p.detail}` : head
 }
 
+/**
+ * osName names the system of a sandbox note's "os" parameter, set where
+ * loopforge has no file or network isolation at all (Windows, macOS); ""
+ * on Linux, whose notes say how to get it instead.
+ */
+function osName(os: string | undefined): string {
+  return os === 'windows' ? 'Windows' : os === 'macos' ? 'macOS' : ''
+}
+
 /** retryReason: why a call is retried, with the HTTP status when there was one. */
 function retryReason(p: P, words: Record<string, string>): string {
   const why = words[p.reason ?? ''] ?? p.reason ?? ''
@@ -154,6 +163,14 @@ const en = {
       output: (size: string) => `${size} output`,
       noNetwork: 'no network',
       network: 'network allowed',
+      networkNotIsolated: 'network not isolated on this system',
+      /** What each isolation level is, shown over its name ("+cgroup" adds a cgroup of the run's own). */
+      levels: {
+        basic: 'basic: own process group, resource limits, a private temporary folder, a clean environment',
+        job: 'job (Windows): the code and everything it starts run in one job object, killed together, with a process and a memory limit; no file or network isolation',
+        landlock: 'landlock: read-only files outside the run folder, no internet, no signals to the app',
+        namespace: 'namespace (bubblewrap): own network, processes and file view; only the system folders and the run folder are visible',
+      } as Record<string, string>,
       unavailable: 'Sandbox not available: generated code cannot run on this machine (loopforge doctor says why).',
       details: (l: { memory: string; processes: number; output: string; fileSize: string; openFiles: number; cpus: number }) =>
         `Each execution gets at most ${l.memory} of memory, ${l.processes} processes and threads, ${l.output} of output per stream, files up to ${l.fileSize}, ${l.openFiles} open files and ${l.cpus} CPU${l.cpus === 1 ? '' : 's'}. Set under limits: in loopforge.yml.`,
@@ -322,9 +339,15 @@ const en = {
         sandbox: (p: P) => detailed('sandbox error', p),
       } satisfies Record<Outcome, (p: P) => string> as Record<string, (p: P) => string>,
       notes: {
-        no_files: () => 'No file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock).',
+        no_files: (p: P) =>
+          osName(p.os)
+            ? `No file-system isolation: the code can read and change your files (loopforge has none on ${osName(p.os)}).`
+            : 'No file-system isolation: the code can read and change your files (install bubblewrap, or use Linux 5.13+ with Landlock).',
         network_allowed: () => 'Network access allowed for this run.',
-        no_network: () => 'No network isolation: the code can reach the network (install bubblewrap).',
+        no_network: (p: P) =>
+          osName(p.os)
+            ? `No network isolation: the code can reach the network (loopforge has none on ${osName(p.os)}).`
+            : 'No network isolation: the code can reach the network (install bubblewrap).',
         cgroup_failed: (p: P) => detailed('Cgroup limits not applied', p),
         cgroup_partial: (p: P) => {
           const missing = (p.controllers ?? '').split(',').filter(Boolean)
@@ -685,6 +708,13 @@ const pt: Strings = {
       output: (size: string) => `${size} de saída`,
       noNetwork: 'sem rede',
       network: 'rede permitida',
+      networkNotIsolated: 'rede não isolada neste sistema',
+      levels: {
+        basic: 'basic: grupo de processos próprio, limites de recursos, pasta temporária privada, ambiente limpo',
+        job: 'job (Windows): o código e tudo o que ele inicia rodam num único job object, encerrados juntos, com limite de processos e de memória; sem isolamento de arquivos nem de rede',
+        landlock: 'landlock: arquivos somente leitura fora da pasta da execução, sem internet, sem sinais para o app',
+        namespace: 'namespace (bubblewrap): rede, processos e visão de arquivos próprios; só as pastas do sistema e a pasta da execução ficam visíveis',
+      } as Record<string, string>,
       unavailable: 'Sandbox indisponível: o código gerado não pode ser executado nesta máquina (loopforge doctor diz por quê).',
       details: (l: { memory: string; processes: number; output: string; fileSize: string; openFiles: number; cpus: number }) =>
         `Cada execução tem no máximo ${l.memory} de memória, ${l.processes} processos e threads, ${l.output} de saída por fluxo, arquivos de até ${l.fileSize}, ${l.openFiles} arquivos abertos e ${l.cpus} CPU${l.cpus === 1 ? '' : 's'}. Configure em limits: no loopforge.yml.`,
@@ -846,9 +876,15 @@ const pt: Strings = {
         sandbox: (p: P) => detailed('erro da sandbox', p),
       },
       notes: {
-        no_files: () => 'Sem isolamento do sistema de arquivos: o código pode ler e alterar seus arquivos (instale o bubblewrap ou use Linux 5.13+ com Landlock).',
+        no_files: (p: P) =>
+          osName(p.os)
+            ? `Sem isolamento do sistema de arquivos: o código pode ler e alterar seus arquivos (o loopforge não tem nenhum no ${osName(p.os)}).`
+            : 'Sem isolamento do sistema de arquivos: o código pode ler e alterar seus arquivos (instale o bubblewrap ou use Linux 5.13+ com Landlock).',
         network_allowed: () => 'Acesso à rede permitido nesta execução.',
-        no_network: () => 'Sem isolamento de rede: o código pode acessar a rede (instale o bubblewrap).',
+        no_network: (p: P) =>
+          osName(p.os)
+            ? `Sem isolamento de rede: o código pode acessar a rede (o loopforge não tem nenhum no ${osName(p.os)}).`
+            : 'Sem isolamento de rede: o código pode acessar a rede (instale o bubblewrap).',
         cgroup_failed: (p: P) => detailed('Limites de cgroup não aplicados', p),
         cgroup_partial: (p: P) => {
           const missing = (p.controllers ?? '').split(',').filter(Boolean)

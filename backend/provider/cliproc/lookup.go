@@ -38,7 +38,7 @@ func (b Binary) Find(ctx context.Context) (string, error) {
 		return &provider.NotFoundError{Provider: b.Provider, Binary: what, Looked: looked, Hint: b.Hint}
 	}
 	if p := b.Profile; p != "" {
-		if strings.ContainsRune(p, '/') {
+		if strings.ContainsRune(p, '/') || strings.ContainsRune(p, filepath.Separator) {
 			p = expandHome(p)
 			if err := executable(p); err != nil {
 				return "", notFound(p, []string{"the profile's binary setting (" + err.Error() + ")"})
@@ -62,7 +62,7 @@ func (b Binary) Find(ctx context.Context) (string, error) {
 		looked = append(looked, "the npm global prefix ("+why+")")
 		return "", notFound(name, looked)
 	}
-	cand := filepath.Join(prefix, "bin", name)
+	cand := npmBin(prefix, name)
 	if err := executable(cand); err != nil {
 		looked = append(looked, "the npm global prefix ("+err.Error()+")")
 		return "", notFound(name, looked)
@@ -114,10 +114,7 @@ func executable(path string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
-	if fi.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("%s is not executable", path)
-	}
-	return nil
+	return runnable(path, fi)
 }
 
 func expandHome(p string) string {

@@ -117,6 +117,17 @@ describe('the sandbox line', () => {
     expect(net().textContent).toBe('no network')
   })
 
+  it('warns where the sandbox cannot keep the code off the network (Windows: level job)', async () => {
+    await ready(withDefaults({ isolation: 'job', network_isolated: false }))
+    const net = () => screen.getByTestId('sandbox-network')
+    expect(screen.getByTestId('sandbox-isolation').textContent).toBe('job')
+    expect(screen.getByTestId('sandbox-isolation').title).toContain('no file or network isolation')
+    expect(net().textContent).toBe('⚠ network not isolated on this system')
+    expect(net().classList.contains('sandbox-net-on')).toBe(true)
+    fireEvent.click(screen.getByTestId('allow-network'))
+    expect(net().textContent).toBe('⚠ network allowed')
+  })
+
   it('shows the configured limits, not built-in ones', async () => {
     await ready(withDefaults({ limits: { memory_bytes: 1.5 * (1 << 30), processes: 1, output_bytes: 512 << 10, file_size_bytes: 1 << 20, open_files: 64, cpus: 2 }, isolation: 'landlock' }))
     const items = [...screen.getByTestId('sandbox-limits').querySelectorAll('.sandbox-item')].map((e) => e.textContent)

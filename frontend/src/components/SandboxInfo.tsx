@@ -5,7 +5,8 @@ import { strings } from '../strings'
 /**
  * SandboxInfo: one compact line under the prompt saying what the code about
  * to run gets — the isolation level, memory, processes, output and network
- * (which turns into a warning while "Allow network" is ticked); in
+ * (which turns into a warning while "Allow network" is ticked, or where
+ * the sandbox cannot keep the code off the network: Windows, macOS); in
  * workspace mode also the time limit of each validation command, or a
  * warning when loopforge.yml runs those commands unsandboxed. The rest of
  * the limits are in its tooltip. It holds its line while the defaults load,
@@ -53,6 +54,9 @@ export function SandboxInfo() {
       </div>
     )
   }
+  // An older server does not say: it isolated the network wherever it ran.
+  const isolatedNet = d.network_isolated !== false
+  const reachable = net || !isolatedNet
   const details = s.details({
     memory: bytes(l.memory_bytes),
     processes: l.processes,
@@ -65,15 +69,15 @@ export function SandboxInfo() {
     <div className="sandbox-info" data-testid="sandbox-info">
       <p className="sandbox-line" title={details} data-testid="sandbox-limits">
         <span className="sandbox-label">{s.label}:</span>
-        <span className="sandbox-item sandbox-level" data-testid="sandbox-isolation">
+        <span className="sandbox-item sandbox-level" data-testid="sandbox-isolation" title={s.levels[d.isolation.split('+')[0]]}>
           {d.isolation}
         </span>
         <span className="sandbox-item">{s.memory(bytes(l.memory_bytes))}</span>
         <span className="sandbox-item">{s.processes(l.processes)}</span>
         <span className="sandbox-item">{s.output(bytes(l.output_bytes))}</span>
-        <span className={`sandbox-item sandbox-last sandbox-net${net ? ' sandbox-net-on' : ''}`} data-testid="sandbox-network" data-allowed={net}>
-          {net && <span aria-hidden="true">⚠ </span>}
-          {net ? s.network : s.noNetwork}
+        <span className={`sandbox-item sandbox-last sandbox-net${reachable ? ' sandbox-net-on' : ''}`} data-testid="sandbox-network" data-allowed={net}>
+          {reachable && <span aria-hidden="true">⚠ </span>}
+          {net ? s.network : isolatedNet ? s.noNetwork : s.networkNotIsolated}
         </span>
         <span className="sr-only"> — {details}</span>
       </p>

@@ -97,6 +97,7 @@ export const defaults: Defaults = {
   language: 'python',
   limits: { memory_bytes: 1 << 30, processes: 128, output_bytes: 8 << 20, file_size_bytes: 32 << 20, open_files: 256, cpus: 1 },
   isolation: 'namespace+cgroup',
+  network_isolated: true,
   command_timeout_seconds: 300,
   commands_sandboxed: true,
 }

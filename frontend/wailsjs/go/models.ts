@@ -168,6 +168,7 @@ export namespace wire {
 	    language: string;
 	    limits: SandboxLimits;
 	    isolation: string;
+	    network_isolated: boolean;
 	    command_timeout_seconds: number;
 	    commands_sandboxed: boolean;
 	}

@@ -333,9 +333,9 @@ export type Outcome = typeof OutcomeOK | typeof OutcomeExit | typeof OutcomeSign
  * Note names something that did not apply to an execution, or a picture
  * it left out (ExecPayload.Notes, ImageNotes); parameters as for Outcome.
  */
-export const NoteNoFiles = "no_files"; // no file-system isolation
+export const NoteNoFiles = "no_files"; // no file-system isolation; os ("windows", "macos": none exists there, else Linux's advice applies)
 export const NoteNetworkAllowed = "network_allowed"; // the user allowed the network for this run
-export const NoteNoNetwork = "no_network"; // no network isolation
+export const NoteNoNetwork = "no_network"; // no network isolation; os (as for no_files)
 export const NoteCgroupFailed = "cgroup_failed"; // detail (why the run got no cgroup)
 export const NoteCgroupPartial = "cgroup_partial"; // controllers (comma-separated: pids,memory,cpu), nproc ("1": RLIMIT_NPROC still bounds processes)
 export const NoteProcessLimit = "process_limit"; // limit (the number of processes that was reached)

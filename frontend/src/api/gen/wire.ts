@@ -303,10 +303,15 @@ export interface Defaults {
   limits: SandboxLimits;
   /**
    * Isolation is the sandbox level this machine gives, e.g.
-   * "namespace+cgroup", "landlock", "basic"; "" when generated code
-   * cannot run at all.
+   * "namespace+cgroup", "landlock", "basic", "job" (Windows); "" when
+   * generated code cannot run at all.
    */
   isolation: string;
+  /**
+   * NetworkIsolated: a run that does not allow the network is kept off
+   * it; false where the sandbox cannot do that (Windows, macOS).
+   */
+  network_isolated: boolean;
   /**
    * CommandTimeoutSeconds bounds one workspace validation command (or
    * run_command).

@@ -171,7 +171,8 @@ EOF
 target_linux_amd64() {
   local name=loopforge_${VERSION}_linux_amd64 d
   d=$work/$name; mkdir -p "$d"
-  wailsbuild linux/amd64 ${WAILS_TAGS:+-tags $WAILS_TAGS}
+  # PIE, as Debian builds its C programs (hardening: ASLR for the whole binary; lintian checks it).
+  GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildmode=pie" wailsbuild linux/amd64 ${WAILS_TAGS:+-tags $WAILS_TAGS}
   cp build/bin/loopforge-desktop "$d/"
   gobuild linux amd64 "$d/loopforge" .
   gobuild linux amd64 "$d/loopforge-shim" ./backend/sandbox/cmd/loopforge-shim

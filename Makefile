@@ -8,3 +8,10 @@ ci:    ; bash .ci/run
 # Real codex/claude/gemini CLIs from npm against a fake model server (not part of `make test`).
 .PHONY: test-clis
 test-clis: ; bash scripts/test-clis.sh
+# Versioned artifacts for Linux, Windows and macOS with SHA256SUMS in build/release (scripts/release.sh);
+# release-check builds them twice and compares; install-test installs the .deb on a fresh Debian 12 root.
+.PHONY: release release-check install-test install-test-windows
+release:       ; bash scripts/release.sh
+release-check: ; bash scripts/release-check.sh
+install-test:  ; bash scripts/install-test.sh
+install-test-windows: ; bash scripts/install-test-windows.sh

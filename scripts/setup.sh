@@ -2,6 +2,8 @@
 # Installs whatever is missing for building and testing loopforge on Debian/Ubuntu.
 # Idempotent: every step checks first. Uses sudo when not root.
 # WITH_BROWSER=1 also installs Xvfb and Chromium (headless UI checks, CI).
+# WITH_RELEASE=1 also installs what `make release` and scripts/install-test.sh use (makensis, zip,
+# dpkg-shlibdeps, debootstrap, Xvfb).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WAILS_VERSION=v2.15.0      # keep equal to the wails version in go.mod; never @latest
@@ -21,6 +23,13 @@ pkg-config --exists webkit2gtk-4.0 2>/dev/null || pkg-config --exists webkit2gtk
 if [ "${WITH_BROWSER:-0}" = 1 ]; then
   command -v Xvfb >/dev/null     || need+=" xvfb xauth"
   command -v chromium >/dev/null || need+=" chromium"
+fi
+if [ "${WITH_RELEASE:-0}" = 1 ]; then
+  command -v makensis >/dev/null       || need+=" nsis"
+  command -v zip >/dev/null            || need+=" zip"
+  command -v dpkg-shlibdeps >/dev/null || need+=" dpkg-dev"
+  command -v debootstrap >/dev/null    || need+=" debootstrap"
+  command -v Xvfb >/dev/null           || need+=" xvfb"
 fi
 if [ -n "$need" ]; then
   echo "setup: installing Debian packages:$need"

@@ -200,7 +200,7 @@ func (e *env) rootCmd() *cobra.Command {
 		Long: "loopforge runs a code-generation loop: generate → execute → reflect → generate, until the code\n" +
 			"runs cleanly or the iteration limit is reached. With no command it opens the desktop window, or,\n" +
 			"where there is none (or no display), serves the web UI and opens it in the browser.",
-		Version:       service.Version,
+		Version:       service.VersionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Not cobra.NoArgs: its "unknown command" error is untyped, and

@@ -228,3 +228,13 @@ func TestRunStdin(t *testing.T) {
 		t.Errorf("exit %d, header:\n%s", code, stderr)
 	}
 }
+
+func TestVersionFlag(t *testing.T) {
+	saved := [3]string{service.Version, service.Commit, service.Date}
+	t.Cleanup(func() { service.Version, service.Commit, service.Date = saved[0], saved[1], saved[2] })
+	service.Version, service.Commit, service.Date = "0.1.0", "52bb02b", "2026-11-27"
+	code, stdout, stderr := cliRun(t, "--version")
+	if want := "loopforge version 0.1.0 (commit 52bb02b, 2026-11-27)\n"; code != ExitOK || stdout != want {
+		t.Errorf("--version: exit %d, stdout %q (stderr %q), want 0 and %q", code, stdout, stderr, want)
+	}
+}

@@ -39,9 +39,6 @@ import (
 	"github.com/loopforge/loopforge/backend/store"
 )
 
-// Version of loopforge.
-const Version = "0.1.0"
-
 // ErrRunNotFound: no active or stored run has that id.
 var ErrRunNotFound = errors.New("run not found")
 

@@ -172,7 +172,9 @@ target_linux_amd64() {
   local name=loopforge_${VERSION}_linux_amd64 d
   d=$work/$name; mkdir -p "$d"
   # PIE, as Debian builds its C programs (hardening: ASLR for the whole binary; lintian checks it).
-  GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildmode=pie" wailsbuild linux/amd64 ${WAILS_TAGS:+-tags $WAILS_TAGS}
+  # WebKitGTK 4.1 whatever the build machine's default: it is the one every supported release has
+  # (Debian 12 and 13, Ubuntu 22.04 and 24.04+), while 4.0 is gone from Ubuntu 24.04 and Debian 13.
+  GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildmode=pie" wailsbuild linux/amd64 -tags webkit2_41
   cp build/bin/loopforge-desktop "$d/"
   gobuild linux amd64 "$d/loopforge" .
   gobuild linux amd64 "$d/loopforge-shim" ./backend/sandbox/cmd/loopforge-shim
@@ -209,8 +211,8 @@ Terminal=false
 Categories=Development;Education;
 Keywords=AI;LLM;code;teaching;
 EOF
-  # Depends: the shared libraries the desktop build links, as Debian's own tool names them (GTK 3 and the
-  # WebKitGTK the build used: webkit2gtk 4.0, or 4.1 with WAILS_TAGS=webkit2_41), and python3, which
+  # Depends: the shared libraries the desktop build links, as Debian's own tool names them (GTK 3 and
+  # WebKitGTK 4.1), and python3, which
   # runs the generated code (/usr/bin/python3).
   mkdir -p "$pkg/debian"
   printf 'Source: loopforge\n\nPackage: loopforge\nArchitecture: amd64\n' > "$pkg/debian/control"

@@ -26,6 +26,9 @@ if [ "${WITH_BROWSER:-0}" = 1 ]; then
 fi
 if [ "${WITH_RELEASE:-0}" = 1 ]; then
   command -v makensis >/dev/null       || need+=" nsis"
+  # The .deb's window links WebKitGTK 4.1: the one Debian 12, Ubuntu 22.04 and every later release have
+  # (4.0 is gone from Ubuntu 24.04 and Debian 13). Both -dev packages install side by side.
+  pkg-config --exists webkit2gtk-4.1 2>/dev/null || need+=" libwebkit2gtk-4.1-dev"
   command -v zip >/dev/null            || need+=" zip"
   command -v dpkg-shlibdeps >/dev/null || need+=" dpkg-dev"
   command -v debootstrap >/dev/null    || need+=" debootstrap"

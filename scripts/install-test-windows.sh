@@ -6,8 +6,8 @@
 #                    this version
 #   uninstall.exe /S -> the files, shortcuts and entry are gone; a file of the user's in that folder and
 #                    the history folder (%APPDATA%\loopforge) are left alone
-# It cannot start the binaries: Go 1.24+ programs need bcryptprimitives.dll (ProcessPrng), which wine 8
-# (Debian 12) does not have. Needs wine64 (apt install wine64; not part of setup: it is large).
+# It does not start the binaries (scripts/wine-test.sh --installer does, with a stand-in for the
+# bcryptprimitives.dll that wine 8 lacks). Needs wine64 (scripts/wine-test.sh installs it).
 set -euo pipefail
 [ $# -eq 0 ] || set -- "$(realpath "$1")"
 cd "$(dirname "$0")/.."

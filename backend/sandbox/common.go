@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/loopforge/loopforge/backend/procgroup"
 )
@@ -67,7 +69,16 @@ func removeWorkdir(dir string) {
 		}
 		return nil
 	})
-	if err := os.RemoveAll(dir); err != nil {
+	err := os.RemoveAll(dir)
+	// Windows frees a killed process's handles (its cwd, open files) only
+	// once the process is gone from the kernel, some time after the job
+	// reported it ended; until then its files cannot be deleted. Wine
+	// takes seconds. This runs in the background: wait, within bounds.
+	for wait := 50 * time.Millisecond; err != nil && runtime.GOOS == "windows" && wait <= 3*time.Second; wait *= 2 {
+		time.Sleep(wait)
+		err = os.RemoveAll(dir)
+	}
+	if err != nil {
 		slog.Warn("sandbox: remove work dir", "dir", dir, "err", err)
 	}
 }

@@ -9,10 +9,6 @@ package sandbox
 
 import (
 	"cmp"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -33,29 +29,15 @@ func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
-// checkDir validates a Request.Dir and returns it with symlinks resolved,
-// the path the layers use (a bind mount or a Landlock rule on a symlink
-// would name the wrong place). The error is a *DirError.
+// checkDir validates a Request.Dir and returns it with symlinks resolved
+// (resolveDir). The error is a *DirError.
 func (r *Runner) checkDir(dir string) (string, error) {
 	refuse := func(reason string, err error) (string, error) {
 		return "", &DirError{Dir: dir, Reason: reason, Err: err}
 	}
-	if !filepath.IsAbs(dir) {
-		return refuse("is not an absolute path", nil)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return refuse("does not exist", nil)
-	case err != nil:
-		return refuse("cannot be resolved", err)
-	}
-	fi, err := os.Stat(real)
-	switch {
-	case err != nil:
-		return refuse("cannot be read", err)
-	case !fi.IsDir():
-		return refuse("is not a directory", nil)
+	real, err := resolveDir(dir)
+	if err != nil {
+		return "", err
 	}
 	if real == "/" {
 		return refuse("is the root directory", nil)

@@ -70,3 +70,20 @@ func nodeInterpreter(node string, lim Limits) interpreter {
 		linkFlags: []string{"--preserve-symlinks-main"},
 	}
 }
+
+// unixInterpreter is how Linux and macOS start lang: python and sh read the
+// program on stdin, node too when it is installed.
+func unixInterpreter(python, node, lang string, lim Limits) (interpreter, error) {
+	switch lang {
+	case "", "python":
+		return pythonInterpreter(python), nil
+	case "sh":
+		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}, ext: ".sh"}, nil
+	case "node", "javascript", "js":
+		if node == "" {
+			return interpreter{}, fmt.Errorf("sandbox: %w %q: Node.js is not installed", ErrUnsupportedLanguage, lang)
+		}
+		return nodeInterpreter(node, lim), nil
+	}
+	return interpreter{}, fmt.Errorf("sandbox: %w %q", ErrUnsupportedLanguage, lang)
+}

@@ -8,8 +8,6 @@ package sandbox
 // code that is told it may change everything beneath it.
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -68,26 +66,11 @@ func (r *plainRunner) checkDir(dir string) (string, error) {
 	refuse := func(reason string, err error) (string, error) {
 		return "", &DirError{Dir: dir, Reason: reason, Err: err}
 	}
-	if !filepath.IsAbs(dir) {
-		return refuse("is not an absolute path", nil)
+	real, err := resolveDir(dir)
+	if err != nil {
+		return "", err
 	}
-	real, err := filepath.EvalSymlinks(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return refuse("does not exist", nil)
-	case err != nil:
-		return refuse("cannot be resolved", err)
-	}
-	if real, err = filepath.Abs(real); err != nil {
-		return refuse("cannot be resolved", err)
-	}
-	fi, err := os.Stat(real)
-	switch {
-	case err != nil:
-		return refuse("cannot be read", err)
-	case !fi.IsDir():
-		return refuse("is not a directory", nil)
-	case isVolumeRoot(real):
+	if isVolumeRoot(real) {
 		return refuse("is the root directory", nil)
 	}
 	if slices.ContainsFunc(r.homes, func(h string) bool { return samePath(h, real) }) {

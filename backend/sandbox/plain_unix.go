@@ -31,18 +31,7 @@ func (s *shimOS) level() string { return IsolationBasic }
 func (s *shimOS) codeAsFile() bool { return false }
 
 func (s *shimOS) interpreter(r *plainRunner, lang string, lim Limits) (interpreter, error) {
-	switch lang {
-	case "", "python":
-		return pythonInterpreter(r.python), nil
-	case "sh":
-		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}, ext: ".sh"}, nil
-	case "node", "javascript", "js":
-		if r.node == "" {
-			return interpreter{}, fmt.Errorf("sandbox: %w %q: Node.js is not installed", ErrUnsupportedLanguage, lang)
-		}
-		return nodeInterpreter(r.node, lim), nil
-	}
-	return interpreter{}, fmt.Errorf("sandbox: %w %q", ErrUnsupportedLanguage, lang)
+	return unixInterpreter(r.python, r.node, lang, lim)
 }
 
 func (s *shimOS) env(_ *plainRunner, wd string) []string { return unixEnv(s.path, s.lang, wd) }

@@ -252,18 +252,7 @@ func (r *Runner) Python() string { return r.python }
 func (r *Runner) Node() string { return r.node }
 
 func (r *Runner) interpreter(lang string, lim Limits) (interpreter, error) {
-	switch lang {
-	case "", "python":
-		return pythonInterpreter(r.python), nil
-	case "sh":
-		return interpreter{path: "/bin/sh", args: []string{"sh", "-s"}, ext: ".sh"}, nil
-	case "node", "javascript", "js":
-		if r.node == "" {
-			return interpreter{}, fmt.Errorf("sandbox: %w %q: Node.js is not installed", ErrUnsupportedLanguage, lang)
-		}
-		return nodeInterpreter(r.node, lim), nil
-	}
-	return interpreter{}, fmt.Errorf("sandbox: %w %q", ErrUnsupportedLanguage, lang)
+	return unixInterpreter(r.python, r.node, lang, lim)
 }
 
 func (r *Runner) env(wd string) []string { return unixEnv(r.path, "C.UTF-8", wd) }

@@ -59,5 +59,5 @@ func main() {
 	if err != nil {
 		panic(err) // the embed pattern above guarantees the directory
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Faces{Assets: uiAssets(dist), Desktop: runDesktop, BindingsOnly: bindingsBuild}))
+	os.Exit(cli.Main(os.Args[1:], cli.Faces{Assets: uiAssets(dist), Desktop: runDesktop, WindowCheck: windowCheck, BindingsOnly: bindingsBuild}))
 }

@@ -147,6 +147,8 @@ display=:$(cat "$work/display")
 rc=0; as_student env DISPLAY="$display" timeout 8 loopforge > "$work/desktop.log" 2>&1 || rc=$?
 echo "exit $rc after 8 s (124: still running when timeout stopped it)"
 [ $rc -eq 124 ] || { cat "$work/desktop.log"; fail "the window did not stay up (exit $rc)"; }
+# Where no window can open, loopforge serves the web UI instead and stays up too: that is no window.
+! grep -q 'serving the web UI instead' "$work/desktop.log" || { cat "$work/desktop.log"; fail "no window opened"; }
 grep -iE 'error|critical|panic' "$work/desktop.log" | head -5 || true
 
 step "loopforge serve"

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"path/filepath"
 	"runtime"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/testwait"
 )
 
@@ -211,5 +214,31 @@ func TestNoCommandWithoutADisplay(t *testing.T) {
 	}
 	if len(n.started) > 0 {
 		t.Errorf("exec started %q", n.started)
+	}
+}
+
+// TestDesktopBuildThatCannotOpenItsWindow: the desktop build whose window
+// cannot open on this display (GTK's init fails: a DISPLAY that is gone)
+// serves the web UI instead of panicking in Wails; the window is never
+// tried and the browser gets the UI.
+func TestDesktopBuildThatCannotOpenItsWindow(t *testing.T) {
+	n := newNoCommand(t)
+	n.e.faces.Desktop = func(*service.Service, fs.FS) error {
+		t.Error("the window was opened although the check failed")
+		return nil
+	}
+	n.e.faces.WindowCheck = func() error { return fmt.Errorf("%w: GTK cannot open the display \":99\"", ErrNoWindow) }
+	url := n.start(t)
+	if opened := <-n.opened; !strings.Contains(opened, "?launch=") {
+		t.Fatalf("the browser was given %q", opened)
+	}
+	if code := get(t, url); code != http.StatusSeeOther {
+		t.Fatalf("GET the URL: %d, want 303", code)
+	}
+	if code := n.stop(); code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, n.stderr.String())
+	}
+	if want := `no window can open here: GTK cannot open the display ":99"; serving the web UI instead`; !strings.Contains(n.stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, n.stderr.String())
 	}
 }

@@ -43,10 +43,16 @@ type Faces struct {
 	Assets fs.FS
 	// Desktop opens the window in this process (the desktop build only).
 	Desktop func(*service.Service, fs.FS) error
+	// WindowCheck, when set, says whether Desktop can open its window here;
+	// an error wrapping ErrNoWindow sends the user to the web UI instead.
+	WindowCheck func() error
 	// BindingsOnly: this build only generates the Wails bindings; the
 	// desktop face runs with no service and needs no display.
 	BindingsOnly bool
 }
+
+// ErrNoWindow: the desktop build cannot open its window on this display.
+var ErrNoWindow = errors.New("no window can open here")
 
 // DesktopName is the file name of the desktop build, looked for next to the
 // CLI build's executable (desktopFile: with ".exe" on Windows).
@@ -229,6 +235,13 @@ func (e *env) desktop(ctx context.Context) error {
 	}
 	if e.faces.Desktop == nil {
 		return e.orWebUI(ctx, e.execDesktop())
+	}
+	if check := e.faces.WindowCheck; check != nil {
+		if err := check(); errors.Is(err, ErrNoWindow) {
+			return e.webUI(ctx, err.Error())
+		} else if err != nil {
+			return err
+		}
 	}
 	wd, _ := os.Getwd()
 	svc, err := e.newService(ctx, wd)

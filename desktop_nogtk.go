@@ -1,0 +1,8 @@
+//go:build !((desktop || dev) && linux && !bindings)
+
+package main
+
+// windowCheck: only GTK's window can fail to open a display this way
+// (desktop_gtk.go); the CLI build has no window, and WebView2 and Cocoa
+// report their own errors.
+var windowCheck func() error

@@ -217,8 +217,12 @@ func backup(ctx context.Context, path string) (string, error) {
 	f.Close()
 	defer os.Remove(tmp) //nolint:errcheck // gone after the rename
 
-	// VACUUM INTO accepts an existing file only when it is empty, as tmp is.
+	// VACUUM INTO accepts an existing file only when it is empty, as tmp is
+	// (again, when a busy file made withDB try once more).
 	if err := withDB(ctx, path, func(db *sql.DB) error {
+		if err := os.Truncate(tmp, 0); err != nil {
+			return err
+		}
 		_, err := db.ExecContext(ctx, "VACUUM INTO ?", tmp)
 		return err
 	}); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
 	"github.com/spf13/cobra"
 )
 
@@ -123,7 +124,13 @@ func (e *env) main(ctx context.Context, args []string) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintln(e.stderr, "loopforge: "+oneLine(err.Error()))
+	msg := err.Error()
+	if ce, ok := errors.AsType[*store.CorruptError](err); ok {
+		// Its words are whole and name the file; the prefixes of the layers
+		// it came through ("opening the history: store: open …") only repeat it.
+		msg = ce.Error()
+	}
+	fmt.Fprintln(e.stderr, "loopforge: "+oneLine(msg))
 	return exitCode(err)
 }
 

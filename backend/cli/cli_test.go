@@ -48,7 +48,12 @@ func cliRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // cliRunIn is cliRun with stdin as the command's standard input.
 func cliRunIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	home := t.TempDir()
+	return cliRunHome(t, t.TempDir(), stdin, args...)
+}
+
+// cliRunHome is cliRunIn with home as LOOPFORGE_HOME.
+func cliRunHome(t *testing.T, home, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	vars := map[string]string{"LOOPFORGE_HOME": home, "OPENAI_API_KEY": "sk-test"}
 	var out, errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
@@ -107,6 +112,29 @@ func TestConfigurationMistakesExit2OnOneLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDamagedHistoryIsOneLine: a history file that is not a database is
+// refused with the store's own words on one line (no "opening the history:
+// store: open …" before them), the file untouched, exit 1.
+func TestDamagedHistoryIsOneLine(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "history.db")
+	garbage := bytes.Repeat([]byte("not a database "), 500)
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cliRunHome(t, home, "", "sessions")
+	if code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	want := "loopforge: the history file " + path + " is not a loopforge history"
+	if !strings.HasPrefix(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("stderr = %q, want one line starting %q", stderr, want)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, garbage) {
+		t.Error("the damaged history was modified")
 	}
 }
 

@@ -30,7 +30,8 @@ const (
 	// ClassNotFound: no such session or run.
 	ClassNotFound
 	// ClassUnavailable: the thing exists but cannot give what was asked,
-	// e.g. a script export of a run that produced no code.
+	// e.g. a script export of a run that produced no code, or a history file
+	// that is damaged (*store.CorruptError).
 	ClassUnavailable
 	// ClassProviderSetup: the provider cannot be used as set up on this
 	// machine (no API key, a variable the CLI needs not passed, coding CLI
@@ -88,7 +89,7 @@ func Classify(err error) Class {
 	case errors.Is(err, ErrNotAStudent):
 		return ClassUnauthorized
 	case errors.Is(err, export.ErrNoCode), errors.Is(err, export.ErrNotRunnable), errors.Is(err, ErrNoClass),
-		errors.Is(err, ErrClassPaused):
+		errors.Is(err, ErrClassPaused), isAs[*store.CorruptError](err):
 		return ClassUnavailable
 	case errors.Is(err, provider.ErrMissingKey), errors.Is(err, provider.ErrMissingEnv), errors.Is(err, provider.ErrCLINotFound):
 		return ClassProviderSetup
@@ -197,6 +198,7 @@ const (
 	CodeProviderElsewhere  Code = "class.provider_unavailable" // (a provider not ready on the instructor's machine, as a student sees it)
 	CodeCancelled          Code = "run.cancelled"              //
 	CodeShutdown           Code = "run.shutdown"               //
+	CodeHistoryCorrupt     Code = "history.corrupt"            // path, damage (store.Damage*), backup ("" when none), detail (SQLite's words)
 )
 
 // IsProvider reports whether the code is a failure of the provider itself
@@ -303,6 +305,10 @@ func domainCode(err error, params map[string]string) Code {
 	if nf, ok := errors.AsType[*provider.NotFoundError](err); ok {
 		set("provider", nf.Provider, "binary", nf.Binary, "hint", nf.Hint)
 		return CodeCLINotFound
+	}
+	if ce, ok := errors.AsType[*store.CorruptError](err); ok {
+		set("path", ce.Path, "damage", string(ce.Damage), "backup", ce.Backup, "detail", ce.Detail)
+		return CodeHistoryCorrupt
 	}
 	if q, ok := errors.AsType[*QuotaError](err); ok && q.Code != "" {
 		maps.Copy(params, q.Params)

@@ -85,6 +85,9 @@ func TestExplainNamesEveryKindOfError(t *testing.T) {
 			map[string]string{"branch": "loopforge/x", "head": "main"}},
 		{fmt.Errorf("%w: %w", ErrInvalidRequest, &gitops.DirtyError{Dir: "/p", Changes: []string{" M a.py"}}), CodeWorkspaceDirty,
 			map[string]string{"dir": "/p", "changes": " M a.py"}},
+		{fmt.Errorf("opening the history: %w", &store.CorruptError{Path: "/h/history.db", Damage: store.DamageCheckFailed,
+			Backup: "/h/backups/history-x.db", Detail: "quick_check: page 9"}), CodeHistoryCorrupt,
+			map[string]string{"path": "/h/history.db", "damage": "check_failed", "backup": "/h/backups/history-x.db", "detail": "quick_check: page 9"}},
 	}
 	for _, tt := range tests {
 		p := Explain(tt.err)

@@ -241,7 +241,7 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 		LEFT JOIN students st ON st.id = p.student_id
 		ORDER BY p.updated_at DESC, p.id DESC, r.started_at, r.id`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: list sessions: %w", err)
+		return nil, fmt.Errorf("store: list sessions: %w", corrupt(s.path, err))
 	}
 	defer rows.Close()
 
@@ -277,7 +277,7 @@ func (s *Store) ListSessions(ctx context.Context, opts ListOptions) ([]SessionSu
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: list sessions: %w", err)
+		return nil, fmt.Errorf("store: list sessions: %w", corrupt(s.path, err))
 	}
 	return out, nil
 }

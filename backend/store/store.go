@@ -63,18 +63,31 @@ type Store struct {
 	// query_only, so a write sent here by mistake fails instead of bypassing
 	// the single-writer rule.
 	r *sql.DB
+
+	path string
+	// backupDone is closed when the backup started by Open ends (nil when
+	// none was due); stopBackup cancels it. See health.go.
+	backupDone chan struct{}
+	stopBackup context.CancelFunc
 }
 
 // Open opens (creating if needed) the database at path, creating its parent
 // directory with mode 0700 (the history holds prompts and code), and applies
 // pending migrations. path must be a file path; ":memory:" is not supported
 // because the reader and writer pools would see different databases.
+//
+// A damaged file gives a *CorruptError and is left as it is. Once a day Open
+// also checks the file's pages (quick_check) and starts a backup in the
+// background (see health.go).
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") || path == ":memory:" {
 		// '?' would be read as the start of the DSN parameters.
 		return nil, fmt.Errorf("store: open %q: need a plain file path", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: open %q: %w", path, err)
+	}
+	if err := checkEmpty(path); err != nil {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 
@@ -110,6 +123,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return migrate(ctx, w)
 	}); err != nil {
 		w.Close()
+		return nil, fmt.Errorf("store: open %q: %w", path, corrupt(path, err))
+	}
+	if err := checkIfDue(ctx, w, path); err != nil {
+		w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 
@@ -131,12 +148,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
-	return &Store{w: w, r: r}, nil
+	s := &Store{w: w, r: r, path: path}
+	s.startBackup()
+	return s, nil
 }
 
 // Close closes the database. Calls in progress may fail; callers stop using
 // the Store first.
 func (s *Store) Close() error {
+	s.waitBackup()
 	// PRAGMA optimize is what SQLite recommends on closing a long-lived
 	// connection: it refreshes planner statistics when they are stale and is
 	// cheap otherwise. Its failure is not worth failing Close for.
@@ -153,16 +173,18 @@ func (s *Store) Close() error {
 }
 
 // inTx runs fn in a write transaction (BEGIN IMMEDIATE) and commits it.
+// SQLite's "malformed" becomes a *CorruptError, here and in readTx, so damage
+// met after Open is told in the same words as damage met by it.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return corrupt(s.path, err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return corrupt(s.path, err)
 	}
-	return tx.Commit()
+	return corrupt(s.path, tx.Commit())
 }
 
 // readTx runs fn in a read transaction, so several queries see one snapshot
@@ -170,10 +192,10 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 func (s *Store) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return err
+		return corrupt(s.path, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only: nothing to lose
-	return fn(tx)
+	return corrupt(s.path, fn(tx))
 }
 
 // timeLayout is RFC 3339 with a fixed nine-digit fraction. time.RFC3339Nano

@@ -588,6 +588,12 @@ const en = {
         : `${p.provider}: the server refused the answer's token limit (${p.field}: ${p.value}): lower max_output_tokens${p.other ? `, or set max_tokens_field: ${p.other} if it wants that field,` : ''} in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
     'run.cancelled': () => 'Stopped by the user.',
     'run.shutdown': () => 'loopforge was shutting down.',
+    'history.corrupt': (p: P) =>
+      `${p.damage === 'not_a_database' ? `The history file ${p.path} is not a loopforge history.` : p.damage === 'empty' ? `The history file ${p.path} is empty, although a history was kept there.` : `The history file ${p.path} is damaged${p.detail ? ` (${p.detail})` : ''}.`} It was left as it is. ` +
+      (p.backup
+        ? `The newest backup is ${p.backup}: to go back to it, move ${p.path} aside and copy the backup in its place. `
+        : 'There is no backup of it. ') +
+      `To start a fresh history, move ${p.path} (and any ${p.path}-wal beside it) to another folder, then start loopforge again.`,
     'format.empty': () => 'The answer was empty.',
     'format.invalid_json': (p: P) => `The answer was not valid JSON (${p.detail}).`,
     'format.empty_field': () => 'The JSON answer had an empty “code” field.',
@@ -1147,6 +1153,12 @@ const pt: Strings = {
         : `${p.provider}: o servidor recusou o limite de tokens da resposta (${p.field}: ${p.value}): diminua max_output_tokens${p.other ? `, ou defina max_tokens_field: ${p.other} se ele quiser esse campo,` : ''} no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
     'run.cancelled': () => 'Parada pelo usuário.',
     'run.shutdown': () => 'O loopforge estava sendo encerrado.',
+    'history.corrupt': (p: P) =>
+      `${p.damage === 'not_a_database' ? `O arquivo de histórico ${p.path} não é um histórico do loopforge.` : p.damage === 'empty' ? `O arquivo de histórico ${p.path} está vazio, embora um histórico estivesse guardado nele.` : `O arquivo de histórico ${p.path} está danificado${p.detail ? ` (${p.detail})` : ''}.`} Ele foi mantido como está. ` +
+      (p.backup
+        ? `A cópia de segurança mais recente é ${p.backup}: para voltar a ela, mova ${p.path} para outro lugar e copie a cópia de segurança no lugar dele. `
+        : 'Não há cópia de segurança dele. ') +
+      `Para começar um histórico novo, mova ${p.path} (e qualquer ${p.path}-wal ao lado dele) para outra pasta e abra o loopforge de novo.`,
     'format.empty': () => 'A resposta veio vazia.',
     'format.invalid_json': (p: P) => `A resposta não era um JSON válido (${p.detail}).`,
     'format.empty_field': () => 'A resposta JSON tinha o campo “code” vazio.',

@@ -128,6 +128,7 @@ export namespace wire {
 	    timeout_seconds?: number;
 	    language?: string;
 	    fresh?: boolean;
+	    retry?: string;
 	    allow_network?: boolean;
 	    stdin?: string;
 	    mode?: string;
@@ -255,6 +256,7 @@ export namespace wire {
 	    timeout_seconds?: number;
 	    language?: string;
 	    fresh?: boolean;
+	    retry?: string;
 	    allow_network?: boolean;
 	    stdin?: string;
 	    mode?: string;

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/joho/godotenv"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
@@ -356,17 +355,6 @@ func (c *Config) darwinDirs(lookup func(string) (string, bool)) error {
 	c.LogDir = filepath.Join(lib, "Logs", "loopforge")
 	c.CacheDir = filepath.Join(lib, "Caches", "loopforge")
 	return nil
-}
-
-func readDotenv(path string) (map[string]string, error) {
-	m, err := godotenv.Read(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &Error{File: path, Msg: "cannot read .env", Err: err}
-	}
-	return m, nil
 }
 
 // readFile applies the first loopforge.yml found (workdir, then config dir).

@@ -455,12 +455,15 @@ func (c *Config) apply(path string, data []byte) error {
 
 // decodeFile reads loopforge.yml. A key the file format does not have is an
 // error naming the key, its line and the nearest valid key, not a silent
-// default.
+// default; a key given twice in a mapping is an error naming both lines.
 func decodeFile(path string, data []byte) (fileConfig, error) {
 	var f fileConfig
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return f, &Error{File: path, Msg: "invalid YAML", Err: err}
+	}
+	if err := duplicateKey(path, &root, ""); err != nil {
+		return f, err
 	}
 	if err := unknownKey(path, &root, reflect.TypeFor[fileConfig](), ""); err != nil {
 		return f, err

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/joho/godotenv"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
@@ -358,17 +357,6 @@ func (c *Config) darwinDirs(lookup func(string) (string, bool)) error {
 	return nil
 }
 
-func readDotenv(path string) (map[string]string, error) {
-	m, err := godotenv.Read(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &Error{File: path, Msg: "cannot read .env", Err: err}
-	}
-	return m, nil
-}
-
 // readFile applies the first loopforge.yml found (workdir, then config dir).
 func (c *Config) readFile(workdir string) error {
 	var candidates []string
@@ -467,12 +455,15 @@ func (c *Config) apply(path string, data []byte) error {
 
 // decodeFile reads loopforge.yml. A key the file format does not have is an
 // error naming the key, its line and the nearest valid key, not a silent
-// default.
+// default; a key given twice in a mapping is an error naming both lines.
 func decodeFile(path string, data []byte) (fileConfig, error) {
 	var f fileConfig
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return f, &Error{File: path, Msg: "invalid YAML", Err: err}
+	}
+	if err := duplicateKey(path, &root, ""); err != nil {
+		return f, err
 	}
 	if err := unknownKey(path, &root, reflect.TypeFor[fileConfig](), ""); err != nil {
 		return f, err

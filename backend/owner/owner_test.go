@@ -106,3 +106,35 @@ func TestUnknownIDsAreGone(t *testing.T) {
 		}
 	}
 }
+
+// A tag is ours only in the owners directory that made it: in another
+// one, a live owner's lock file is missing and Alive would call it gone.
+func TestTagAlive(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	live, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Release()
+	a, idA := startChild(t, dir)
+	tagA := dirDigest(dir) + "-" + idA
+	check := func(dir, tag string, wantOurs, wantAlive bool) {
+		t.Helper()
+		ours, alive, err := TagAlive(dir, tag)
+		if err != nil || ours != wantOurs || alive != wantAlive {
+			t.Errorf("TagAlive(%s) = ours %v alive %v err %v, want ours %v alive %v", tag, ours, alive, err, wantOurs, wantAlive)
+		}
+	}
+	check(dir, live.Tag(), true, true)
+	check(dir, tagA, true, true)
+	check(other, live.Tag(), false, false)
+	if err := a.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	_ = a.Wait()
+	check(dir, tagA, true, false)
+	check(other, tagA, false, false)
+	for _, bad := range []string{"", idA, dirDigest(dir), dirDigest(dir) + "-", dirDigest(dir) + "-../x", dirDigest(dir) + "-123"} {
+		check(dir, bad, false, false)
+	}
+}

@@ -112,14 +112,14 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 		return res, nil
 	}
 
-	wd, err := os.MkdirTemp(r.tempRoot, "loopforge-run-") // mode 0700
+	wd, err := os.MkdirTemp(r.tempRoot, tempPattern(kindRun, r.owner)) // mode 0700
 	if err != nil {
 		return failed(res, fmt.Errorf("sandbox: create work dir: %w", err))
 	}
 	x.wd = wd
 	// Pictures: the figure hook, read-only, for this run alone.
 	if req.Images && dir == "" {
-		if x.hookDir, err = makeHookDir(r.tempRoot); err != nil {
+		if x.hookDir, err = makeHookDir(r.tempRoot, r.owner); err != nil {
 			return failed(res, err)
 		}
 		in = in.withHook()
@@ -136,7 +136,7 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 	if x.warm || dir != "" || len(req.Stdin) > 0 {
 		if x.warm {
 			if x.progDir = x.hookDir; x.progDir == "" {
-				if x.progDir, err = os.MkdirTemp(r.tempRoot, "loopforge-prog-"); err != nil {
+				if x.progDir, err = os.MkdirTemp(r.tempRoot, tempPattern(kindProg, r.owner)); err != nil {
 					return failed(res, fmt.Errorf("sandbox: create the program dir: %w", err))
 				}
 			}

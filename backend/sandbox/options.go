@@ -22,6 +22,11 @@ type Options struct {
 	Node string
 	// TempRoot holds the per-run work directories. Default: os.TempDir().
 	TempRoot string
+	// Owner tags the names of the directories each run makes in TempRoot
+	// (loopforge-run-<Owner>-…), so that [RemoveLeftovers] in a later
+	// process can tell whose they are once their process was killed. Only
+	// letters, digits and "-"; "" leaves them untagged (never removed).
+	Owner string
 	// Isolation caps the level: "" or "auto" = the strongest this host
 	// offers; "basic", "landlock" or "namespace" = at most that one (Linux).
 	// macOS has "basic" only, Windows "job" only.

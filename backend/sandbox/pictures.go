@@ -76,8 +76,8 @@ const pyHookFile = "sitecustomize.py"
 
 // makeHookDir writes the figure hook into a new private directory next to
 // the run dirs; the layers expose it read-only.
-func makeHookDir(root string) (string, error) {
-	dir, err := os.MkdirTemp(root, "loopforge-pyhook-")
+func makeHookDir(root, owner string) (string, error) {
+	dir, err := os.MkdirTemp(root, tempPattern(kindHook, owner))
 	if err != nil {
 		return "", fmt.Errorf("sandbox: create the figure hook dir: %w", err)
 	}

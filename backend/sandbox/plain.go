@@ -69,6 +69,7 @@ type plainRunner struct {
 	sys          plainOS
 	python, node string
 	tempRoot     string
+	owner        string   // Options.Owner
 	homes        []string // the user's home dirs, never a Request.Dir
 	cleanup      *cleanups
 }
@@ -120,11 +121,11 @@ func (r *plainRunner) run(ctx context.Context, req Request) (Result, error) {
 func (x *plainRun) setup(ctx context.Context, in interpreter) error {
 	r, req := x.r, x.req
 	var err error
-	if x.wd, err = os.MkdirTemp(r.tempRoot, "loopforge-run-"); err != nil {
+	if x.wd, err = os.MkdirTemp(r.tempRoot, tempPattern(kindRun, r.owner)); err != nil {
 		return fmt.Errorf("sandbox: create work dir: %w", err)
 	}
 	if req.Images && x.dir == "" {
-		if x.hook, err = makeHookDir(r.tempRoot); err != nil {
+		if x.hook, err = makeHookDir(r.tempRoot, r.owner); err != nil {
 			return err
 		}
 		in = in.withHook()

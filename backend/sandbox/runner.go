@@ -54,6 +54,7 @@ type Runner struct {
 	python   string
 	node     string
 	tempRoot string
+	owner    string   // Options.Owner
 	path     string   // PATH for the code
 	homes    []string // the user's home dirs, never a Request.Dir
 	host     *Host
@@ -104,6 +105,9 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 	if abs, err := filepath.Abs(self); err == nil {
 		self = abs
 	}
+	if err := checkOwner(o.Owner); err != nil {
+		return nil, err
+	}
 	python, err := findPython(o.Python)
 	if err != nil {
 		return nil, err
@@ -137,7 +141,7 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 	if dir := filepath.Dir(python); !slices.Contains(filepath.SplitList(path), dir) {
 		path = dir + string(filepath.ListSeparator) + path
 	}
-	r := &Runner{self: self, python: python, node: node, tempRoot: root, path: path, homes: homeDirs(), host: h,
+	r := &Runner{self: self, python: python, node: node, tempRoot: root, owner: o.Owner, path: path, homes: homeDirs(), host: h,
 		warm: &warmCounters{max: int64(cmp.Or(o.MaxPrepared, DefaultMaxPrepared))}, cleanup: newCleanups()}
 	r.plan(maxLevel, !o.NoCgroup)
 	if r.noNamespace != "" {

@@ -25,6 +25,9 @@ type Runner struct {
 // with an *InterpreterError (matching ErrNoInterpreter) when no Python can
 // be found. Options.NoCgroup and CacheDir mean nothing here.
 func NewRunner(o Options) (*Runner, error) {
+	if err := checkOwner(o.Owner); err != nil {
+		return nil, err
+	}
 	sys, python, node, err := newPlainOS(o)
 	if err != nil {
 		return nil, err
@@ -41,7 +44,7 @@ func NewRunner(o Options) (*Runner, error) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real // so that checkDir compares real paths
 	}
-	p := &plainRunner{sys: sys, python: python, node: node, tempRoot: root, homes: homeDirs(), cleanup: newCleanups()}
+	p := &plainRunner{sys: sys, python: python, node: node, tempRoot: root, owner: o.Owner, homes: homeDirs(), cleanup: newCleanups()}
 	return &Runner{p: p, host: Probe(), warm: &warmCounters{}, cleanup: p.cleanup}, nil
 }
 

@@ -157,7 +157,28 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		st.Close()
 		return nil, err
 	}
+	s.wg.Add(1)
+	go func() { // in the background: a full $TMPDIR must not delay a start
+		defer s.wg.Done()
+		s.removeLeftovers()
+	}()
 	return s, nil
+}
+
+// removeLeftovers removes the temp dirs that the runs of loopforge
+// processes since killed left in $TMPDIR (sandbox.RemoveLeftovers): those
+// tagged with an owner of this history whose claim is gone.
+func (s *Service) removeLeftovers() {
+	n, err := sandbox.RemoveLeftovers("", func(tag string) (bool, error) {
+		ours, alive, err := owner.TagAlive(s.ownersDir, tag)
+		return ours && err == nil && !alive, err
+	})
+	if err != nil {
+		s.log.Warn("removing what killed loopforge processes left in the temp dir", "err", err)
+	}
+	if n > 0 {
+		s.log.Info("removed the temp dirs of loopforge processes that were killed", "count", n)
+	}
 }
 
 // executor makes the sandbox runner on first need: a run, a comparison,
@@ -168,7 +189,7 @@ func (s *Service) executor() (loop.Executor, error) {
 	defer s.execMu.Unlock()
 	if !s.execTried {
 		s.execTried = true
-		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.conf().CacheDir})
+		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.conf().CacheDir, Owner: s.owner.Tag()})
 		if err != nil {
 			s.execErr = err
 		} else {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -177,6 +178,30 @@ func TestReloadOfABrokenFileKeepsTheConfiguration(t *testing.T) {
 	}
 	if got := svc.Defaults().MaxIterations; got != 4 {
 		t.Fatalf("max_iterations %d after a failed Reload, want 4", got)
+	}
+}
+
+// TestReloadOfAMalformedEnvFileHidesTheKey: the setup panel's "Check
+// again" after a key was pasted without "=" shows the file, line and
+// variable, never the key (the panel may be on a projector).
+func TestReloadOfAMalformedEnvFileHidesTheKey(t *testing.T) {
+	const secret = "sk-proj-Qw3rtyUIOPsecret0987654321"
+	home := t.TempDir()
+	svc := setupService(t, home, nil)
+	env := filepath.Join(home, ".env")
+	writeFile(t, env, "# mine\nOPENAI_API_KEY "+secret+"\n")
+	_, err := svc.Reload(context.Background())
+	if Classify(err) != ClassInvalid {
+		t.Fatalf("err %v (class %v), want a configuration error", err, Classify(err))
+	}
+	msg := err.Error()
+	for _, w := range []string{env, "line 2", "OPENAI_API_KEY"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%q does not name %q", msg, w)
+		}
+	}
+	if strings.Contains(msg, "Qw3rty") || strings.Contains(msg, "sk-proj") {
+		t.Errorf("the error shows the key: %s", msg)
 	}
 }
 

@@ -511,6 +511,28 @@ func TestRemoveStudentRotatesTheCode(t *testing.T) {
 	}
 }
 
+// TestRotateJoinCode: the old code stops working, students already in keep
+// their places, and a student cannot rotate it.
+func TestRotateJoinCode(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, newGateExec())
+	v := openClass(t, svc, ClassLimits{})
+	ana, anaTok := joinAs(t, svc, v.JoinCode, "Ana")
+	if _, err := svc.RotateJoinCode(ana); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a student rotating the code: %v", err)
+	}
+	now, err := svc.RotateJoinCode(context.Background())
+	if err != nil || now.JoinCode == v.JoinCode || now.JoinCode == "" {
+		t.Fatalf("rotated: %q (was %q), %v", now.JoinCode, v.JoinCode, err)
+	}
+	if _, _, err := svc.Join(context.Background(), v.JoinCode, "Eve"); !errors.Is(err, ErrWrongCode) {
+		t.Errorf("the old code: %v", err)
+	}
+	joinAs(t, svc, now.JoinCode, "Bo")
+	if _, err := svc.Student(anaTok); err != nil {
+		t.Errorf("Ana, still in the class: %v", err)
+	}
+}
+
 // waitExec is an executor whose clean-up goes on after its runs (as the
 // sandbox's does): Wait says it was called and blocks until release.
 type waitExec struct {

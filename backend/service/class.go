@@ -94,6 +94,33 @@ func DefaultClassLimits() ClassLimits {
 		RunsPerHour: 20, TokensPerStudent: 150_000, TokensForClass: 3_000_000}
 }
 
+// Summary says the limits in one English line for the terminal, e.g. "5
+// iterations a run, 2 runs at a time, 20 runs an hour"; "none" when
+// nothing is limited.
+func (l ClassLimits) Summary() string {
+	var out []string
+	add := func(n int, format string) {
+		if n > 0 {
+			out = append(out, fmt.Sprintf(format, thousands(n)))
+		}
+	}
+	add(l.MaxIterations, "%s iterations a run")
+	add(l.ConcurrentRuns, "%s runs at a time")
+	add(l.RunsPerHour, "%s runs an hour")
+	add(l.TokensPerStudent, "%s tokens a student")
+	add(l.TokensForClass, "%s tokens for the class")
+	if l.CostPerStudentUSD > 0 {
+		out = append(out, fmt.Sprintf("US$%.2f a student", l.CostPerStudentUSD))
+	}
+	if len(l.Providers) > 0 {
+		out = append(out, "providers "+strings.Join(l.Providers, ", "))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
 // StudentPromptBytes caps a student's prompt (16 KiB, some 4k tokens: an
 // exercise statement fits many times over) unless the class's assignment is
 // longer. Every iteration sends the prompt again, so its size multiplies

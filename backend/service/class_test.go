@@ -599,6 +599,21 @@ func TestNewClassHasSafeLimits(t *testing.T) {
 	}
 }
 
+func TestClassLimitsSummary(t *testing.T) {
+	for _, c := range []struct {
+		l    ClassLimits
+		want string
+	}{
+		{ClassLimits{}, "none"},
+		{ClassLimits{Providers: []string{"ollama"}, CostPerStudentUSD: 0.5, TokensForClass: 1234567},
+			"1,234,567 tokens for the class, US$0.50 a student, providers ollama"},
+	} {
+		if got := c.l.Summary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.l, got, c.want)
+		}
+	}
+}
+
 // TestResumeKeepsTheClassesLimits: --resume keeps what the instructor set,
 // even "no limit", rather than the defaults of a new class.
 func TestResumeKeepsTheClassesLimits(t *testing.T) {

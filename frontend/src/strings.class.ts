@@ -9,7 +9,7 @@ import { locale } from './strings'
 type P = Record<string, string>
 
 /** num writes a number the server sent in the UI's language: 1,000 / 1.000; 0.50 / 0,50. */
-function num(v: string | undefined, decimals = 0): string {
+export function num(v: string | undefined, decimals = 0): string {
   const n = Number(v)
   if (v == null || !Number.isFinite(n)) return v ?? ''
   return new Intl.NumberFormat(locale(), { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(n)
@@ -93,6 +93,17 @@ export const classEn = {
     pausedNote: 'Paused: students cannot start runs.',
     assignment: 'Assignment',
     limits: 'Limits',
+    limitsNow: 'Each student may use',
+    limitsNone: 'no limits: a student can spend what the providers allow',
+    limitsChange: 'Change',
+    limitItems: {
+      iterations: (n: string) => `${n} iterations a run`,
+      atOnce: (n: string) => `${n} ${n === '1' ? 'run' : 'runs'} at a time`,
+      perHour: (n: string) => `${n} runs an hour`,
+      tokens: (n: string) => `${n} tokens`,
+      cost: (n: string) => `US$${n}`,
+      classTokens: (n: string) => `class: ${n} tokens`,
+    },
     export: 'Export class',
     exportZip: 'Scripts + summary (.zip)',
     exportCsv: 'Summary table (.csv)',
@@ -273,6 +284,17 @@ export const classPt: ClassStrings = {
     pausedNote: 'Pausada: os alunos não podem iniciar execuções.',
     assignment: 'Tarefa',
     limits: 'Limites',
+    limitsNow: 'Cada aluno pode usar',
+    limitsNone: 'sem limites: um aluno pode gastar o que os provedores permitirem',
+    limitsChange: 'Alterar',
+    limitItems: {
+      iterations: (n: string) => `${n} iterações por execução`,
+      atOnce: (n: string) => `${n} ${n === '1' ? 'execução' : 'execuções'} por vez`,
+      perHour: (n: string) => `${n} execuções por hora`,
+      tokens: (n: string) => `${n} tokens`,
+      cost: (n: string) => `US$ ${n}`,
+      classTokens: (n: string) => `turma: ${n} tokens`,
+    },
     export: 'Exportar turma',
     exportZip: 'Scripts + resumo (.zip)',
     exportCsv: 'Tabela-resumo (.csv)',

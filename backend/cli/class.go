@@ -80,6 +80,7 @@ func (e *env) class(ctx context.Context, f classFlags) error {
 	fmt.Fprintf(e.stdout, "class %q (id %s)\n", view.Name, view.ID)
 	fmt.Fprintf(e.stdout, "  instructor: http://%s/?token=%s    ← keep private; opens the instructor view\n", local, h.token)
 	fmt.Fprintf(e.stdout, "  students:   %s    code: %s\n", joinURL, view.JoinCode)
+	fmt.Fprintf(e.stdout, "  limits:     %s    (change them in the Class tab)\n", view.Limits.Summary())
 	if server.IsLoopback(host) {
 		fmt.Fprintln(e.stderr, "listening on loopback only: students on other machines need --listen 0.0.0.0:PORT")
 	}

@@ -16,6 +16,7 @@ import (
 var (
 	classInstructor = regexp.MustCompile(`instructor: (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{32})`)
 	classStudents   = regexp.MustCompile(`students: +(http://\S+/join) +code: ([2-9A-HJKMNP-Z]{3}-[2-9A-HJKMNP-Z]{3})$`)
+	classLimits     = regexp.MustCompile(`^  limits: +(.+?) +\(change them in the Class tab\)$`)
 )
 
 // TestClassCommand: `loopforge class` prints the class, the instructor's
@@ -34,17 +35,25 @@ func TestClassCommand(t *testing.T) {
 		done <- code
 	}()
 	var lines []string
-	var inst, stud []string
-	for sc := bufio.NewScanner(outR); stud == nil && sc.Scan(); {
+	var inst, stud, lim []string
+	for sc := bufio.NewScanner(outR); lim == nil && sc.Scan(); {
 		lines = append(lines, sc.Text())
 		if m := classInstructor.FindStringSubmatch(sc.Text()); m != nil {
 			inst = m
 		}
-		stud = classStudents.FindStringSubmatch(sc.Text())
+		if m := classStudents.FindStringSubmatch(sc.Text()); m != nil {
+			stud = m
+		}
+		lim = classLimits.FindStringSubmatch(sc.Text())
 	}
 	go io.Copy(io.Discard, outR)
 	if inst == nil || stud == nil || !strings.HasPrefix(lines[0], `class "Turma A" (id c_`) {
 		t.Fatalf("printed:\n%s\nstderr:\n%s", strings.Join(lines, "\n"), errb.String())
+	}
+	// A new class's limits, under the code, before anyone joins.
+	const want = "5 iterations a run, 2 runs at a time, 20 runs an hour, 150,000 tokens a student, 3,000,000 tokens for the class"
+	if lim == nil || lim[1] != want || !strings.Contains(lines[len(lines)-2], stud[0]) {
+		t.Errorf("the limits line: %q\nprinted:\n%s", lim, strings.Join(lines, "\n"))
 	}
 	if stud[1] != inst[1]+"/join" {
 		t.Errorf("the students' link %s is not on %s", stud[1], inst[1])

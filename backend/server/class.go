@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -96,8 +97,9 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// join adds a student: rate-limited per client address (and over all of
-// them), it sets the student's cookie and answers with Me.
+// join adds a student. Wrong codes are limited per client address; a
+// flood of them over all addresses rotates the class's code instead of
+// closing the door, so a student with the right code always gets in.
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	ip := clientIP(r)
 	if wait, blocked := s.joins.blocked(ip, time.Now()); blocked {
@@ -114,8 +116,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	me, tok, err := s.opts.Backend.Join(r.Context(), req.Code, req.Name)
-	if errors.Is(err, service.ErrWrongCode) {
-		s.joins.failed(ip, time.Now())
+	if errors.Is(err, service.ErrWrongCode) && s.joins.failed(ip, time.Now()) {
+		s.rotateJoinCode()
 	}
 	if err != nil {
 		s.fail(w, err)
@@ -126,6 +128,21 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.FromMe(me))
 }
 
+// rotateJoinCode answers a flood of wrong codes: whoever is guessing now
+// guesses against a code nobody has seen, and the instructor's page shows
+// the new one. It acts as the server, not as the request's caller.
+func (s *Server) rotateJoinCode() {
+	ctx := access.With(context.Background(), access.Caller{Role: access.Instructor})
+	if _, err := s.opts.Backend.RotateJoinCode(ctx); err != nil {
+		s.opts.Logger.Warn("rotating the join code after a flood of wrong codes", "err", err)
+		return
+	}
+	s.opts.Logger.Warn("join code rotated: a flood of wrong codes", "per_minute", joinOverall)
+}
+
+// clientIP is the request's peer address. X-Forwarded-For and the like are
+// not read: loopforge is not meant to sit behind a proxy, and a header any
+// client can set would let one machine pose as many.
 func clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -135,14 +152,22 @@ func clientIP(r *http.Request) string {
 }
 
 // Join attempts with a wrong code: at most joinPerIP per client address
-// and joinOverall over all addresses within joinWindow; then 429 until the
-// oldest failure leaves the window.
+// within joinWindow, then that address waits (429) until its oldest failure
+// leaves the window. joinOverall wrong codes within joinWindow over all
+// addresses is a flood: the code rotates and the count starts again; no
+// one is refused for what other addresses did. joinMaxTracked bounds the
+// addresses remembered, so a flood from many addresses cannot grow memory
+// without end.
 const (
-	joinPerIP   = 5
-	joinOverall = 60
-	joinWindow  = time.Minute
+	joinPerIP      = 5
+	joinOverall    = 60
+	joinWindow     = time.Minute
+	joinMaxTracked = 4096
 )
 
+// joinLimiter counts wrong join codes. Hand-written: the per-address
+// limiter libraries (x/time/rate) count every request, not only failures,
+// and know nothing of a flood over all addresses.
 type joinLimiter struct {
 	mu    sync.Mutex
 	perIP map[string][]time.Time
@@ -161,33 +186,51 @@ func recent(ts []time.Time, now time.Time) []time.Time {
 func (l *joinLimiter) blocked(ip string, now time.Time) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.perIP == nil {
-		l.perIP = map[string][]time.Time{}
-	}
-	l.all = recent(l.all, now)
 	mine := recent(l.perIP[ip], now)
 	if len(mine) == 0 {
 		delete(l.perIP, ip)
 	} else {
 		l.perIP[ip] = mine
 	}
-	switch {
-	case len(mine) >= joinPerIP:
+	if len(mine) >= joinPerIP {
 		return mine[0].Add(joinWindow).Sub(now), true
-	case len(l.all) >= joinOverall:
-		return l.all[0].Add(joinWindow).Sub(now), true
 	}
 	return 0, false
 }
 
-func (l *joinLimiter) failed(ip string, now time.Time) {
+// failed records a wrong code from ip. It reports a flood (joinOverall
+// within joinWindow over all addresses), once: the count starts again.
+func (l *joinLimiter) failed(ip string, now time.Time) (flood bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.perIP == nil {
 		l.perIP = map[string][]time.Time{}
 	}
+	if len(l.perIP) >= joinMaxTracked {
+		l.forget(now)
+	}
 	l.perIP[ip] = append(l.perIP[ip], now)
-	l.all = append(l.all, now)
+	l.all = append(recent(l.all, now), now)
+	if len(l.all) < joinOverall {
+		return false
+	}
+	l.all = nil
+	return true
+}
+
+// forget drops the addresses whose failures left the window and, if that
+// is not enough, every address: a flood that large rotates the code
+// anyway, and an address forgotten early only gets 5 more guesses; l.mu is
+// held.
+func (l *joinLimiter) forget(now time.Time) {
+	for ip, ts := range l.perIP {
+		if len(recent(ts, now)) == 0 {
+			delete(l.perIP, ip)
+		}
+	}
+	if len(l.perIP) >= joinMaxTracked {
+		clear(l.perIP)
+	}
 }
 
 // classExport downloads the class (instructor only): ?format=zip|csv|md,

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -383,17 +385,136 @@ func TestJoinRateLimit(t *testing.T) {
 	}
 }
 
-func TestJoinLimiterOverallAndWindow(t *testing.T) {
+// TestJoinLimiterFloodAndWindow: wrong codes from many addresses never
+// block a fresh address; the joinOverall-th one within the window is a
+// flood, reported once, and the count starts again.
+func TestJoinLimiterFloodAndWindow(t *testing.T) {
 	var l joinLimiter
 	t0 := time.Now()
-	for i := range joinOverall {
-		l.failed("10.1.0."+string(rune('a'+i%26)), t0)
+	floods := 0
+	for i := range 2*joinOverall - 1 {
+		if l.failed(fmt.Sprintf("10.1.%d.%d", i/200, i%200), t0) {
+			floods++
+		}
 	}
-	if _, blocked := l.blocked("10.9.9.9", t0); !blocked {
-		t.Error("a fresh address is let through past the overall limit")
+	if floods != 1 {
+		t.Errorf("%d wrong codes in a window reported %d floods, want 1", 2*joinOverall-1, floods)
 	}
-	if _, blocked := l.blocked("10.9.9.9", t0.Add(joinWindow)); blocked {
-		t.Error("still blocked once the failures left the window")
+	if _, blocked := l.blocked("10.9.9.9", t0); blocked {
+		t.Error("a fresh address is blocked by other addresses' wrong codes")
+	}
+	// Failures spread over more than a window are no flood.
+	var slow joinLimiter
+	for i := range 2 * joinOverall {
+		if slow.failed(fmt.Sprintf("10.2.0.%d", i), t0.Add(time.Duration(i)*joinWindow/joinOverall*2)) {
+			t.Fatalf("failure %d, at half the flood rate, reported a flood", i)
+		}
+	}
+	// One address still waits after joinPerIP, until they leave the window.
+	var one joinLimiter
+	for range joinPerIP {
+		one.failed("10.3.0.1", t0)
+	}
+	if _, blocked := one.blocked("10.3.0.1", t0); !blocked {
+		t.Error("an address with joinPerIP wrong codes is let through")
+	}
+	if _, blocked := one.blocked("10.3.0.1", t0.Add(joinWindow)); blocked {
+		t.Error("still blocked once its failures left the window")
+	}
+}
+
+// TestJoinLimiterBoundsMemory: a flood from more addresses than
+// joinMaxTracked does not keep them all.
+func TestJoinLimiterBoundsMemory(t *testing.T) {
+	var l joinLimiter
+	t0 := time.Now()
+	for i := range 3 * joinMaxTracked {
+		l.failed(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), t0)
+	}
+	if n := len(l.perIP); n > joinMaxTracked {
+		t.Errorf("%d addresses tracked, want at most %d", n, joinMaxTracked)
+	}
+}
+
+// TestJoinFloodRotatesCode: wrong codes from many addresses at once, while
+// students with the right code join from fresh addresses. No right code is
+// ever answered 429; the flood rotates the code, the instructor's socket
+// shows the new one, and the old one stops working.
+func TestJoinFloodRotatesCode(t *testing.T) {
+	c := newClassroom(t, wordModel{})
+	h := New(Options{Token: c.tok, Backend: c.svc})
+	teacher := c.dialAs(t, "instructor")
+	_ = teacher.WriteJSON(wire.StreamRequest{Op: wire.StreamOpSubscribeClass})
+	readClass(t, teacher, func(typ string, _ json.RawMessage) bool { return typ == wire.ClassStateType })
+	try := func(addr, code, name string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/api/class/join", strings.NewReader(`{"code":`+quote(code)+`,"name":`+quote(name)+`}`))
+		req.RemoteAddr = addr
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	current := func() string {
+		v, err := c.svc.ClassView(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		return v.JoinCode
+	}
+	old := c.class.JoinCode
+	const attackers, each, students = 40, 3, 8 // 120 wrong codes: two floods' worth
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for a := range attackers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for i := range each {
+				if w := try(fmt.Sprintf("10.66.%d.%d:5000", a, i), "ZZZZZZ", "Eve"); w.Code != denied {
+					t.Errorf("wrong code from attacker %d: %d %s", a, w.Code, w.Body)
+				}
+			}
+		}()
+	}
+	for n := range students {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			addr := fmt.Sprintf("192.168.7.%d:6000", n+1)
+			// A student whose code was rotated away while typing asks
+			// again, as one would in class; never 429.
+			for try1 := 0; ; try1++ {
+				w := try(addr, current(), fmt.Sprintf("Student %d", n))
+				if w.Code == ok {
+					return
+				}
+				if w.Code != denied || try1 == joinPerIP-1 {
+					t.Errorf("student %d with the right code: %d %s", n, w.Code, w.Body)
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	now := current()
+	if now == old {
+		t.Fatalf("the code is still %s after %d wrong codes from %d addresses", old, attackers*each, attackers*each)
+	}
+	var v wire.ClassView
+	readClass(t, teacher, func(typ string, p json.RawMessage) bool {
+		return typ == wire.ClassStateType && json.Unmarshal(p, &v) == nil && v.JoinCode == now
+	})
+	if w := try("192.168.8.1:7000", old, "Late"); w.Code != denied || !strings.Contains(w.Body.String(), "wrong class code") {
+		t.Errorf("the old code after rotation: %d %s", w.Code, w.Body)
+	}
+	if w := try("192.168.8.2:7000", now, "Late"); w.Code != ok {
+		t.Errorf("the new code from a fresh address: %d %s", w.Code, w.Body)
+	}
+	wall, _ := c.svc.Wall(context.Background())
+	if len(wall) != students+1 {
+		t.Errorf("%d students joined, want %d", len(wall), students+1)
 	}
 }
 

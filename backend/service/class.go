@@ -56,6 +56,7 @@ func (e *QuotaError) Error() string { return e.Msg }
 
 // ClassLimits is what the instructor allows each student (see
 // wire.ClassLimits; zero = no limit, empty lists = everything configured).
+// A new class starts with DefaultClassLimits.
 type ClassLimits struct {
 	Providers            []string `json:"providers"`
 	Presets              []string `json:"presets"`
@@ -68,6 +69,63 @@ type ClassLimits struct {
 	ConcurrentExecutions int      `json:"concurrent_executions"`
 	ScratchWorkspace     bool     `json:"scratch_workspace"`
 }
+
+// DefaultClassLimits are what a new class starts with, so an instructor who
+// hands out the code without opening the limits form does not pay for a
+// student's 50-iteration run. The sizes, for a loop whose iteration is a
+// generation and a reflection of about 2–3k tokens each (prompt, last code
+// and its error in; code out):
+//   - 5 iterations: the run form's own default; a program that has not
+//     worked by then needs a better prompt, not more calls. Worst run ≈ 25k
+//     tokens.
+//   - 2 runs at a time: a comparison of two providers (one click, two
+//     runs) still works; more tabs multiply the spending, not the
+//     learning. (1 would refuse every comparison.)
+//   - 20 runs an hour: one every 3 minutes through a lesson.
+//   - 150k tokens per student: 6 worst-case runs, 15–20 typical ones (1–2
+//     iterations); about US$1 at a mid-priced model's US$6 per million.
+//   - 3M tokens for the class: 30 students at 100k, about US$18 there (much
+//     less on a cheap model, nothing on a local one).
+//
+// The instructor changes any of them in the Class tab; --resume keeps a
+// class's own.
+func DefaultClassLimits() ClassLimits {
+	return ClassLimits{Providers: []string{}, Presets: []string{}, MaxIterations: 5, ConcurrentRuns: 2,
+		RunsPerHour: 20, TokensPerStudent: 150_000, TokensForClass: 3_000_000}
+}
+
+// Summary says the limits in one English line for the terminal, e.g. "5
+// iterations a run, 2 runs at a time, 20 runs an hour"; "none" when
+// nothing is limited.
+func (l ClassLimits) Summary() string {
+	var out []string
+	add := func(n int, format string) {
+		if n > 0 {
+			out = append(out, fmt.Sprintf(format, thousands(n)))
+		}
+	}
+	add(l.MaxIterations, "%s iterations a run")
+	add(l.ConcurrentRuns, "%s runs at a time")
+	add(l.RunsPerHour, "%s runs an hour")
+	add(l.TokensPerStudent, "%s tokens a student")
+	add(l.TokensForClass, "%s tokens for the class")
+	if l.CostPerStudentUSD > 0 {
+		out = append(out, fmt.Sprintf("US$%.2f a student", l.CostPerStudentUSD))
+	}
+	if len(l.Providers) > 0 {
+		out = append(out, "providers "+strings.Join(l.Providers, ", "))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
+// StudentPromptBytes caps a student's prompt (16 KiB, some 4k tokens: an
+// exercise statement fits many times over) unless the class's assignment is
+// longer. Every iteration sends the prompt again, so its size multiplies
+// the spending.
+const StudentPromptBytes = 16 << 10
 
 // Assignment is what the instructor pushes to every student's form.
 type Assignment struct {
@@ -260,7 +318,9 @@ func (s *Service) OpenClass(ctx context.Context, o ClassOptions) (ClassView, err
 		if name == "" {
 			name = "Class of " + time.Now().Format("2006-01-02 15:04")
 		}
-		cr.row = store.Class{Name: name, Limits: "{}"}
+		cr.limits = DefaultClassLimits()
+		b, _ := json.Marshal(cr.limits)
+		cr.row = store.Class{Name: name, Limits: string(b)}
 		if err := s.store.CreateClass(ctx, &cr.row); err != nil {
 			return ClassView{}, err
 		}

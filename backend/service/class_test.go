@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -508,6 +510,124 @@ func TestRemoveStudentRotatesTheCode(t *testing.T) {
 	joinAs(t, svc, now.JoinCode, "Cy")
 	if _, err := svc.Student(anaTok); err != nil {
 		t.Errorf("Ana, still in the class: %v", err)
+	}
+}
+
+// TestRotateJoinCode: the old code stops working, students already in keep
+// their places, and a student cannot rotate it.
+func TestRotateJoinCode(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, newGateExec())
+	v := openClass(t, svc, ClassLimits{})
+	ana, anaTok := joinAs(t, svc, v.JoinCode, "Ana")
+	if _, err := svc.RotateJoinCode(ana); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a student rotating the code: %v", err)
+	}
+	now, err := svc.RotateJoinCode(context.Background())
+	if err != nil || now.JoinCode == v.JoinCode || now.JoinCode == "" {
+		t.Fatalf("rotated: %q (was %q), %v", now.JoinCode, v.JoinCode, err)
+	}
+	if _, _, err := svc.Join(context.Background(), v.JoinCode, "Eve"); !errors.Is(err, ErrWrongCode) {
+		t.Errorf("the old code: %v", err)
+	}
+	joinAs(t, svc, now.JoinCode, "Bo")
+	if _, err := svc.Student(anaTok); err != nil {
+		t.Errorf("Ana, still in the class: %v", err)
+	}
+}
+
+// failExec fails every execution (so a run uses every iteration it may)
+// and records each one's time limit.
+type failExec struct {
+	mu       sync.Mutex
+	timeouts []time.Duration
+}
+
+func (f *failExec) Run(_ context.Context, req sandbox.Request) (sandbox.Result, error) {
+	f.mu.Lock()
+	f.timeouts = append(f.timeouts, req.Limits.Timeout)
+	f.mu.Unlock()
+	return sandbox.Result{Status: sandbox.StatusError, ExitCode: 1, Stderr: "boom"}, nil
+}
+
+// TestNewClassHasSafeLimits: a class opened without touching its limits
+// already holds a student to DefaultClassLimits: a request for 50
+// iterations and a day-long timeout runs 5 iterations of the configured
+// timeout, an oversized prompt is refused, and the form's cap is the
+// class's.
+func TestNewClassHasSafeLimits(t *testing.T) {
+	exec := &failExec{}
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, exec)
+	v, err := svc.OpenClass(context.Background(), ClassOptions{Name: "Turma A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultClassLimits()
+	if !reflect.DeepEqual(v.Limits, def) || def.MaxIterations == 0 || def.ConcurrentRuns == 0 || def.RunsPerHour == 0 ||
+		def.TokensPerStudent == 0 || def.TokensForClass == 0 {
+		t.Fatalf("a new class's limits: %+v, want %+v with every count set", v.Limits, def)
+	}
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	if d := svc.DefaultsFor(ana); d.MaxIterationsLimit != def.MaxIterations || d.MaxIterations > def.MaxIterations {
+		t.Errorf("a student's form defaults: %+v, want the cap %d", d, def.MaxIterations)
+	}
+	if d := svc.DefaultsFor(context.Background()); d.MaxIterationsLimit != config.MaxIterationsLimit {
+		t.Errorf("the instructor's cap: %d, want %d", d.MaxIterationsLimit, config.MaxIterationsLimit)
+	}
+	info, err := svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "fake", MaxIterations: config.MaxIterationsLimit, Timeout: config.MaxTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := svc.Wait(context.Background(), info.RunID)
+	if err != nil || r.MaxIterations != def.MaxIterations || r.Iterations != def.MaxIterations {
+		t.Fatalf("a student's 50-iteration request: %+v, %v; want %d iterations", r, err, def.MaxIterations)
+	}
+	exec.mu.Lock()
+	for _, d := range exec.timeouts {
+		if d != svc.conf().Timeout {
+			t.Errorf("an execution's time limit: %s, want the configured %s", d, svc.conf().Timeout)
+		}
+	}
+	exec.mu.Unlock()
+	_, err = svc.StartRun(ana, RunRequest{Prompt: strings.Repeat("x", StudentPromptBytes+1), Provider: "fake"})
+	wantCode(t, err, CodeStudentPrompt, map[string]string{"max_kib": "16", "size_kib": "16"})
+	if !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("an oversized prompt: %v, want an invalid request", err)
+	}
+	// The instructor's own prompt is not capped.
+	if _, err := svc.StartRun(context.Background(), RunRequest{Prompt: strings.Repeat("x", StudentPromptBytes+1), Provider: "fake", MaxIterations: 1}); err != nil {
+		t.Errorf("the instructor's long prompt: %v", err)
+	}
+}
+
+func TestClassLimitsSummary(t *testing.T) {
+	for _, c := range []struct {
+		l    ClassLimits
+		want string
+	}{
+		{ClassLimits{}, "none"},
+		{ClassLimits{Providers: []string{"ollama"}, CostPerStudentUSD: 0.5, TokensForClass: 1234567},
+			"1,234,567 tokens for the class, US$0.50 a student, providers ollama"},
+	} {
+		if got := c.l.Summary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.l, got, c.want)
+		}
+	}
+}
+
+// TestResumeKeepsTheClassesLimits: --resume keeps what the instructor set,
+// even "no limit", rather than the defaults of a new class.
+func TestResumeKeepsTheClassesLimits(t *testing.T) {
+	home := t.TempDir()
+	svc := unclosedService(t, &echoModel{answers: []string{"print(1)"}}, newGateExec(), home)
+	v := openClass(t, svc, ClassLimits{RunsPerHour: 7})
+	if err := svc.EndClass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+	again := classService(t, &echoModel{answers: []string{"print(1)"}}, newGateExec(), home)
+	v2, err := again.OpenClass(context.Background(), ClassOptions{Resume: v.ID})
+	if want := (ClassLimits{Providers: []string{}, Presets: []string{}, RunsPerHour: 7}); err != nil || !reflect.DeepEqual(v2.Limits, want) {
+		t.Fatalf("resumed limits: %+v, %v; want %+v", v2.Limits, err, want)
 	}
 }
 

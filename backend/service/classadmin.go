@@ -187,7 +187,7 @@ func (s *Service) RemoveStudent(ctx context.Context, studentID string) error {
 		// A new join code: the removed student knows the old one and could
 		// otherwise come back under another name. Students in the class keep
 		// their cookies; the instructor's view shows the new code.
-		cr.code = newJoinCode()
+		cr.rotateCode()
 	}
 	for id := range m.active {
 		runs = append(runs, id)
@@ -199,6 +199,28 @@ func (s *Service) RemoveStudent(ctx context.Context, studentID string) error {
 	cr.hub.studentChanged(studentID)
 	cr.hub.classChanged()
 	return nil
+}
+
+// RotateJoinCode gives the open class a new join code (instructor only;
+// the server calls it when the class sees a flood of wrong codes). Students
+// in the class keep their cookies; the old code stops working at once and
+// every instructor's page gets the new one over the class socket.
+func (s *Service) RotateJoinCode(ctx context.Context) (ClassView, error) {
+	cr, err := s.instructorClass(ctx)
+	if err != nil {
+		return ClassView{}, err
+	}
+	cr.mu.Lock()
+	cr.rotateCode()
+	cr.mu.Unlock()
+	return cr.changed(ctx), nil
+}
+
+// rotateCode draws a new join code, never the current one; cr.mu is held.
+func (cr *classroom) rotateCode() {
+	for old := cr.code; cr.code == old; {
+		cr.code = newJoinCode()
+	}
 }
 
 // update changes the class row under mu and saves it.

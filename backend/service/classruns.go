@@ -87,6 +87,10 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	case req.Task != nil || len(req.Validate) > 0 && req.Mode != modeWorkspace:
 		return &Error{Code: CodeStudentTask, Err: fmt.Errorf("%w: students run script tasks only", ErrForbidden)}
 	}
+	if limit := max(StudentPromptBytes, len(assignmentPrompt(a))); len(req.Prompt) > limit {
+		return &Error{Code: CodeStudentPrompt, Params: map[string]string{"max_kib": strconv.Itoa(limit >> 10), "size_kib": strconv.Itoa(len(req.Prompt) >> 10)},
+			Err: fmt.Errorf("%w: the prompt is %d KiB; in this class a prompt is at most %d KiB", ErrInvalidRequest, len(req.Prompt)>>10, limit>>10)}
+	}
 	req.Workdir = ""
 	if req.Provider == "" && len(providers) == 0 && len(l.Providers) > 0 {
 		if def, _ := s.conf().DefaultProvider(); !slices.Contains(l.Providers, def) {
@@ -115,6 +119,13 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 		req.Timeout = limit
 	}
 	return nil
+}
+
+func assignmentPrompt(a *Assignment) string {
+	if a == nil {
+		return ""
+	}
+	return a.Prompt
 }
 
 // quota refuses n more runs of m when a limit would be passed; cr.mu is

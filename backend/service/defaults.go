@@ -13,6 +13,10 @@ type Defaults struct {
 	Reflect        bool    `json:"reflect"`
 	TimeoutSeconds float64 `json:"timeout_seconds"`
 	Language       string  `json:"language"`
+	// MaxIterationsLimit is the largest iteration limit a run may ask for
+	// (config.MaxIterationsLimit; for a student, the class's limit when
+	// it is lower), so a form's cap and the API's are one number.
+	MaxIterationsLimit int `json:"max_iterations_limit"`
 	// Limits are what each execution of generated code gets (loopforge.yml
 	// `limits:` over the sandbox's defaults); Isolation is the sandbox level
 	// this machine gives ("" when code cannot run at all).
@@ -46,7 +50,7 @@ func (s *Service) Defaults() Defaults {
 	lim.Timeout = cfg.Timeout
 	lim = lim.Effective()
 	isolation, netIsolated, _ := s.isolation() // the sandbox's level, once it is known ("" when code cannot run)
-	return Defaults{Provider: def, MaxIterations: cfg.MaxIterations, Reflect: cfg.Reflect,
+	return Defaults{Provider: def, MaxIterations: cfg.MaxIterations, MaxIterationsLimit: config.MaxIterationsLimit, Reflect: cfg.Reflect,
 		TimeoutSeconds: cfg.Timeout.Seconds(), Language: cfg.Language, Isolation: isolation, NetworkIsolated: netIsolated,
 		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,
 			FileSizeBytes: lim.FileSizeBytes, OpenFiles: lim.OpenFiles, CPUs: lim.CPUs},

@@ -190,6 +190,7 @@ const (
 	CodeStudentWorkspace   Code = "class.student.workspace"    //
 	CodeStudentTask        Code = "class.student.task"         //
 	CodeStudentProvider    Code = "class.student.provider"     // provider
+	CodeStudentPrompt      Code = "class.student.prompt"       // max_kib, size_kib
 	CodeQuotaConcurrent    Code = "class.quota.concurrent"     // going, limit
 	CodeQuotaHourly        Code = "class.quota.hourly"         // limit, retry_at (RFC 3339, UTC)
 	CodeQuotaTokens        Code = "class.quota.tokens"         // limit

@@ -108,6 +108,7 @@ func (s *Service) DefaultsFor(ctx context.Context) Defaults {
 	}
 	if l.MaxIterations > 0 {
 		d.MaxIterations = min(d.MaxIterations, l.MaxIterations)
+		d.MaxIterationsLimit = min(d.MaxIterationsLimit, l.MaxIterations)
 	}
 	if len(l.Providers) > 0 && !slices.Contains(l.Providers, d.Provider) {
 		d.Provider = l.Providers[0]

@@ -95,7 +95,7 @@ func FromPresets(ps []config.Preset) []Preset {
 // FromDefaults converts the run settings.
 func FromDefaults(d service.Defaults) Defaults {
 	l := d.Limits
-	return Defaults{Provider: d.Provider, MaxIterations: d.MaxIterations, Reflect: d.Reflect,
+	return Defaults{Provider: d.Provider, MaxIterations: d.MaxIterations, MaxIterationsLimit: d.MaxIterationsLimit, Reflect: d.Reflect,
 		TimeoutSeconds: d.TimeoutSeconds, Language: d.Language,
 		Limits: SandboxLimits{MemoryBytes: l.MemoryBytes, Processes: l.Processes, OutputBytes: l.OutputBytes,
 			FileSizeBytes: l.FileSizeBytes, OpenFiles: l.OpenFiles, CPUs: l.CPUs},

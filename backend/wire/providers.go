@@ -56,6 +56,10 @@ type Defaults struct {
 	Reflect        bool    `json:"reflect"`
 	TimeoutSeconds float64 `json:"timeout_seconds"`
 	Language       string  `json:"language"`
+	// MaxIterationsLimit is the largest iteration limit the server accepts
+	// (for a student, the class's limit when it is lower): the run form's
+	// cap.
+	MaxIterationsLimit int `json:"max_iterations_limit"`
 	// Limits are what each execution of generated code (and each sandboxed
 	// workspace command) gets: loopforge.yml `limits:` over the sandbox's
 	// defaults.

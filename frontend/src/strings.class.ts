@@ -9,7 +9,7 @@ import { locale } from './strings'
 type P = Record<string, string>
 
 /** num writes a number the server sent in the UI's language: 1,000 / 1.000; 0.50 / 0,50. */
-function num(v: string | undefined, decimals = 0): string {
+export function num(v: string | undefined, decimals = 0): string {
   const n = Number(v)
   if (v == null || !Number.isFinite(n)) return v ?? ''
   return new Intl.NumberFormat(locale(), { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(n)
@@ -93,6 +93,17 @@ export const classEn = {
     pausedNote: 'Paused: students cannot start runs.',
     assignment: 'Assignment',
     limits: 'Limits',
+    limitsNow: 'Each student may use',
+    limitsNone: 'no limits: a student can spend what the providers allow',
+    limitsChange: 'Change',
+    limitItems: {
+      iterations: (n: string) => `${n} iterations a run`,
+      atOnce: (n: string) => `${n} ${n === '1' ? 'run' : 'runs'} at a time`,
+      perHour: (n: string) => `${n} runs an hour`,
+      tokens: (n: string) => `${n} tokens`,
+      cost: (n: string) => `US$${n}`,
+      classTokens: (n: string) => `class: ${n} tokens`,
+    },
     export: 'Export class',
     exportZip: 'Scripts + summary (.zip)',
     exportCsv: 'Summary table (.csv)',
@@ -191,6 +202,7 @@ export const classEn = {
     'class.student.workspace': () => 'Workspace mode is not open to students in this class.',
     'class.student.task': () => 'Students run script tasks only.',
     'class.student.provider': (p: P) => `Provider ${p.provider} is not allowed in this class.`,
+    'class.student.prompt': (p: P) => `The prompt is ${p.size_kib} KiB; in this class a prompt is at most ${p.max_kib} KiB.`,
     'class.quota.concurrent': (p: P) => `You already have ${p.going} ${p.going === '1' ? 'run' : 'runs'} going (the limit is ${p.limit}).`,
     'class.quota.hourly': (p: P) => `${p.limit} runs in the last hour is the limit; the next one is possible at ${timeOfDay(p.retry_at)}.`,
     'class.quota.tokens': (p: P) => `Your token budget (${num(p.limit)}) is used up.`,
@@ -272,6 +284,17 @@ export const classPt: ClassStrings = {
     pausedNote: 'Pausada: os alunos não podem iniciar execuções.',
     assignment: 'Tarefa',
     limits: 'Limites',
+    limitsNow: 'Cada aluno pode usar',
+    limitsNone: 'sem limites: um aluno pode gastar o que os provedores permitirem',
+    limitsChange: 'Alterar',
+    limitItems: {
+      iterations: (n: string) => `${n} iterações por execução`,
+      atOnce: (n: string) => `${n} ${n === '1' ? 'execução' : 'execuções'} por vez`,
+      perHour: (n: string) => `${n} execuções por hora`,
+      tokens: (n: string) => `${n} tokens`,
+      cost: (n: string) => `US$ ${n}`,
+      classTokens: (n: string) => `turma: ${n} tokens`,
+    },
     export: 'Exportar turma',
     exportZip: 'Scripts + resumo (.zip)',
     exportCsv: 'Tabela-resumo (.csv)',
@@ -366,6 +389,7 @@ export const classPt: ClassStrings = {
     'class.student.workspace': () => 'O modo projeto não está aberto aos alunos nesta turma.',
     'class.student.task': () => 'Alunos executam só tarefas de script.',
     'class.student.provider': (p: P) => `O provedor ${p.provider} não é permitido nesta turma.`,
+    'class.student.prompt': (p: P) => `O prompt tem ${p.size_kib} KiB; nesta turma um prompt tem no máximo ${p.max_kib} KiB.`,
     'class.quota.concurrent': (p: P) => `Você já tem ${p.going} ${p.going === '1' ? 'execução' : 'execuções'} em andamento (o limite é ${p.limit}).`,
     'class.quota.hourly': (p: P) => `O limite é de ${p.limit} execuções por hora; a próxima será possível às ${timeOfDay(p.retry_at)}.`,
     'class.quota.tokens': (p: P) => `Seu orçamento de tokens (${num(p.limit)}) acabou.`,

@@ -87,6 +87,28 @@ describe('the run form while the configured defaults load', () => {
   })
 })
 
+describe('the iteration cap', () => {
+  it('is the server’s: the field stops where the API does, and a larger value is sent as the cap', async () => {
+    const api = withDefaults({ max_iterations_limit: 50 })
+    await ready(api)
+    await waitFor(() => expect(value('max-iterations')).toBe('3'))
+    expect(screen.getByTestId('max-iterations').getAttribute('max')).toBe('50')
+    fireEvent.change(screen.getByTestId('max-iterations'), { target: { value: '40' } })
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'fizzbuzz' } })
+    fireEvent.click(screen.getByTestId('run'))
+    await waitFor(() => expect(api.startRun).toHaveBeenCalled())
+    expect(api.startRun.mock.calls[0][0]).toMatchObject({ max_iterations: 40 })
+  })
+
+  it('is a student’s class cap when the server says so', async () => {
+    const { stores } = await ready(withDefaults({ max_iterations: 3, max_iterations_limit: 4 }))
+    await waitFor(() => expect(screen.getByTestId('max-iterations').getAttribute('max')).toBe('4'))
+    // The browser refuses to submit 9 from the field; a value set otherwise is sent as the cap.
+    act(() => stores.composer.getState().set({ maxIterations: 9 }))
+    expect(stores.composer.getState().request('fake').max_iterations).toBe(4)
+  })
+})
+
 describe('the sandbox line', () => {
   it('shows the isolation and the main limits, the rest in its description', async () => {
     await ready()

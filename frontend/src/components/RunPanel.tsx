@@ -38,6 +38,7 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
       presetId: x.presetId,
       providers: x.providers,
       maxIterations: x.maxIterations,
+      iterationCap: x.iterationCap,
       reflect: x.reflect,
       timeoutSeconds: x.timeoutSeconds,
       language: x.language,
@@ -232,8 +233,8 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
                 <span>{s.maxIterations}</span>
                 <input
                   type="number"
-                  min={limits.maxIterations.min}
-                  max={limits.maxIterations.max}
+                  min={limits.minIterations}
+                  max={c.iterationCap}
                   value={pending ? '' : c.maxIterations}
                   placeholder={pending ? s.loadingValue : undefined}
                   disabled={pending}

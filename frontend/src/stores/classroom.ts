@@ -12,7 +12,7 @@ import type { ClassExportFormat, ClassMessage } from '../api/class'
 import { ClassStateType, type Assignment, type ClassLimits, type ClassView, type Me, type WallEntry } from '../api/gen/wire'
 import { assignmentAction, assignmentKey, normalizeCode, type Applied } from '../classroom'
 import type { ComposerStore } from './composer'
-import { limits, toLanguage } from './composer'
+import { clampIterations, limits, toLanguage } from './composer'
 import type { SaveFile } from './exports'
 import { defaultStorage, readJSON, writeJSON, type KV } from './persist'
 import type { ProvidersStore } from './providers'
@@ -111,7 +111,10 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
       const prompt = a.prompt.trim() ? a.prompt : (preset?.prompt ?? '')
       const patch: Parameters<ReturnType<ComposerStore['getState']>['set']>[0] = { prompt, presetId: preset ? preset.id : '', mode: 'script' }
       if (a.providers?.length) patch.providers = a.providers
-      if (a.max_iterations) patch.maxIterations = Math.min(limits.maxIterations.max, Math.max(limits.maxIterations.min, a.max_iterations))
+      // The server checked the assignment's limit; before the defaults (and
+      // so the server's cap) arrive only the lower bound is known.
+      const form = deps.composer.getState()
+      if (a.max_iterations) patch.maxIterations = clampIterations(a.max_iterations, form.defaultsLoaded ? form.iterationCap : Infinity)
       if (a.timeout_seconds) patch.timeoutSeconds = Math.min(limits.timeoutSeconds.max, Math.max(limits.timeoutSeconds.min, Math.round(a.timeout_seconds)))
       if (a.language) patch.language = toLanguage(a.language)
       if (a.reflect != null) patch.reflect = a.reflect

@@ -38,6 +38,13 @@ export interface ComposerFields {
 export interface ComposerState extends ComposerFields {
   /** True once the configured defaults arrived (or failed to). */
   defaultsLoaded: boolean
+  /**
+   * The largest iteration limit the server accepts (GET /api/defaults'
+   * max_iterations_limit: for a student, the class's cap). The form's cap
+   * is the server's, not a number of its own; until the defaults arrive it
+   * is the form's default.
+   */
+  iterationCap: number
   set(patch: Partial<ComposerFields>): void
   /** Ticks or unticks one provider. */
   toggleProvider(name: string, on: boolean): void
@@ -79,8 +86,14 @@ export const composerDefaults: ComposerFields = {
 const KEY = 'loopforge.composer'
 
 export const limits = {
-  maxIterations: { min: 1, max: 20 },
+  /** The least iteration limit; the most is the server's (ComposerState.iterationCap). */
+  minIterations: 1,
   timeoutSeconds: { min: 1, max: 600 },
+}
+
+/** clampIterations keeps an iteration limit within 1..cap (a bad value is the form's default). */
+export function clampIterations(n: unknown, cap: number): number {
+  return clamp(n, limits.minIterations, cap, Math.min(cap, composerDefaults.maxIterations))
 }
 
 function clamp(n: unknown, lo: number, hi: number, dflt: number): number {
@@ -134,6 +147,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
   const store = createStore<ComposerState>()((set, get) => ({
     ...init,
     defaultsLoaded: false,
+    iterationCap: composerDefaults.maxIterations,
     set(patch) {
       set(patch)
     },
@@ -143,9 +157,11 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     },
     applyDefaults(d) {
       if (!d) return set({ defaultsLoaded: true })
+      const cap = typeof d.max_iterations_limit === 'number' && d.max_iterations_limit >= limits.minIterations ? Math.floor(d.max_iterations_limit) : get().iterationCap
       set({
         defaultsLoaded: true,
-        maxIterations: clamp(d.max_iterations, limits.maxIterations.min, limits.maxIterations.max, composerDefaults.maxIterations),
+        iterationCap: cap,
+        maxIterations: clampIterations(d.max_iterations, cap),
         reflect: typeof d.reflect === 'boolean' ? d.reflect : composerDefaults.reflect,
         timeoutSeconds: clamp(d.timeout_seconds, limits.timeoutSeconds.min, limits.timeoutSeconds.max, composerDefaults.timeoutSeconds),
         language: toLanguage(d.language),
@@ -155,7 +171,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
       const s = { ...get(), mode: mode ?? get().mode }
       const req: RunRequest = {
         prompt: (prompt ?? s.prompt).trim(),
-        max_iterations: clamp(s.maxIterations, limits.maxIterations.min, limits.maxIterations.max, composerDefaults.maxIterations),
+        max_iterations: clampIterations(s.maxIterations, s.iterationCap),
         timeout_seconds: clamp(s.timeoutSeconds, limits.timeoutSeconds.min, limits.timeoutSeconds.max, composerDefaults.timeoutSeconds),
       }
       if (s.mode === 'workspace') {

@@ -92,6 +92,7 @@ export function fakeFolders(path: string): FolderListing {
 export const defaults: Defaults = {
   provider: 'fake',
   max_iterations: 3,
+  max_iterations_limit: 50,
   reflect: false,
   timeout_seconds: 20,
   language: 'python',

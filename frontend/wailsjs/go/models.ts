@@ -167,6 +167,7 @@ export namespace wire {
 	    reflect: boolean;
 	    timeout_seconds: number;
 	    language: string;
+	    max_iterations_limit: number;
 	    limits: SandboxLimits;
 	    isolation: string;
 	    network_isolated: boolean;

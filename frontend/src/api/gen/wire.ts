@@ -296,6 +296,12 @@ export interface Defaults {
   timeout_seconds: number /* float64 */;
   language: string;
   /**
+   * MaxIterationsLimit is the largest iteration limit the server accepts
+   * (for a student, the class's limit when it is lower): the run form's
+   * cap.
+   */
+  max_iterations_limit: number /* int */;
+  /**
    * Limits are what each execution of generated code (and each sandboxed
    * workspace command) gets: loopforge.yml `limits:` over the sandbox's
    * defaults.

@@ -225,6 +225,25 @@ describe('the instructor’s Class tab', () => {
     await waitFor(() => expect(screen.queryByTestId('spot-bar')).toBeNull())
   })
 
+  it('shows the limits beside the code, in both languages, and Change opens the limits form', async () => {
+    const { stores } = await instructorReady({
+      limits: { ...instructorClass().limits, max_iterations: 5, concurrent_runs: 2, runs_per_hour: 20, tokens_per_student: 150000, tokens_for_class: 3000000 },
+    })
+    const items = screen.getByTestId('limits-summary-items')
+    expect(items.textContent).toBe('5 iterations a run · 2 runs at a time · 20 runs an hour · 150,000 tokens · class: 3,000,000 tokens')
+    expect(screen.queryByTestId('limits-form')).toBeNull()
+    fireEvent.click(screen.getByTestId('limits-summary-change'))
+    const form = await screen.findByTestId('limits-form')
+    expect(within(form).getByTestId('limit-max-iterations')).toHaveProperty('value', '5')
+    act(() => stores.settings.getState().setLang('pt'))
+    await waitFor(() => expect(screen.getByTestId('limits-summary-items').textContent).toBe('5 iterações por execução · 2 execuções por vez · 20 execuções por hora · 150.000 tokens · turma: 3.000.000 tokens'))
+  })
+
+  it('warns beside the code when the class has no limits', async () => {
+    await instructorReady()
+    expect(screen.getByTestId('limits-summary-items').textContent).toContain('no limits')
+  })
+
   it('pause, assignment and limits go to the server and show what it answered', async () => {
     const { ops } = await instructorReady()
     fireEvent.click(screen.getByTestId('class-pause'))

@@ -8,6 +8,7 @@ import { isFinished } from '../../stores/runModel'
 import { strings } from '../../strings'
 import { AssignmentForm, LimitsForm } from './ClassForms'
 import { JoinInfo } from './JoinInfo'
+import { LimitsSummary } from './LimitsSummary'
 import { StageTitle, useSpotlit, WatchedRun } from './Stage'
 import { Wall } from './Wall'
 
@@ -110,6 +111,7 @@ export function ClassTab() {
             <button type="button" className="btn btn-small btn-ghost class-join-hide" onClick={() => setJoinOpen(false)}>
               {t.hideJoin}
             </button>
+            <LimitsSummary limits={cls.limits} onChange={() => setPanel('limits')} />
           </div>
         ) : (
           <button type="button" className="btn btn-small class-join-show" onClick={() => setJoinOpen(true)} data-testid="join-show">

@@ -1,0 +1,40 @@
+import type { ClassLimits } from '../../api/gen/wire'
+import { num } from '../../strings.class'
+import { strings } from '../../strings'
+
+/** limitItems words the counts and budgets of a class's limits (0 = none, left out), in the UI's language. */
+export function limitItems(l: ClassLimits): string[] {
+  const t = strings.classroom.instructor.limitItems
+  const out: string[] = []
+  const add = (n: number, word: (s: string) => string, decimals = 0) => {
+    if (n > 0) out.push(word(num(String(n), decimals)))
+  }
+  add(l.max_iterations, t.iterations)
+  add(l.concurrent_runs, t.atOnce)
+  add(l.runs_per_hour, t.perHour)
+  add(l.tokens_per_student, t.tokens)
+  add(l.cost_per_student_usd, t.cost, 2)
+  add(l.tokens_for_class, t.classTokens)
+  return out
+}
+
+/**
+ * LimitsSummary: what each student may spend, shown beside the join code
+ * so the instructor sees it before handing the code out; Change opens the
+ * limits form.
+ */
+export function LimitsSummary({ limits, onChange }: { limits: ClassLimits; onChange: () => void }) {
+  const t = strings.classroom.instructor
+  const items = limitItems(limits)
+  return (
+    <p className="class-limits-summary" data-testid="limits-summary">
+      <span className="join-label">{t.limitsNow}</span>{' '}
+      <span data-testid="limits-summary-items" className={items.length ? undefined : 'notice-warn'}>
+        {items.length ? items.join(' · ') : t.limitsNone}
+      </span>{' '}
+      <button type="button" className="btn btn-small btn-ghost" onClick={onChange} data-testid="limits-summary-change">
+        {t.limitsChange}
+      </button>
+    </p>
+  )
+}

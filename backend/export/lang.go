@@ -134,9 +134,9 @@ var texts = map[string]msg{
 	"noStatus":         {"no status", "sem situação"},
 
 	// The zip's comparison.md.
-	"cmpTitle":      {"%s — comparison", "%s — comparação"},
-	"cmpSession":    {"Session of %s, %s. ", "Sessão de %s, %s. "},
-	"cmpExported":   {"Exported by loopforge. The prompt is in `%s`.", "Exportado pelo loopforge. O prompt está em `%s`."},
+	"cmpTitle":    {"%s — comparison", "%s — comparação"},
+	"cmpSession":  {"Session of %s, %s. ", "Sessão de %s, %s. "},
+	"cmpExported": {"Exported by loopforge. The prompt is in `%s`.", "Exportado pelo loopforge. O prompt está em `%s`."},
 	// The names of the zip's own files (the scripts are named after their
 	// providers, which are not translated).
 	"zipComparison": {"comparison.md", "comparacao.md"},

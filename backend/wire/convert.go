@@ -84,7 +84,7 @@ func fromKeyRejection(k *service.KeyRejection) *KeyRejection {
 	if k == nil {
 		return nil
 	}
-	return &KeyRejection{At: k.At, Message: k.Message}
+	return &KeyRejection{At: k.At, Message: k.Message, Code: string(k.Code), Params: k.Params}
 }
 
 // FromPresets converts the prompt presets.

@@ -104,6 +104,9 @@ const en = {
     noReadyProvider: 'No provider is ready. Fix one of the reasons below, then press Retry.',
     notReady: 'not ready',
     keyRejected: (time: string, why: string) => `Key rejected at ${time}: ${why}`,
+    /** keyRejectedCoded words a rejection (code provider.auth) from its parameters; the provider's own words are quoted. */
+    keyRejectedCoded: (time: string, p: P) =>
+      `Key rejected at ${time}${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `: check ${p.env}` : ''}.${said(p)}`,
     notReadyCount: (n: number) => `${n} not ready — why?`,
     isDefault: 'default',
     retry: 'Retry',
@@ -677,6 +680,8 @@ const pt: Strings = {
     noReadyProvider: 'Nenhum provedor está pronto. Corrija um dos motivos abaixo e pressione Tentar de novo.',
     notReady: 'não está pronto',
     keyRejected: (time: string, why: string) => `Chave recusada às ${time}: ${why}`,
+    keyRejectedCoded: (time: string, p: P) =>
+      `Chave recusada às ${time}${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `: verifique ${p.env}` : ''}.${said(p)}`,
     notReadyCount: (n: number) => `${n} não ${n === 1 ? 'está pronto' : 'estão prontos'} — por quê?`,
     isDefault: 'padrão',
     retry: 'Tentar de novo',

@@ -78,6 +78,10 @@ type Defaults struct {
 	// CommandsSandboxed is false when loopforge.yml runs workspace commands
 	// unsandboxed, as the user (workspace: {sandbox: false}).
 	CommandsSandboxed bool `json:"commands_sandboxed"`
+	// MaxPromptBytes is the longest prompt a run accepts, in UTF-8 bytes
+	// (the API refuses a longer one with request.prompt_too_long); the
+	// form counts against it before sending.
+	MaxPromptBytes int `json:"max_prompt_bytes"`
 }
 
 // SandboxLimits are the effective limits of one execution.

@@ -93,6 +93,16 @@ export function bytes(n: number): string {
   return `${Number.isInteger(r) ? r : fixed(r, 1)} ${units[i]}`
 }
 
+/** integer writes a whole number with the UI's thousands separator: 262,144 or 262.144. */
+export function integer(n: number, lang = locale()): string {
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: 0 }).format(n)
+}
+
+/** utf8Length is how many bytes s takes in UTF-8, the unit of loopforge's size limits. */
+export function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length
+}
+
 /** seconds formats a configured time limit: 45 s, 5 min, 1 min 30 s, 2 h. */
 export function seconds(s: number): string {
   if (!Number.isFinite(s) || s < 0) return '—'

@@ -60,7 +60,9 @@ describe('History', () => {
   it('dates each session: today, yesterday, else the date', async () => {
     // The browser's zone: the days are built in it, so any TZ gives the same words.
     vi.useFakeTimers({ toFake: ['Date'], now: new Date(2026, 10, 21, 15, 0) })
-    onTestFinished(() => vi.useRealTimers())
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
     const at = (day: number, h: number, m: number) => new Date(2026, 10, day, h, m).toISOString()
     api.sessions.mockResolvedValue([
       { ...summaries[0], id: 'a', updated_at: at(21, 3, 26) },

@@ -171,6 +171,7 @@ export namespace wire {
 	    network_isolated: boolean;
 	    command_timeout_seconds: number;
 	    commands_sandboxed: boolean;
+	    max_prompt_bytes: number;
 	}
 	export interface Endpoint {
 	    url: string;
@@ -204,6 +205,8 @@ export namespace wire {
 	    // Go type: time
 	    at: any;
 	    message: string;
+	    code: string;
+	    params?: Record<string, string>;
 	}
 	export interface Me {
 	    role: string;

@@ -329,6 +329,12 @@ export interface Defaults {
    * unsandboxed, as the user (workspace: {sandbox: false}).
    */
   commands_sandboxed: boolean;
+  /**
+   * MaxPromptBytes is the longest prompt a run accepts, in UTF-8 bytes
+   * (the API refuses a longer one with request.prompt_too_long); the
+   * form counts against it before sending.
+   */
+  max_prompt_bytes: number /* int */;
 }
 /**
  * SandboxLimits are the effective limits of one execution.

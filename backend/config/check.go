@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+	"unicode/utf8"
 )
 
 // Bounds of a run's settings, shared by loopforge.yml, the CLI's flags and
@@ -18,7 +19,22 @@ const (
 	// input: typed answers and small data, kept with every run in the
 	// history.
 	MaxStdinBytes = 64 << 10
+	// MaxPromptBytes caps a prompt (UTF-8 bytes): about 64,000 tokens,
+	// more than any lesson's prompt, and each iteration sends it again.
+	// Every face checks it (service.prepare); the web form counts against
+	// it before sending (wire.Defaults.MaxPromptBytes), and the server's
+	// body limit leaves room for it however JSON escapes it.
+	MaxPromptBytes = 256 << 10
 )
+
+// CheckPrompt says what is wrong with a prompt's size.
+func CheckPrompt(text string) error {
+	if len(text) > MaxPromptBytes {
+		return fmt.Errorf("the prompt is too long: %d bytes (%d characters); at most %d bytes (256 KiB) are accepted",
+			len(text), utf8.RuneCountInString(text), MaxPromptBytes)
+	}
+	return nil
+}
 
 // CheckStdin says what is wrong with the text for the code's standard
 // input, naming it as the caller's face spells it (stdin, --stdin).

@@ -60,7 +60,7 @@ type Format string
 
 const (
 	FormatPy       Format = "py"    // the final script with a provenance header
-	FormatZip      Format = "zip"   // every run's script, comparison.md, prompt.txt
+	FormatZip      Format = "zip"   // every run's script, comparison.md (pt: comparacao.md), prompt.txt
 	FormatMarkdown Format = "md"    // handout
 	FormatHTML     Format = "html"  // the same handout, one self-contained file
 	FormatNotebook Format = "ipynb" // Jupyter nbformat 4.5
@@ -120,7 +120,7 @@ var ErrRunNotFound = errors.New("no such run in this session")
 //
 //	py     <slug>-<provider>.py   (.sh for a shell run)
 //	ipynb  <slug>-<provider>.ipynb
-//	zip    <slug>.zip             holding <provider>.py…, comparison.md, prompt.txt
+//	zip    <slug>.zip             holding <provider>.py…, comparison.md (pt: comparacao.md), prompt.txt
 //	md     <slug>.md              (<slug>-<provider>.md for one run)
 //	html   <slug>.html            (<slug>-<provider>.html for one run)
 //	json   <slug>.loopforge.json

@@ -135,7 +135,7 @@ func TestPortugueseExports(t *testing.T) {
 			"# Data:       01/03/2025 14:02 UTC", "# Última tentativa: este código não rodou sem erros"}},
 		{"ipynb", firstCell(t, render(FormatNotebook, "run-ollama")), []string{"**Prompt**", "Gerado pelo loopforge com **ollama**", "**Última tentativa:**", "01/03/2025"}},
 		{"ipynb success", firstCell(t, render(FormatNotebook, "run-claude")), []string{"sucesso após 2 iterações"}},
-		{"zip comparison.md", zipped["comparison.md"], []string{"— comparação", "Sessão de 01/03/2025 14:00 UTC, 3 execuções.", "| Linhas de código |", "O tempo total"}},
+		{"zip comparacao.md", zipped["comparacao.md"], []string{"— comparação", "Sessão de 01/03/2025 14:00 UTC, 3 execuções.", "| Linhas de código |", "O tempo total"}},
 		{"zip script", zipped["ollama.py"], []string{"# Última tentativa:"}},
 	}
 	for _, c := range cases {
@@ -215,7 +215,7 @@ func TestExportsInTheReadersZone(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range zr.File {
-			if f.Name == "comparison.md" {
+			if f.Name == map[Lang]string{English: "comparison.md", Portuguese: "comparacao.md"}[loc.Lang] {
 				r, _ := f.Open()
 				c, _ := io.ReadAll(r)
 				r.Close()

@@ -10,15 +10,11 @@ import (
 	"github.com/loopforge/loopforge/backend/store"
 )
 
-// Names of the fixed entries of the zip export.
-const (
-	zipComparison = "comparison.md"
-	zipPrompt     = "prompt.txt"
-)
-
 // zipAll is every run's final script (as the py export writes it, named after
-// its provider), comparison.md and prompt.txt. Runs without code get a row in
-// the comparison and no script.
+// its provider), the comparison (comparison.md, in Portuguese comparacao.md:
+// the names of the fixed entries are words of the export's language, without
+// accents so that every unzip tool keeps them) and prompt.txt. Runs without
+// code get a row in the comparison and no script.
 func zipAll(b *Bundle, runs []store.Run, l words) ([]byte, error) {
 	labels := runLabels(runs)
 	files := make([]string, len(runs))
@@ -61,14 +57,14 @@ func zipAll(b *Bundle, runs []store.Run, l words) ([]byte, error) {
 			}
 		}
 	}
-	if err := add(zipComparison, comparisonMarkdown(b, runs, files, l)); err != nil {
+	if err := add(l.t("zipComparison"), comparisonMarkdown(b, runs, files, l)); err != nil {
 		return nil, fmt.Errorf("export: zip: %w", err)
 	}
 	prompt := b.Session.Prompt
 	if prompt != "" && !strings.HasSuffix(prompt, "\n") {
 		prompt += "\n"
 	}
-	if err := add(zipPrompt, []byte(prompt)); err != nil {
+	if err := add(l.t("zipPrompt"), []byte(prompt)); err != nil {
 		return nil, fmt.Errorf("export: zip: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -123,7 +119,7 @@ func comparisonMarkdown(b *Bundle, runs []store.Run, files []string, l words) []
 	if t := l.time(b.Session.CreatedAt); t != "" {
 		sb.WriteString(l.t("cmpSession", t, plural(len(runs), l.t("run"), l.t("runs"))))
 	}
-	sb.WriteString(l.t("cmpExported") + "\n\n")
+	sb.WriteString(l.t("cmpExported", l.t("zipPrompt")) + "\n\n")
 	if len(runs) == 0 {
 		sb.WriteString(l.t("noRuns") + "\n")
 		return []byte(sb.String())

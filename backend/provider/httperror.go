@@ -107,8 +107,9 @@ func (c ErrorContext) Interrupted(ctx context.Context, err error) error {
 		if ctxErr := c.FromContext(ctx, ErrStreamCut); ctxErr != nil {
 			return ctxErr
 		}
-		return &Error{Provider: c.Provider, Kind: KindInterrupted, URL: c.URL,
-			Message: "the stream ended without its final event", Err: ErrStreamCut}
+		// No Message: the provider said nothing, and Message is quoted as
+		// its words (the faces word the break itself, by code).
+		return &Error{Provider: c.Provider, Kind: KindInterrupted, URL: c.URL, Err: ErrStreamCut}
 	}
 	f := c.Failure(ctx, err, nil)
 	if pe, ok := errors.AsType[*Error](f); ok && pe.Kind == KindUnreachable {
@@ -178,7 +179,9 @@ func networkMessage(err error) (string, bool) {
 		return opErr.Error(), true
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "connection closed mid-response", true
+		// Nobody said anything: the connection closed. The message stays
+		// empty rather than loopforge's English posing as the provider's.
+		return "", true
 	}
 	// Anything else the HTTP client reports (TLS, proxy, redirect) is a
 	// failure to reach the endpoint too.

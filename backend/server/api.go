@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/api"
+	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/wire"
 )
@@ -41,7 +42,10 @@ func (s *Server) operation(op api.Operation) http.HandlerFunc {
 		}
 		out, err := op.Invoke(r.Context(), s.opts.Backend, func(in any) error { return bind(w, r, in) })
 		var bad *inputError
+		var big *http.MaxBytesError
 		switch {
+		case errors.As(err, &big):
+			writeError(w, http.StatusRequestEntityTooLarge, tooLarge(big.Limit))
 		case errors.As(err, &bad):
 			writeError(w, http.StatusBadRequest, coded(service.CodeBadInput, bad.Error(), "detail", bad.detail))
 		case err != nil:
@@ -65,23 +69,41 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 }
 
 // inputError is a request the handler could not read into the operation's
-// input: always 400, with its own message (detail is the decoder's).
-type inputError struct{ msg, detail string }
+// input: always 400, with its own message (detail is the decoder's); err is
+// the decoder's, for errors.As (a body over the limit).
+type inputError struct {
+	msg, detail string
+	err         error
+}
 
 func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() error { return e.err }
+
+// maxBody bounds an operation's JSON body. The largest bodies are runs: a
+// prompt of up to config.MaxPromptBytes and an input of up to
+// config.MaxStdinBytes, each of which JSON may escape to six bytes a byte
+// (\u0001), plus the other fields. A longer prompt is thus refused by
+// service.prepare, with the prompt's own size, rather than here.
+const maxBody = 6*(config.MaxPromptBytes+config.MaxStdinBytes) + 64<<10
+
+// tooLarge is the answer to a body over limit bytes.
+func tooLarge(limit int64) wire.ErrorBody {
+	return coded(service.CodeTooLarge, fmt.Sprintf("the request body is larger than %d bytes, the most loopforge accepts", limit),
+		"max", strconv.FormatInt(limit, 10))
+}
 
 // bind fills the struct in points to from the request. A field tagged
 // path:"name" takes the route's {name}, one tagged query:"name" the query
 // parameter; the other fields form the JSON body, read only when there are
-// any (at most 1 MiB, unknown fields refused). A query number that does not
+// any (at most maxBody, unknown fields refused). A query number that does not
 // parse reads as 0, which every operation takes as its default.
 func bind(w http.ResponseWriter, r *http.Request, in any) error {
 	v := reflect.ValueOf(in).Elem()
 	if api.FieldsOf(v.Type()).Body {
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(in); err != nil {
-			return &inputError{msg: "invalid JSON body: " + err.Error(), detail: err.Error()}
+			return &inputError{msg: "invalid JSON body: " + err.Error(), detail: err.Error(), err: err}
 		}
 	}
 	for i := range v.NumField() {

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +179,18 @@ func TestErrorBodiesCarryCodeAndParams(t *testing.T) {
 		{"no endpoint", "GET", "/api/nothing", "", 404, "request.no_endpoint", map[string]string{"method": "GET", "path": "/api/nothing"}},
 		{"no session", "GET", "/api/sessions/nope", "", 404, "not_found", map[string]string{}},
 		{"export format", "GET", "/api/sessions/nope/export?format=docx", "", 400, "export.format", map[string]string{"format": "docx"}},
+		// A prompt over the limit is refused with its size and the limit
+		// (issue 24: it was "http: request body too large")...
+		{"prompt too long", "POST", "/api/runs", runBody(t, strings.Repeat("é", config.MaxPromptBytes/2+1)), 400, "request.prompt_too_long",
+			map[string]string{"bytes": strconv.Itoa(config.MaxPromptBytes + 2), "chars": strconv.Itoa(config.MaxPromptBytes/2 + 1),
+				"max": strconv.Itoa(config.MaxPromptBytes)}},
+		// ... even when JSON escapes every byte of it to six (\u0001): the
+		// body limit leaves room for any prompt the service would take.
+		{"escaped prompt too long", "POST", "/api/runs", runBody(t, strings.Repeat("\x01", config.MaxPromptBytes+1)), 400, "request.prompt_too_long",
+			map[string]string{"max": strconv.Itoa(config.MaxPromptBytes)}},
+		// A body past any prompt's room says the server's limit.
+		{"body too large", "POST", "/api/runs", runBody(t, strings.Repeat("a", maxBody)), 413, "request.too_large",
+			map[string]string{"max": strconv.Itoa(maxBody)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,4 +210,14 @@ func TestErrorBodiesCarryCodeAndParams(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runBody is the JSON body of a run of the fake provider with prompt.
+func runBody(t *testing.T, prompt string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]string{"prompt": prompt, "provider": "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -112,6 +112,10 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
+		if big, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeError(w, http.StatusRequestEntityTooLarge, tooLarge(big.Limit))
+			return
+		}
 		writeError(w, http.StatusBadRequest, coded(service.CodeBadInput, "invalid JSON body: "+err.Error(), "detail", "invalid JSON body: "+err.Error()))
 		return
 	}

@@ -30,6 +30,9 @@ type Defaults struct {
 	// CommandsSandboxed is false when loopforge.yml runs workspace commands
 	// unsandboxed (workspace: {sandbox: false}).
 	CommandsSandboxed bool `json:"commands_sandboxed"`
+	// MaxPromptBytes is the longest prompt a run accepts (UTF-8 bytes,
+	// config.MaxPromptBytes), for the form to count against.
+	MaxPromptBytes int `json:"max_prompt_bytes"`
 }
 
 // LimitsInfo is the wire form of the effective sandbox limits.
@@ -54,7 +57,8 @@ func (s *Service) Defaults() Defaults {
 		TimeoutSeconds: cfg.Timeout.Seconds(), Language: cfg.Language, Isolation: isolation, NetworkIsolated: netIsolated,
 		Limits: LimitsInfo{MemoryBytes: lim.MemoryBytes, Processes: lim.Processes, OutputBytes: lim.OutputHardCap,
 			FileSizeBytes: lim.FileSizeBytes, OpenFiles: lim.OpenFiles, CPUs: lim.CPUs},
-		CommandTimeoutSeconds: cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !cfg.Workspace.Unsandboxed}
+		CommandTimeoutSeconds: cfg.Workspace.CommandTimeout.Seconds(), CommandsSandboxed: !cfg.Workspace.Unsandboxed,
+		MaxPromptBytes: config.MaxPromptBytes}
 }
 
 // Presets lists the built-in teaching prompts, then the user's own from

@@ -121,6 +121,8 @@ const (
 
 	CodeInvalid            Code = "request.invalid"            // detail
 	CodePromptEmpty        Code = "request.prompt_empty"       //
+	CodePromptTooLong      Code = "request.prompt_too_long"    // bytes, chars, max (bytes)
+	CodeTooLarge           Code = "request.too_large"          // max (bytes): the server's body limit
 	CodeMaxIterations      Code = "request.max_iterations"     // n, max
 	CodeTimeout            Code = "request.timeout"            // value, max
 	CodeLanguage           Code = "request.language"           // language

@@ -17,7 +17,11 @@ import (
 // configured now: the key is probably wrong or revoked.
 type KeyRejection struct {
 	At      time.Time `json:"at"`
-	Message string    `json:"message"` // what the provider said, without the profile name
+	Message string    `json:"message"` // the error's English text, without the profile name
+	// Code and Params name the error for a face that words it itself (see
+	// Explain): a Portuguese UI must not show Message's English.
+	Code   Code              `json:"code"`
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // keyHealth remembers, per profile, the last call refused as unauthorised
@@ -49,7 +53,9 @@ func (h *keyHealth) reject(p provider.Profile, err error, at time.Time) {
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
 	msg := strings.TrimPrefix(line, p.Name+": ")
-	h.rejected[p.Name] = keyRejection{KeyRejection: KeyRejection{At: at.UTC(), Message: msg}, print: keyPrint(p)}
+	why := Explain(err)
+	h.rejected[p.Name] = keyRejection{KeyRejection: KeyRejection{At: at.UTC(), Message: msg, Code: why.Code, Params: why.Params},
+		print: keyPrint(p)}
 }
 
 func (h *keyHealth) accept(p provider.Profile) {

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
@@ -690,6 +691,11 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	set.Stdin = req.Stdin
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
+	}
+	if err := config.CheckPrompt(req.Prompt); err != nil {
+		return prepared{}, &Error{Code: CodePromptTooLong, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
+			Params: map[string]string{"bytes": strconv.Itoa(len(req.Prompt)),
+				"chars": strconv.Itoa(utf8.RuneCountInString(req.Prompt)), "max": strconv.Itoa(config.MaxPromptBytes)}}
 	}
 	// The request's own mistakes (a bad base URL) first: they are the
 	// user's to fix whatever the machine lacks.

@@ -84,7 +84,7 @@ func fromKeyRejection(k *service.KeyRejection) *KeyRejection {
 	if k == nil {
 		return nil
 	}
-	return &KeyRejection{At: k.At, Message: k.Message}
+	return &KeyRejection{At: k.At, Message: k.Message, Code: string(k.Code), Params: k.Params}
 }
 
 // FromPresets converts the prompt presets.
@@ -100,7 +100,7 @@ func FromDefaults(d service.Defaults) Defaults {
 		Limits: SandboxLimits{MemoryBytes: l.MemoryBytes, Processes: l.Processes, OutputBytes: l.OutputBytes,
 			FileSizeBytes: l.FileSizeBytes, OpenFiles: l.OpenFiles, CPUs: l.CPUs},
 		Isolation: d.Isolation, NetworkIsolated: d.NetworkIsolated, CommandTimeoutSeconds: d.CommandTimeoutSeconds,
-		CommandsSandboxed: d.CommandsSandboxed}
+		CommandsSandboxed: d.CommandsSandboxed, MaxPromptBytes: d.MaxPromptBytes}
 }
 
 // FromSetup converts the first-run facts.

@@ -35,9 +35,14 @@ type ProviderStatus struct {
 // KeyRejection says when and why a provider's key was rejected.
 type KeyRejection struct {
 	At time.Time `json:"at"`
-	// Message is what the provider said, e.g. "the API key was rejected
-	// (HTTP 401); check OPENAI_API_KEY".
+	// Message is the error's English text, e.g. "the API key was rejected
+	// (HTTP 401); check OPENAI_API_KEY: Incorrect API key provided".
 	Message string `json:"message"`
+	// Code and Params name it for the UI's words (ErrorBody's code and
+	// params: "provider.auth" with status, env and the provider's own
+	// message).
+	Code   string            `json:"code"`
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // Preset is a built-in or configured prompt.
@@ -77,6 +82,10 @@ type Defaults struct {
 	// CommandsSandboxed is false when loopforge.yml runs workspace commands
 	// unsandboxed, as the user (workspace: {sandbox: false}).
 	CommandsSandboxed bool `json:"commands_sandboxed"`
+	// MaxPromptBytes is the longest prompt a run accepts, in UTF-8 bytes
+	// (the API refuses a longer one with request.prompt_too_long); the
+	// form counts against it before sending.
+	MaxPromptBytes int `json:"max_prompt_bytes"`
 }
 
 // SandboxLimits are the effective limits of one execution.

@@ -33,6 +33,17 @@ describe('error words', () => {
     expect(errorMessage(missingKey())).toBe('openai: no API key. Set OPENAI_API_KEY in the environment or in a .env file.')
   })
 
+  it('says how long a refused prompt is and what the limit is, in both languages', () => {
+    const long = new ApiError('invalid request: the prompt is too long: …', 400, 'request.prompt_too_long', { bytes: '300000', chars: '150000', max: '262144' })
+    const big = new ApiError('the request body is larger than 2031616 bytes', 413, 'request.too_large', { max: '2031616' })
+    setLanguage('pt')
+    expect(errorMessage(long)).toBe('O prompt é longo demais: 300.000 bytes (150.000 caracteres); uma execução aceita no máximo 256 KiB (262.144 bytes).')
+    expect(errorMessage(big)).toBe('O pedido passa de 1,9 MiB, o máximo que o loopforge aceita.')
+    setLanguage('en')
+    expect(errorMessage(long)).toBe('The prompt is too long: 300,000 bytes (150,000 characters); a run takes at most 256 KiB (262,144 bytes).')
+    expect(errorMessage(big)).toBe('The request is larger than 1.9 MiB, the most loopforge accepts.')
+  })
+
   it("falls back to the backend's text for an unknown code, and to the message of anything else", () => {
     setLanguage('pt')
     expect(errorMessage(new ApiError('class: quota used up', 429, 'class.some_new_code', {}))).toBe('class: quota used up')

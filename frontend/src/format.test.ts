@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { bytes, clock, count, duration, fixed, seconds, when } from './format'
+import { bytes, clock, count, duration, fixed, seconds, stamp, when } from './format'
 import { setLanguage } from './strings'
 
 describe('format', () => {
@@ -29,6 +29,24 @@ describe('format', () => {
     // The UI's language, not the browser's: months and clocks follow it.
     expect(when('2026-02-20T21:05:00', now, 'pt-BR')).toMatch(/^20 de fev\.? 21:05$/)
     expect(when('2026-02-20T21:05:00', now, 'en')).toMatch(/^Feb 20,? 0?9:05\s?PM$/)
+  })
+  it('stamp: today, yesterday, else the date, in the given language and zone', () => {
+    // 03:10 on 21 November in São Paulo (UTC-3): 06:10 UTC.
+    const now = new Date('2026-11-21T06:10:00Z')
+    const sp = 'America/Sao_Paulo'
+    expect(stamp(undefined, now, 'en', sp)).toBe('')
+    expect(stamp('garbage', now, 'en', sp)).toBe('')
+    expect(stamp('2026-11-21T06:26:00Z', now, 'pt-BR', sp)).toBe('hoje 03:26')
+    expect(stamp('2026-11-21T06:26:00Z', now, 'en', sp)).toBe('today 03:26 AM')
+    expect(stamp('2026-11-20T17:02:00Z', now, 'pt-BR', sp)).toBe('ontem 14:02')
+    expect(stamp('2026-11-20T17:02:00Z', now, 'en', sp)).toBe('yesterday 02:02 PM')
+    // The zone decides the day: 02:00 UTC is still the 20th in São Paulo.
+    expect(stamp('2026-11-21T02:00:00Z', now, 'pt-BR', sp)).toBe('ontem 23:00')
+    expect(stamp('2026-11-21T02:00:00Z', now, 'pt-BR', 'UTC')).toBe('hoje 02:00')
+    // A week ago, two sessions three minutes apart are told apart by their date and time.
+    expect(stamp('2026-11-14T06:26:00Z', now, 'pt-BR', sp)).toMatch(/^14 de nov\.? 03:26$/)
+    expect(stamp('2026-11-14T06:29:00Z', now, 'en', sp)).toMatch(/^Nov 14 03:29 AM$/)
+    expect(stamp('2025-11-14T06:29:00Z', now, 'pt-BR', sp)).toMatch(/^14 de nov\.? de 2025 03:29$/)
   })
   it('bytes', () => {
     expect(bytes(512)).toBe('512 B')

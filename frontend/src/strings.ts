@@ -1,5 +1,5 @@
 import type { ExecNote, ExecStatus, Note, Notice, Outcome, Protection } from './api/gen/event'
-import { bytes, seconds } from './format'
+import { bytes, integer, seconds } from './format'
 import { classEn, classPt } from './strings.class'
 import { firstRunEn, firstRunPt } from './strings.firstrun'
 // Every UI string in one place: an English and a Portuguese table with the
@@ -104,6 +104,9 @@ const en = {
     noReadyProvider: 'No provider is ready. Fix one of the reasons below, then press Retry.',
     notReady: 'not ready',
     keyRejected: (time: string, why: string) => `Key rejected at ${time}: ${why}`,
+    /** keyRejectedCoded words a rejection (code provider.auth) from its parameters; the provider's own words are quoted. */
+    keyRejectedCoded: (time: string, p: P) =>
+      `Key rejected at ${time}${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `: check ${p.env}` : ''}.${said(p)}`,
     notReadyCount: (n: number) => `${n} not ready — why?`,
     isDefault: 'default',
     retry: 'Retry',
@@ -124,6 +127,10 @@ const en = {
     stop: 'Stop',
     stopping: 'Stopping…',
     needPrompt: 'Write a prompt or pick a preset first.',
+    /** The prompt's size as it nears the limit (max_prompt_bytes). */
+    promptSize: (size: number, chars: number, max: number) => `${bytes(size)} of ${bytes(max)} (${integer(chars)} characters)`,
+    promptTooLong: (size: number, chars: number, max: number) =>
+      `The prompt is too long: ${integer(size)} bytes (${integer(chars)} characters); a run takes at most ${bytes(max)} (${integer(max)} bytes). Shorten it first.`,
     needProvider: 'Choose a ready provider first.',
     startFailed: 'The run did not start',
     empty: 'Press Run to watch the loop: generate → execute → reflect → fix.',
@@ -526,6 +533,9 @@ const en = {
     internal: (p: P) => `Something went wrong in loopforge: ${p.detail}`,
     'request.invalid': (p: P) => `Invalid request: ${p.detail}`,
     'request.prompt_empty': () => 'The prompt is empty.',
+    'request.prompt_too_long': (p: P) =>
+      `The prompt is too long: ${integer(Number(p.bytes))} bytes (${integer(Number(p.chars))} characters); a run takes at most ${bytes(Number(p.max))} (${integer(Number(p.max))} bytes).`,
+    'request.too_large': (p: P) => `The request is larger than ${bytes(Number(p.max))}, the most loopforge accepts.`,
     'request.max_iterations': (p: P) => `The iteration limit must be between 1 and ${p.max} (got ${p.n}).`,
     'request.timeout': (p: P) => `The time limit must be positive and at most ${p.max} (got ${p.value}).`,
     'request.language': (p: P) => `Unsupported language “${p.language}”: use Python, Shell or JavaScript (Node.js).`,
@@ -683,6 +693,8 @@ const pt: Strings = {
     noReadyProvider: 'Nenhum provedor está pronto. Corrija um dos motivos abaixo e pressione Tentar de novo.',
     notReady: 'não está pronto',
     keyRejected: (time: string, why: string) => `Chave recusada às ${time}: ${why}`,
+    keyRejectedCoded: (time: string, p: P) =>
+      `Chave recusada às ${time}${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `: verifique ${p.env}` : ''}.${said(p)}`,
     notReadyCount: (n: number) => `${n} não ${n === 1 ? 'está pronto' : 'estão prontos'} — por quê?`,
     isDefault: 'padrão',
     retry: 'Tentar de novo',
@@ -703,6 +715,9 @@ const pt: Strings = {
     stop: 'Parar',
     stopping: 'Parando…',
     needPrompt: 'Escreva um prompt ou escolha um modelo pronto primeiro.',
+    promptSize: (size: number, chars: number, max: number) => `${bytes(size)} de ${bytes(max)} (${integer(chars)} caracteres)`,
+    promptTooLong: (size: number, chars: number, max: number) =>
+      `O prompt é longo demais: ${integer(size)} bytes (${integer(chars)} caracteres); uma execução aceita no máximo ${bytes(max)} (${integer(max)} bytes). Encurte-o primeiro.`,
     needProvider: 'Escolha primeiro um provedor pronto.',
     startFailed: 'A execução não começou',
     empty: 'Pressione Executar para ver o ciclo: gerar → executar → refletir → corrigir.',
@@ -1089,6 +1104,9 @@ const pt: Strings = {
     internal: (p: P) => `Algo deu errado no loopforge: ${p.detail}`,
     'request.invalid': (p: P) => `Pedido inválido: ${p.detail}`,
     'request.prompt_empty': () => 'O prompt está vazio.',
+    'request.prompt_too_long': (p: P) =>
+      `O prompt é longo demais: ${integer(Number(p.bytes))} bytes (${integer(Number(p.chars))} caracteres); uma execução aceita no máximo ${bytes(Number(p.max))} (${integer(Number(p.max))} bytes).`,
+    'request.too_large': (p: P) => `O pedido passa de ${bytes(Number(p.max))}, o máximo que o loopforge aceita.`,
     'request.max_iterations': (p: P) => `O limite de iterações deve estar entre 1 e ${p.max} (recebido: ${p.n}).`,
     'request.timeout': (p: P) => `O tempo limite deve ser positivo e no máximo ${p.max} (recebido: ${p.value}).`,
     'request.language': (p: P) => `Linguagem não suportada “${p.language}”: use Python, Shell ou JavaScript (Node.js).`,

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import type { SessionSummary } from '../api'
 import { fakeApi, sessionDetail, type FakeApi } from '../test/fakeApi'
 import { renderApp } from '../test/render'
@@ -55,6 +55,29 @@ describe('History', () => {
     expect(api.sessions).toHaveBeenLastCalledWith('linked', 200)
     fireEvent.change(screen.getByTestId('history-search'), { target: { value: 'zzz' } })
     expect(await screen.findByText('No session matches “zzz”.')).toBeTruthy()
+  })
+
+  it('dates each session: today, yesterday, else the date', async () => {
+    // The browser's zone: the days are built in it, so any TZ gives the same words.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date(2026, 10, 21, 15, 0) })
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
+    const at = (day: number, h: number, m: number) => new Date(2026, 10, day, h, m).toISOString()
+    api.sessions.mockResolvedValue([
+      { ...summaries[0], id: 'a', updated_at: at(21, 3, 26) },
+      { ...summaries[0], id: 'b', updated_at: at(20, 14, 2) },
+      { ...summaries[0], id: 'c', updated_at: at(14, 3, 26) },
+      { ...summaries[0], id: 'd', updated_at: at(14, 3, 29) },
+    ])
+    renderApp(api)
+    fireEvent.click(screen.getByTestId('nav-history'))
+    await waitFor(() => expect(screen.getAllByTestId('session')).toHaveLength(4))
+    const text = screen.getAllByTestId('session').map((e) => e.textContent ?? '')
+    expect(text[0]).toContain('today 03:26')
+    expect(text[1]).toContain('yesterday 02:02')
+    expect(text[2]).toMatch(/Nov 14 03:26/)
+    expect(text[3]).toMatch(/Nov 14 03:29/)
   })
 
   it('shows a failed list with Retry', async () => {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 import { errorWords, type ShownError } from '../api'
 import type { RunRequest, SessionDetail } from '../api'
-import { when } from '../format'
+import { stamp } from '../format'
 import { useHistory, useStores, type Stores } from '../stores'
 import { strings } from '../strings'
 import { ExportMenu } from './ExportMenu'
@@ -120,7 +120,7 @@ export function HistoryView({ onContinued, onOpenComparison }: Callbacks) {
               >
                 <span className="session-title">{s.title || s.prompt.slice(0, 80)}</span>
                 <span className="session-meta">
-                  <span>{when(s.updated_at)}</span>
+                  <span>{stamp(s.updated_at)}</span>
                   {(s.runs ?? []).slice(-3).map((r) => (
                     <span key={r.id} className={`mini mini-${r.status}`}>
                       {r.provider} · {strings.status[r.status] ?? r.status}
@@ -207,7 +207,7 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
         <div>
           <h2 className="session-heading">{detail.title || h.title}</h2>
           <p className="muted small">
-            {when(detail.created_at)} · {h.runs(runs.length)}
+            {stamp(detail.created_at)} · {h.runs(runs.length)}
             {detail.workdir && <> · {detail.workdir}</>}
           </p>
         </div>

@@ -1,16 +1,22 @@
 // @vitest-environment happy-dom
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import type { ProviderStatus, RunEvent } from '../api/types'
 import { createStores, StoresProvider } from '../stores'
 import { fakeApi, memoryStorage, missingKeyProvider, readyProvider } from '../test/fakeApi'
 import { ProviderPicker } from './ProviderPicker'
+import { setLanguage } from '../strings'
 
 afterEach(cleanup)
 
 const rejected: ProviderStatus = {
   ...readyProvider,
-  key_rejected: { at: '2026-11-21T10:02:00Z', message: 'the API key was rejected (HTTP 401); check FAKE_KEY: Incorrect API key provided' },
+  key_rejected: {
+    at: '2026-11-21T10:02:00Z',
+    message: 'the API key was rejected (HTTP 401); check FAKE_KEY: Incorrect API key provided',
+    code: 'provider.auth',
+    params: { provider: 'fake', status: '401', env: 'FAKE_KEY', message: 'Incorrect API key provided' },
+  },
 }
 
 function renderPicker(list: ProviderStatus[]) {
@@ -42,9 +48,19 @@ describe('ProviderPicker dot', () => {
     expect(dot.className).toBe('dot dot-warn')
     expect(screen.getByTestId('provider-fake').dataset.state).toBe('key-rejected')
     const reason = screen.getByTestId('provider-rejected-fake').textContent ?? ''
-    expect(reason).toMatch(/^Key rejected at .+: the API key was rejected \(HTTP 401\); check FAKE_KEY/)
+    expect(reason).toMatch(/^Key rejected at .+ \(HTTP 401\): check FAKE_KEY\. It said: Incorrect API key provided$/)
     // Still selectable: the user may fix the key outside and retry.
     expect((screen.getByRole('checkbox', { name: /fake/ }) as HTMLInputElement).disabled).toBe(false)
+  })
+
+  it('words the rejection in Portuguese, quoting only what the provider said', async () => {
+    setLanguage('pt')
+    onTestFinished(() => setLanguage('en'))
+    const { stores } = renderPicker([rejected])
+    await act(() => stores.providers.getState().load())
+    const reason = screen.getByTestId('provider-rejected-fake').textContent ?? ''
+    expect(reason).toMatch(/^Chave recusada às .+ \(HTTP 401\): verifique FAKE_KEY\. Ele disse: Incorrect API key provided$/)
+    expect(reason).not.toContain('was rejected')
   })
 
   it('turns amber when a run that just ended left its key rejected', async () => {

@@ -1,6 +1,7 @@
 import { errorWords } from '../api'
 import { when } from '../format'
 import { useProviders } from '../stores'
+import type { KeyRejection } from '../api/gen/wire'
 import { errorText, strings } from '../strings'
 
 interface Props {
@@ -48,7 +49,7 @@ export function ProviderPicker({ value, onToggle }: Props) {
       )}
       <ul className="provider-list">
         {ready.map((p) => {
-          const rejected = p.key_rejected ? s.keyRejected(when(p.key_rejected.at), p.key_rejected.message) : null
+          const rejected = p.key_rejected ? rejectionText(p.key_rejected, s, when) : null
           return (
             <li key={p.name} className="provider" data-testid={`provider-${p.name}`} data-state={rejected ? 'key-rejected' : 'ready'}>
               <label title={rejected ?? undefined}>
@@ -88,4 +89,14 @@ export function ProviderPicker({ value, onToggle }: Props) {
       )}
     </fieldset>
   )
+}
+
+/**
+ * rejectionText words a key rejection in the UI's language from its code
+ * and parameters (the provider's own words quoted); a backend that sent no
+ * code gets its English text.
+ */
+function rejectionText(k: KeyRejection, s: typeof strings.run, at: (iso: string) => string): string {
+  if (k.code === 'provider.auth') return s.keyRejectedCoded(at(k.at), k.params ?? {})
+  return s.keyRejected(at(k.at), k.message)
 }

@@ -36,12 +36,12 @@ async function started(api?: FakeApi) {
 describe('a run whose provider failed', () => {
   it('names a broken-off answer, keeps its tokens, and tries the iteration again', async () => {
     const { api } = await started()
-    const params = { provider: 'fake', url: 'http://127.0.0.1:9/v1', received: '15', message: 'connection closed mid-response' }
+    const params = { provider: 'fake', url: 'http://127.0.0.1:9/v1', received: '15', message: 'connection reset by peer' }
     act(() => failedRun('run-1', 'provider.interrupted', params, 'fake: the connection broke off').forEach((e) => api.events.emit(e)))
 
     expect(screen.getByTestId('run-error').textContent).toBe(
       'The provider said: fake: the connection to http://127.0.0.1:9/v1 broke off in the middle of the answer (after 15 characters): ' +
-        "the model's server stopped or the network dropped. Trying the iteration again may work. It said: connection closed mid-response",
+        "the model's server stopped or the network dropped. Trying the iteration again may work. It said: connection reset by peer",
     )
     expect(screen.getByTestId('tokens').textContent).toBe('120 in · 3 out')
 

@@ -206,3 +206,28 @@ describe('the sandbox line', () => {
     expect(within(screen.getByTestId('sandbox-info')).getByTestId('sandbox-commands').textContent).toBe('Comandos de validação: até 5 min cada, na sandbox.')
   })
 })
+
+describe('the prompt limit', () => {
+  it('counts the prompt near the API limit and refuses a longer one before sending it', async () => {
+    const api = withDefaults({ max_prompt_bytes: 100 })
+    await ready(api)
+    await waitFor(() => expect(screen.getByTestId('run')).toHaveProperty('disabled', false))
+    const prompt = screen.getByTestId('prompt')
+    fireEvent.change(prompt, { target: { value: 'short' } })
+    expect(screen.queryByTestId('prompt-size')).toBeNull()
+    // 76 bytes in 38 characters: near the limit, counted.
+    fireEvent.change(prompt, { target: { value: 'é'.repeat(38) } })
+    expect(screen.getByTestId('prompt-size').textContent).toBe('76 B of 100 B (38 characters)')
+    // 102 bytes: over, said in bytes and characters, and never sent.
+    fireEvent.change(prompt, { target: { value: 'é'.repeat(51) } })
+    expect(screen.getByTestId('prompt-size').textContent).toContain('102 bytes (51 characters)')
+    fireEvent.click(screen.getByTestId('run'))
+    await act(async () => {})
+    expect(api.startRun).not.toHaveBeenCalled()
+    expect(screen.getAllByText(/The prompt is too long: 102 bytes \(51 characters\); a run takes at most 100 B \(100 bytes\)/).length).toBeGreaterThan(0)
+    // Back under the limit, it runs.
+    fireEvent.change(prompt, { target: { value: 'é'.repeat(50) } })
+    fireEvent.click(screen.getByTestId('run'))
+    await waitFor(() => expect(api.startRun).toHaveBeenCalled())
+  })
+})

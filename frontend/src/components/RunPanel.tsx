@@ -6,6 +6,7 @@ import { limits, toLanguage } from '../stores/composer'
 import { defaultProvider } from '../stores/providers'
 import { isFinished } from '../stores/runModel'
 import { formCollapsed, promptSummary, shortcut, type FormEvent } from '../stage'
+import { utf8Length } from '../format'
 import { strings } from '../strings'
 import { CompareView } from './CompareView'
 import { ProviderPicker } from './ProviderPicker'
@@ -57,6 +58,10 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
   const providers = useProviders((p) => p.providers)
   const providersLoaded = useProviders((p) => p.loaded)
   const configured = useProviders((p) => p.defaults?.provider)
+  // The API's prompt limit (absent from an older server: no check here).
+  const promptMax = useProviders((p) => p.defaults?.max_prompt_bytes ?? 0)
+  const promptBytes = promptMax ? utf8Length(c.prompt) : 0
+  const promptOver = promptMax > 0 && promptBytes > promptMax
   const compareId = useCompare((x) => x.sessionId)
   const compareStarting = useCompare((x) => x.starting)
   const compareError = useCompare((x) => x.startError)
@@ -98,6 +103,8 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
 
   const start = async () => {
     if (!c.prompt.trim()) return setHint(s.needPrompt)
+    // Refused here, with the count, rather than after sending it all.
+    if (promptOver) return setHint(s.promptTooLong(promptBytes, [...c.prompt].length, promptMax))
     if (!chosen.length) return setHint(s.needProvider)
     if (workspace && !workdir && !student) return setHint(s.needWorkdir)
     setHint(null)
@@ -215,6 +222,11 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
               onChange={(e) => setC({ prompt: e.target.value, presetId: '' })}
               data-testid="prompt"
             />
+            {promptMax > 0 && promptBytes >= promptMax * 0.75 && (
+              <p className={promptOver ? 'notice notice-error small' : 'muted small'} data-testid="prompt-size" role={promptOver ? 'alert' : undefined}>
+                {promptOver ? s.promptTooLong(promptBytes, [...c.prompt].length, promptMax) : s.promptSize(promptBytes, [...c.prompt].length, promptMax)}
+              </p>
+            )}
             {workspace && <WorkspaceFields folder={!student} />}
             <SandboxInfo />
           </div>

@@ -101,6 +101,7 @@ export const defaults: Defaults = {
   network_isolated: true,
   command_timeout_seconds: 300,
   commands_sandboxed: true,
+  max_prompt_bytes: 256 << 10,
 }
 
 export function fakeApi(face: 'web' | 'desktop' = 'web'): FakeApi {

@@ -173,6 +173,7 @@ export namespace wire {
 	    network_isolated: boolean;
 	    command_timeout_seconds: number;
 	    commands_sandboxed: boolean;
+	    max_prompt_bytes: number;
 	}
 	export interface Endpoint {
 	    url: string;
@@ -206,6 +207,8 @@ export namespace wire {
 	    // Go type: time
 	    at: any;
 	    message: string;
+	    code: string;
+	    params?: Record<string, string>;
 	}
 	export interface Me {
 	    role: string;

@@ -269,10 +269,17 @@ export interface ProviderStatus {
 export interface KeyRejection {
   at: string /* RFC 3339 */;
   /**
-   * Message is what the provider said, e.g. "the API key was rejected
-   * (HTTP 401); check OPENAI_API_KEY".
+   * Message is the error's English text, e.g. "the API key was rejected
+   * (HTTP 401); check OPENAI_API_KEY: Incorrect API key provided".
    */
   message: string;
+  /**
+   * Code and Params name it for the UI's words (ErrorBody's code and
+   * params: "provider.auth" with status, env and the provider's own
+   * message).
+   */
+  code: string;
+  params?: { [key: string]: string};
 }
 /**
  * Preset is a built-in or configured prompt.
@@ -328,6 +335,12 @@ export interface Defaults {
    * unsandboxed, as the user (workspace: {sandbox: false}).
    */
   commands_sandboxed: boolean;
+  /**
+   * MaxPromptBytes is the longest prompt a run accepts, in UTF-8 bytes
+   * (the API refuses a longer one with request.prompt_too_long); the
+   * form counts against it before sending.
+   */
+  max_prompt_bytes: number /* int */;
 }
 /**
  * SandboxLimits are the effective limits of one execution.

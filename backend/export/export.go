@@ -176,7 +176,7 @@ func RenderLocale(b *Bundle, f Format, runID string, loc Locale) (name string, d
 		if err != nil {
 			return "", nil, err
 		}
-		return SafeName(base + "-" + runLabel(runs, r) + langOf(r).ext), data, nil
+		return scriptName(b, r), data, nil
 	case FormatNotebook:
 		r, err := pick()
 		if err != nil {
@@ -207,6 +207,12 @@ func RenderLocale(b *Bundle, f Format, runID string, loc Locale) (name string, d
 		return named(base+".loopforge.json", data, err)
 	}
 	return "", nil, fmt.Errorf("export: unknown format %q", string(f))
+}
+
+// scriptName is the name of a run's code exported as a script (py):
+// "<slug>-<provider>.py".
+func scriptName(b *Bundle, r *store.Run) string {
+	return SafeName(baseName(b) + "-" + runLabel(b.runs(), r) + langOf(r).ext)
 }
 
 func named(name string, data []byte, err error) (string, []byte, error) {

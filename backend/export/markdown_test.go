@@ -110,3 +110,39 @@ func TestHandoutRendersReflections(t *testing.T) {
 		t.Errorf("the reflection's raw HTML is not shown as text:\n%s", got)
 	}
 }
+
+// A traceback in a handout names the program as the exported script, not by
+// the sandbox's internal path; the history (the JSON export) keeps the path.
+func TestHandoutNamesTheProgram(t *testing.T) {
+	// as python3 printed it for a program run from a file by the sandbox
+	const tb = "Traceback (most recent call last):\n" +
+		"  File \"/tmp/loopforge-pyhook-serve-2-3094215536/loopforge-code.py\", line 5, in <module>\n" +
+		"    print(\"média:\", media([]))\n" +
+		"  File \"/tmp/loopforge-pyhook-serve-2-3094215536/loopforge-code.py\", line 2, in media\n" +
+		"    return sum(valores) / len(valores)\n" +
+		"ZeroDivisionError: division by zero\n"
+	b := fixture()
+	b.Iterations["run-claude"][0].Stderr = tb
+	b.Iterations["run-claude"][0].Reflection = "Line 2 of /tmp/loopforge-run-serve-2-77/loopforge-code.py divides by zero."
+	const want = `File "estruturas-de-dados-em-python-claude.py", line 2, in media`
+	for _, f := range []Format{FormatHTML, FormatMarkdown} {
+		_, page := render(t, b, f, "")
+		text := string(page)
+		if f == FormatHTML {
+			doc, err := nethtml.Parse(strings.NewReader(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = textOf(doc)
+		}
+		if !strings.Contains(text, want) || !strings.Contains(text, "Line 2 of estruturas-de-dados-em-python-claude.py") {
+			t.Errorf("%s: the program is not named as the script:\n%s", f, text)
+		}
+		if strings.Contains(text, "loopforge-code") || strings.Contains(text, "/tmp/loopforge-") {
+			t.Errorf("%s: the sandbox's path is shown", f)
+		}
+	}
+	if _, data := render(t, b, FormatJSON, ""); !strings.Contains(string(data), "loopforge-pyhook-serve-2-3094215536/loopforge-code.py") {
+		t.Error("the JSON export lost the recorded path")
+	}
+}

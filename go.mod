@@ -16,6 +16,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/gzuidhof/tygo v0.2.21
 	github.com/tmaxmax/go-sse v0.12.0
+	github.com/yuin/goldmark v1.8.7
 )
 
 require (

@@ -176,7 +176,7 @@ func RenderLocale(b *Bundle, f Format, runID string, loc Locale) (name string, d
 		if err != nil {
 			return "", nil, err
 		}
-		return SafeName(base + "-" + runLabel(runs, r) + langOf(r).ext), data, nil
+		return scriptName(b, r), data, nil
 	case FormatNotebook:
 		r, err := pick()
 		if err != nil {
@@ -207,6 +207,12 @@ func RenderLocale(b *Bundle, f Format, runID string, loc Locale) (name string, d
 		return named(base+".loopforge.json", data, err)
 	}
 	return "", nil, fmt.Errorf("export: unknown format %q", string(f))
+}
+
+// scriptName is the name of a run's code exported as a script (py):
+// "<slug>-<provider>.py".
+func scriptName(b *Bundle, r *store.Run) string {
+	return SafeName(baseName(b) + "-" + runLabel(b.runs(), r) + langOf(r).ext)
 }
 
 func named(name string, data []byte, err error) (string, []byte, error) {
@@ -331,9 +337,21 @@ func title(b *Bundle, l words) string {
 // baseName is the stem of every exported file of the session: a slug of its
 // title ("estruturas-de-dados-em-python").
 func baseName(b *Bundle) string {
+	if s := Slug(title(b, Locale{Lang: English}.words())); s != "" {
+		return s
+	}
+	return "loopforge-session"
+}
+
+// Slug is how an exported file is named after a text: lower case, its
+// letters and digits joined by '-', accented letters kept as they are
+// ("Exercício de Ana" → "exercício-de-ana"), at most 48 bytes cut at a word
+// when it can be; "" when s has no letter or digit. Every export (one
+// session's and a class's) names its files with it.
+func Slug(s string) string {
 	var sb strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(title(b, Locale{Lang: English}.words())) {
+	for _, r := range strings.ToLower(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if dash && sb.Len() > 0 {
 				sb.WriteByte('-')
@@ -344,16 +362,13 @@ func baseName(b *Bundle) string {
 			dash = true
 		}
 	}
-	s := sb.String()
+	s = sb.String()
 	if len(s) > 48 {
 		s = truncateBytes(s, 48)
 		if i := strings.LastIndexByte(s, '-'); i > 16 {
 			s = s[:i]
 		}
 		s = strings.TrimRight(s, "-")
-	}
-	if s == "" {
-		return "loopforge-session"
 	}
 	return s
 }

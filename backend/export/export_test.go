@@ -734,3 +734,17 @@ func TestJSONFileWithoutKind(t *testing.T) {
 		}
 	}
 }
+
+// Slug keeps accented letters and digits and joins the words by '-'.
+func TestSlug(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Exercício de Ana", "exercício-de-ana"},
+		{"  João Araújo!! (2ª turma) ", "joão-araújo-2ª-turma"},
+		{"!!!", ""},
+		{"palavra " + strings.Repeat("ção ", 20), "palavra-ção-ção-ção-ção-ção-ção"}, // 43 bytes: one more word is 49,
+	} {
+		if got := Slug(c.in); got != c.want {
+			t.Errorf("Slug(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

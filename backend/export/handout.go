@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -94,6 +95,11 @@ func (h *handout) T(key string, a ...any) string { return h.lang.t(key, a...) }
 
 func (h *handout) run(idx int, r *store.Run) runView {
 	l := h.lang
+	// What the program printed names its file as the sandbox did
+	// ("/tmp/loopforge-run-…/loopforge-code.py"); the handout names it as
+	// the student knows it, the exported script. The history keeps the
+	// sandbox's path.
+	prog := scriptName(h.b, r)
 	v := runView{
 		Anchor:     fmt.Sprintf("run-%d", idx),
 		Provider:   orDash(oneLine(r.Provider)),
@@ -106,13 +112,19 @@ func (h *handout) run(idx int, r *store.Run) runView {
 		Fence:      langOf(r).fence,
 		FinalHead:  l.t("finalCode"),
 		FinalCode:  r.FinalCode,
-		Error:      strings.TrimSpace(cleanText(r.Error)),
+		Error:      strings.TrimSpace(cleanText(sandbox.NameProgram(r.Error, prog))),
 	}
 	finalNote := l.t("isFinal")
 	if r.Status != event.RunStatusSuccess {
 		v.FinalHead, finalNote = l.t("lastAttempt"), l.t("isLast")
 	}
 	its := h.b.iterations(r.ID)
+	for i := range its {
+		it := &its[i]
+		for _, f := range []*string{&it.Stdout, &it.Stderr, &it.Summary, &it.Reflection} {
+			*f = sandbox.NameProgram(*f, prog)
+		}
+	}
 	last, ran := lastExecuted(its)
 	finalShown := false
 	for _, it := range its {

@@ -85,6 +85,7 @@ var (
 		return template.Must(template.New("handout").Funcs(template.FuncMap{
 			"highlight": highlight,
 			"prose":     prose,
+			"markdown":  proseMarkdown,
 			"inc":       func(i int) int { return i + 1 },
 		}).Parse(handoutTemplate))
 	})
@@ -135,7 +136,7 @@ var (
 	proseStrong = regexp.MustCompile(`\*\*([^*\n]+)\*\*`)
 )
 
-// prose renders plain text (a prompt, a reflection) for a white-space:
+// prose renders plain text (the user's prompt) for a white-space:
 // pre-wrap block: everything escaped, then `code` and **bold** spans marked
 // up. The markup is added to already escaped text, so it cannot open a hole.
 func prose(s string) template.HTML {

@@ -140,11 +140,11 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 					return failed(res, fmt.Errorf("sandbox: create the program dir: %w", err))
 				}
 			}
-			x.script = filepath.Join(x.progDir, "loopforge-code"+in.ext) // not an importable module name
+			x.script = filepath.Join(x.progDir, programStem+in.ext) // not an importable module name
 			err = os.Symlink(progLink, x.script)
 			in = in.withProgramLink(x.script)
 		} else {
-			script := filepath.Join(wd, "loopforge-code"+in.ext)
+			script := filepath.Join(wd, programStem+in.ext)
 			err = os.WriteFile(script, []byte(req.Code), 0o600)
 			in = in.withScript(script)
 		}

@@ -135,7 +135,7 @@ func (x *plainRun) setup(ctx context.Context, in interpreter) error {
 	// is written as given, line endings and all.
 	stdin := io.Reader(strings.NewReader(req.Code))
 	if r.sys.codeAsFile() || x.dir != "" || len(req.Stdin) > 0 {
-		script := filepath.Join(x.wd, "loopforge-code"+in.ext)
+		script := filepath.Join(x.wd, programStem+in.ext)
 		if err := os.WriteFile(script, []byte(req.Code), 0o600); err != nil {
 			return fmt.Errorf("sandbox: write the program: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -487,6 +488,44 @@ func TestClassExport(t *testing.T) {
 	}
 	if _, _, err := svc.ExportClass(context.Background(), "", "md", "fr", ""); Explain(err).Code != CodeExportLang {
 		t.Errorf("an unknown language: %v", err)
+	}
+}
+
+// The class export names its files as the single-session export does:
+// accented letters are kept ("exercício-de-ana", not "exerc-cio-de-ana").
+func TestClassExportKeepsAccentedNames(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print('olá')"}}, nil)
+	if _, err := svc.OpenClass(context.Background(), ClassOptions{Name: "Turma Ação"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := svc.SetClassLimits(context.Background(), ClassLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joao, _ := joinAs(t, svc, v.JoinCode, "João Araújo")
+	info, err := svc.StartRun(joao, RunRequest{Prompt: "Exercício de Ana", Provider: "fake", MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Wait(context.Background(), info.RunID)
+
+	name, data, err := svc.ExportClass(context.Background(), "", "zip", "", "UTC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(name, "class-turma-ação-") {
+		t.Errorf("the zip's name: %q", name)
+	}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range z.File {
+		names = append(names, f.Name)
+	}
+	if !slices.Contains(names, "joão-araújo/01-exercício-de-ana.py") {
+		t.Errorf("the zip's files: %q", names)
 	}
 }
 

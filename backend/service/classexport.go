@@ -12,7 +12,6 @@ import (
 	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/export"
-	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -61,7 +60,10 @@ func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz str
 	if zone == nil {
 		zone = time.Local
 	}
-	base := "class-" + gitops.Slug(rec.class.Name) + "-" + rec.class.CreatedAt.In(zone).Format("2006-01-02")
+	base := "class-" + rec.class.CreatedAt.In(zone).Format("2006-01-02")
+	if slug := export.Slug(rec.class.Name); slug != "" {
+		base = "class-" + slug + base[len("class"):]
+	}
 	info := export.ClassInfo{Name: rec.class.Name, Created: rec.class.CreatedAt, Ended: rec.class.EndedAt}
 	switch format {
 	case "csv":
@@ -142,9 +144,9 @@ func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []exp
 	folder := map[string]string{}
 	taken := map[string]bool{}
 	for _, st := range rec.students {
-		f := gitops.Slug(st.Name)
+		f := slugOr(st.Name, "student")
 		for i := 2; taken[f]; i++ {
-			f = gitops.Slug(st.Name) + "-" + strconv.Itoa(i)
+			f = slugOr(st.Name, "student") + "-" + strconv.Itoa(i)
 		}
 		taken[f], folder[st.ID] = true, f
 	}
@@ -156,7 +158,7 @@ func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []exp
 			continue
 		}
 		n[f]++
-		name := fmt.Sprintf("%s/%02d-%s%s", f, n[f], gitops.Slug(cs.Title), scriptExt(r.Language))
+		name := fmt.Sprintf("%s/%02d-%s%s", f, n[f], slugOr(cs.Title, "run"), scriptExt(r.Language))
 		if err := add(name, []byte(r.FinalCode)); err != nil {
 			return nil, err
 		}
@@ -183,4 +185,13 @@ func scriptExt(lang string) string {
 		return ".patch"
 	}
 	return ".py"
+}
+
+// slugOr is export.Slug (the single-session export's names, accents kept),
+// or fallback for a text with no letter or digit.
+func slugOr(s, fallback string) string {
+	if v := export.Slug(s); v != "" {
+		return v
+	}
+	return fallback
 }

@@ -150,3 +150,18 @@ func TestFullDiskEndsTheJSONStream(t *testing.T) {
 		t.Errorf("the recorded end was not removed once stored: %v", left)
 	}
 }
+
+// TestFullDiskHumanLine: without --json, the run's end is one plain line on
+// stderr naming the full disk, exit 1.
+func TestFullDiskHumanLine(t *testing.T) {
+	home := smallDisk(t)
+	code, _, stderr := cliRunModel(t, home, "", fillingModel{filler: filepath.Join(home, "filler")}, "run", "-p", "fake", "-n", "1", "x")
+	if code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	want := "error: the disk holding the history (folder " + home + ") is full: free some space there\n"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not end the run with %q:\n%s", want, stderr)
+	}
+	t.Logf("stderr:\n%s", stderr)
+}

@@ -61,7 +61,10 @@ func cliRunHome(t *testing.T, home, stdin string, args ...string) (code int, std
 func cliRunModel(t *testing.T, home, stdin string, m provider.Provider, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	vars := map[string]string{"LOOPFORGE_HOME": home, "OPENAI_API_KEY": "sk-test"}
-	var out, errb bytes.Buffer
+	var (
+		out  bytes.Buffer
+		errb lockedBuffer // the log (slog, from the service's goroutines) writes it too
+	)
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
 	e.newService = func(ctx context.Context, workdir string) (*service.Service, error) {
 		cfg, err := config.Load(config.Options{Workdir: workdir, LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})

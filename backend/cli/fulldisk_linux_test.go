@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/service"
@@ -164,4 +165,61 @@ func TestFullDiskHumanLine(t *testing.T) {
 		t.Errorf("stderr does not end the run with %q:\n%s", want, stderr)
 	}
 	t.Logf("stderr:\n%s", stderr)
+}
+
+// TestFullDiskEndStoredInTheSameProcess: once space is back, the next run
+// of the same process stores the end the history could not take (no
+// restart needed).
+func TestFullDiskEndStoredInTheSameProcess(t *testing.T) {
+	home := smallDisk(t)
+	filler := filepath.Join(home, "filler")
+	cfg, err := config.Load(config.Options{Workdir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		if k == "LOOPFORGE_HOME" {
+			return home, true
+		}
+		return "", false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profiles["full"] = provider.Profile{Name: "full", Kind: "full"}
+	cfg.Profiles["ok"] = provider.Profile{Name: "ok", Kind: "ok"}
+	reg := service.DefaultRegistry()
+	reg["full"] = func(provider.Profile) (provider.Provider, error) { return fillingModel{filler: filler}, nil }
+	reg["ok"] = func(provider.Profile) (provider.Provider, error) { return okModel{}, nil }
+	ctx := context.Background()
+	svc, err := service.New(ctx, service.Options{Config: cfg, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	start := func(prov string) *store.Run {
+		info, err := svc.StartRun(ctx, service.RunRequest{Prompt: "x", Provider: prov, MaxIterations: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", prov, err)
+		}
+		run, _ := svc.Wait(ctx, info.RunID)
+		if run == nil {
+			t.Fatalf("%s: no run", prov)
+		}
+		return run
+	}
+	first := start("full")
+	if first.ErrorCode != string(service.CodeHistoryFull) {
+		t.Fatalf("the run on a full disk ended with %s %q, want %s", first.Status, first.Error, service.CodeHistoryFull)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	start("ok")
+	d, err := svc.Session(ctx, first.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Runs[0]; got.Status != event.RunStatusError || got.ErrorCode != string(service.CodeHistoryFull) {
+		t.Errorf("stored: %s %q (code %q), want the disk-full error", got.Status, got.Error, got.ErrorCode)
+	}
+	if left, _ := os.ReadDir(filepath.Join(home, "ends")); len(left) > 0 {
+		t.Errorf("reservations left beside the history: %v", left)
+	}
 }

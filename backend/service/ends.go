@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,29 @@ func (s *Service) dropEndsOfEnded(ctx context.Context) {
 		if errors.Is(err, store.ErrNotFound) || (err == nil && r.Status != event.RunStatusRunning) {
 			s.dropEnd(id)
 		}
+	}
+}
+
+// storeEnds stores the ends of this process's runs that the history could
+// not take when they ended, now that a write has worked; they stay kept
+// (in memory and beside the history) if it still fails.
+func (s *Service) storeEnds(ctx context.Context) {
+	s.mu.Lock()
+	ends := maps.Clone(s.unstored)
+	s.mu.Unlock()
+	if len(ends) == 0 {
+		return
+	}
+	if _, err := s.store.StoreEnds(ctx, ends); err != nil {
+		s.log.Warn("storing the ends of runs the history could not take then", "runs", len(ends), "err", err)
+		return
+	}
+	s.mu.Lock()
+	for id := range ends {
+		delete(s.unstored, id)
+	}
+	s.mu.Unlock()
+	for id := range ends {
+		s.dropEnd(id)
 	}
 }

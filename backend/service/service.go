@@ -105,6 +105,10 @@ type Service struct {
 	// tokenWindow and maxUnsaved: see emit.
 	tokenWindow time.Duration
 	maxUnsaved  int
+	// unstored holds the ends of this process's runs that the history could
+	// not store when they ended (a full disk), by run ID: storeEnds stores
+	// them once a write succeeds again. Guarded by mu.
+	unstored map[string]store.Ending
 	// flushes counts the background writes of events under way (emit);
 	// Close waits for them before it closes the store.
 	flushes sync.WaitGroup
@@ -278,6 +282,9 @@ func (s *Service) Close() error {
 	if w, ok := exec.(interface{ Wait() }); ok {
 		w.Wait()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	s.storeEnds(ctx) // a last try; else the next start stores them
+	cancel()
 	// The store closes first: once the claim is released, another process
 	// may recover this one's runs, and every run has recorded its end by now.
 	return errors.Join(s.store.Close(), s.owner.Release())
@@ -872,6 +879,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	}
 	if saveErr == nil {
 		s.dropEnd(run.ID)
+		s.storeEnds(ctx) // space is back: store the ends kept aside
 		return
 	}
 	// The history still has the run as running: keep its real end beside
@@ -879,10 +887,16 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	ar.mu.Lock()
 	seq := ar.seq // run_finished's: this goroutine is the run's last emitter
 	ar.mu.Unlock()
-	if err := s.recordEnd(run.ID, store.Ending{Seq: seq, Status: status, Error: run.Error,
-		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams}); err != nil {
+	end := store.Ending{Seq: seq, Status: status, Error: run.Error, ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams}
+	if err := s.recordEnd(run.ID, end); err != nil {
 		s.log.Error("recording the run's end beside the history", "run", run.ID, "err", err)
 	}
+	s.mu.Lock()
+	if s.unstored == nil {
+		s.unstored = map[string]store.Ending{}
+	}
+	s.unstored[run.ID] = end
+	s.mu.Unlock()
 }
 
 // setRunError sets the error fields of run from err. A full disk is told in

@@ -173,7 +173,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string, ends m
 	n := 0
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, owner := range goneOwners {
-			runs, err := openRuns(ctx, tx, owner)
+			runs, err := openRuns(ctx, tx, "owner", owner)
 			if err != nil {
 				return err
 			}
@@ -190,6 +190,30 @@ func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string, ends m
 	return n, nil
 }
 
+// StoreEnds ends, as recorded, the runs of ends still recorded as running:
+// the process that ran them stores what it could not store when they ended
+// (a full disk), once it can. It returns how many runs it ended.
+func (s *Store) StoreEnds(ctx context.Context, ends map[string]Ending) (int, error) {
+	n := 0
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for id := range ends {
+			runs, err := openRuns(ctx, tx, "id", id)
+			if err != nil {
+				return err
+			}
+			if err := interrupt(ctx, tx, runs, ends); err != nil {
+				return err
+			}
+			n += len(runs)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: store recorded run ends: %w", err)
+	}
+	return n, nil
+}
+
 // openRun is what interrupt needs of a run left running.
 type openRun struct {
 	id                  string
@@ -198,10 +222,11 @@ type openRun struct {
 	seq                 int64
 }
 
-func openRuns(ctx context.Context, tx *sql.Tx, owner string) ([]openRun, error) {
+// openRuns lists the runs still running whose column (owner or id) is value.
+func openRuns(ctx context.Context, tx *sql.Tx, column, value string) ([]openRun, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.iterations, r.input_tokens, r.output_tokens, r.final_code,
 		coalesce((SELECT max(seq) FROM events e WHERE e.run_id = r.id), 0)
-		FROM runs r WHERE r.status = ? AND r.owner = ?`, event.RunStatusRunning, owner)
+		FROM runs r WHERE r.status = ? AND r.`+column+` = ?`, event.RunStatusRunning, value)
 	if err != nil {
 		return nil, err
 	}

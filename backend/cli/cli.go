@@ -130,6 +130,9 @@ func (e *env) main(ctx context.Context, args []string) int {
 		// it came through ("opening the history: store: open …") only repeat it.
 		msg = ce.Error()
 	}
+	if fe, ok := errors.AsType[*store.DiskFullError](err); ok {
+		msg = fe.Error() // the same: whole words that name the folder
+	}
 	fmt.Fprintln(e.stderr, "loopforge: "+oneLine(msg))
 	return exitCode(err)
 }

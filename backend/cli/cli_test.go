@@ -54,8 +54,17 @@ func cliRunIn(t *testing.T, stdin string, args ...string) (code int, stdout, std
 // cliRunHome is cliRunIn with home as LOOPFORGE_HOME.
 func cliRunHome(t *testing.T, home, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliRunModel(t, home, stdin, okModel{}, args...)
+}
+
+// cliRunModel is cliRunHome with m answering for the "fake" profile.
+func cliRunModel(t *testing.T, home, stdin string, m provider.Provider, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	vars := map[string]string{"LOOPFORGE_HOME": home, "OPENAI_API_KEY": "sk-test"}
-	var out, errb bytes.Buffer
+	var (
+		out  bytes.Buffer
+		errb lockedBuffer // the log (slog, from the service's goroutines) writes it too
+	)
 	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
 	e.newService = func(ctx context.Context, workdir string) (*service.Service, error) {
 		cfg, err := config.Load(config.Options{Workdir: workdir, LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
@@ -65,7 +74,7 @@ func cliRunHome(t *testing.T, home, stdin string, args ...string) (code int, std
 		cfg.Profiles["fake"] = provider.Profile{Name: "fake", Kind: "fake"}
 		cfg.Order = append(cfg.Order, "fake")
 		reg := service.DefaultRegistry()
-		reg["fake"] = func(provider.Profile) (provider.Provider, error) { return okModel{}, nil }
+		reg["fake"] = func(provider.Profile) (provider.Provider, error) { return m, nil }
 		return service.New(ctx, service.Options{Config: cfg, Registry: reg})
 	}
 	code = e.main(context.Background(), args)

@@ -16,6 +16,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/service"
+	"github.com/loopforge/loopforge/backend/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -89,6 +90,11 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 	run, runErr := svc.Wait(ctx, info.RunID)
 	if run == nil {
 		return runErr
+	}
+	if fe, ok := errors.AsType[*store.DiskFullError](runErr); ok && f.json {
+		// The JSON stream says it in run_finished; a person watching the
+		// terminal reads it here, in the words the human output uses.
+		fmt.Fprintln(e.stderr, "loopforge: "+fe.Error())
 	}
 	switch run.Status {
 	case event.RunStatusSuccess:

@@ -22,7 +22,7 @@ import (
 type Class int
 
 const (
-	// ClassInternal: anything not classified below (a bug, a full disk).
+	// ClassInternal: anything not classified below (a bug).
 	ClassInternal Class = iota
 	// ClassInvalid: the request, a flag or the configuration is wrong
 	// (*config.Error, ErrInvalidRequest, an unknown provider name).
@@ -31,7 +31,8 @@ const (
 	ClassNotFound
 	// ClassUnavailable: the thing exists but cannot give what was asked,
 	// e.g. a script export of a run that produced no code, or a history file
-	// that is damaged (*store.CorruptError).
+	// that is damaged (*store.CorruptError) or whose disk is full
+	// (*store.DiskFullError).
 	ClassUnavailable
 	// ClassProviderSetup: the provider cannot be used as set up on this
 	// machine (no API key, a variable the CLI needs not passed, coding CLI
@@ -89,7 +90,7 @@ func Classify(err error) Class {
 	case errors.Is(err, ErrNotAStudent):
 		return ClassUnauthorized
 	case errors.Is(err, export.ErrNoCode), errors.Is(err, export.ErrNotRunnable), errors.Is(err, ErrNoClass),
-		errors.Is(err, ErrClassPaused), isAs[*store.CorruptError](err):
+		errors.Is(err, ErrClassPaused), isAs[*store.CorruptError](err), isAs[*store.DiskFullError](err):
 		return ClassUnavailable
 	case errors.Is(err, provider.ErrMissingKey), errors.Is(err, provider.ErrMissingEnv), errors.Is(err, provider.ErrCLINotFound):
 		return ClassProviderSetup
@@ -202,6 +203,7 @@ const (
 	CodeCancelled          Code = "run.cancelled"              //
 	CodeShutdown           Code = "run.shutdown"               //
 	CodeHistoryCorrupt     Code = "history.corrupt"            // path, damage (store.Damage*), backup ("" when none), detail (SQLite's words)
+	CodeHistoryFull        Code = "history.disk_full"          // dir (the history's folder)
 )
 
 // IsProvider reports whether the code is a failure of the provider itself
@@ -312,6 +314,10 @@ func domainCode(err error, params map[string]string) Code {
 	if ce, ok := errors.AsType[*store.CorruptError](err); ok {
 		set("path", ce.Path, "damage", string(ce.Damage), "backup", ce.Backup, "detail", ce.Detail)
 		return CodeHistoryCorrupt
+	}
+	if fe, ok := errors.AsType[*store.DiskFullError](err); ok {
+		set("dir", fe.Dir)
+		return CodeHistoryFull
 	}
 	if q, ok := errors.AsType[*QuotaError](err); ok && q.Code != "" {
 		maps.Copy(params, q.Params)

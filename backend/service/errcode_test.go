@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,6 +89,8 @@ func TestExplainNamesEveryKindOfError(t *testing.T) {
 		{fmt.Errorf("opening the history: %w", &store.CorruptError{Path: "/h/history.db", Damage: store.DamageCheckFailed,
 			Backup: "/h/backups/history-x.db", Detail: "quick_check: page 9"}), CodeHistoryCorrupt,
 			map[string]string{"path": "/h/history.db", "damage": "check_failed", "backup": "/h/backups/history-x.db", "detail": "quick_check: page 9"}},
+		{fmt.Errorf("recording generated: store: append 3 events: %w", &store.DiskFullError{Dir: "/h", Err: syscall.ENOSPC}),
+			CodeHistoryFull, map[string]string{"dir": "/h"}},
 	}
 	for _, tt := range tests {
 		p := Explain(tt.err)

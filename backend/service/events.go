@@ -80,8 +80,13 @@ func (a *activeRun) result() (*store.Run, error) {
 
 // closeRun writes what is left, publishes it and ends every live
 // subscription after the last event (run_finished, emitted just before).
-// If that write fails, what could not be saved is logged and not
-// published: a subscriber never sees an event the store does not hold.
+// If that write fails (a full disk), what could not be saved is logged and
+// published all the same: this is the run's end, and a face that never saw
+// run_finished could not tell its user why the run stopped (a --json
+// stream would just stop). It is the one exception to "a subscriber sees
+// only what the store holds"; the next start stores the run's end under a
+// seq after these (see ends.go), so a client that saw them never sees
+// their seqs reused.
 func (s *Service) closeRun(a *activeRun) {
 	a.flushMu.Lock()
 	a.mu.Lock()
@@ -93,9 +98,8 @@ func (s *Service) closeRun(a *activeRun) {
 	if n := len(a.unsaved); n > 0 {
 		if err := s.writeEvents(a.unsaved, a.track(a.unsaved)); err != nil {
 			s.log.Error("events of a run could not be saved", "run", a.id, "events", n, "err", err)
-		} else {
-			s.committed(a, n)
 		}
+		s.committed(a, n)
 		a.unsaved = nil
 	}
 	for sub := range a.subs {

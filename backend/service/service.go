@@ -105,6 +105,10 @@ type Service struct {
 	// tokenWindow and maxUnsaved: see emit.
 	tokenWindow time.Duration
 	maxUnsaved  int
+	// unstored holds the ends of this process's runs that the history could
+	// not store when they ended (a full disk), by run ID: storeEnds stores
+	// them once a write succeeds again. Guarded by mu.
+	unstored map[string]store.Ending
 	// flushes counts the background writes of events under way (emit);
 	// Close waits for them before it closes the store.
 	flushes sync.WaitGroup
@@ -246,10 +250,11 @@ func (s *Service) recoverOrphans(ctx context.Context) error {
 	if len(gone) == 0 {
 		return nil
 	}
-	n, err := s.store.MarkInterrupted(ctx, gone)
+	n, err := s.store.MarkInterrupted(ctx, gone, s.recordedEnds())
 	if err != nil {
 		return err
 	}
+	s.dropEndsOfEnded(ctx)
 	if n > 0 {
 		s.log.Info("runs of loopforge processes that stopped were marked interrupted", "count", n)
 	}
@@ -277,6 +282,9 @@ func (s *Service) Close() error {
 	if w, ok := exec.(interface{ Wait() }); ok {
 		w.Wait()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	s.storeEnds(ctx) // a last try; else the next start stores them
+	cancel()
 	// The store closes first: once the claim is released, another process
 	// may recover this one's runs, and every run has recorded its end by now.
 	return errors.Join(s.store.Close(), s.owner.Release())
@@ -742,6 +750,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, i
 	if err := s.store.CreateRun(ctx, run); err != nil {
 		return RunInfo{}, err
 	}
+	s.reserveEnd(run.ID)
 	runCtx, cancel := context.WithCancelCause(context.Background())
 	ar := newActiveRun(run.ID, cancel)
 	p.class.register(ar, run)
@@ -839,8 +848,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	}
 	run.FinishedAt, run.DurationMS = &now, time.Since(start).Milliseconds()
 	if out.Err != nil {
-		p := Explain(out.Err)
-		run.Error, run.ErrorCode, run.ErrorParams = out.Err.Error(), string(p.Code), p.Params
+		setRunError(run, out.Err)
 	}
 	thread := make([]store.Message, len(out.Messages))
 	for i, m := range out.Messages {
@@ -849,8 +857,16 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	if err := s.store.AppendMessages(ctx, thread); err != nil {
 		s.log.Error("saving the message thread", "run", run.ID, "err", err)
 	}
-	if err := s.store.UpdateRun(ctx, run); err != nil {
-		s.log.Error("saving the run's end", "run", run.ID, "err", err)
+	saveErr := s.store.UpdateRun(ctx, run)
+	if saveErr != nil {
+		s.log.Error("saving the run's end", "run", run.ID, "err", saveErr)
+		if out.Err == nil {
+			// The run went well but the history cannot keep it: that is
+			// what the user must hear, and what the record will say.
+			out.Err, status = saveErr, event.RunStatusError
+			run.Status = status
+			setRunError(run, saveErr)
+		}
 	}
 	ar.setResult(run, out.Err)
 	s.classFinished(ar, run)
@@ -860,6 +876,36 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
 	})); err != nil {
 		s.log.Error("recording run_finished", "run", run.ID, "err", err)
+	}
+	if saveErr == nil {
+		s.dropEnd(run.ID)
+		s.storeEnds(ctx) // space is back: store the ends kept aside
+		return
+	}
+	// The history still has the run as running: keep its real end beside
+	// it for the next start to store (see ends.go).
+	ar.mu.Lock()
+	seq := ar.seq // run_finished's: this goroutine is the run's last emitter
+	ar.mu.Unlock()
+	end := store.Ending{Seq: seq, Status: status, Error: run.Error, ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams}
+	if err := s.recordEnd(run.ID, end); err != nil {
+		s.log.Error("recording the run's end beside the history", "run", run.ID, "err", err)
+	}
+	s.mu.Lock()
+	if s.unstored == nil {
+		s.unstored = map[string]store.Ending{}
+	}
+	s.unstored[run.ID] = end
+	s.mu.Unlock()
+}
+
+// setRunError sets the error fields of run from err. A full disk is told in
+// its own whole words: the layers it came through only repeat it.
+func setRunError(run *store.Run, err error) {
+	p := Explain(err)
+	run.Error, run.ErrorCode, run.ErrorParams = err.Error(), string(p.Code), p.Params
+	if de, ok := errors.AsType[*store.DiskFullError](err); ok {
+		run.Error = de.Error()
 	}
 }
 

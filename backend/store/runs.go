@@ -165,15 +165,19 @@ func (s *Store) RunningOwners(ctx context.Context) ([]string, error) {
 // run_finished event so a replay or a follower sees the run end. Runs of
 // other owners are never touched: another live process is executing them.
 // It returns how many runs it marked.
-func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string) (int, error) {
+//
+// ends holds, by run ID, the ends that processes recorded outside the history
+// because the history could not be written then (a full disk): such a run
+// ends as recorded, with its reason, instead of "the process was stopped".
+func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string, ends map[string]Ending) (int, error) {
 	n := 0
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, owner := range goneOwners {
-			runs, err := openRuns(ctx, tx, owner)
+			runs, err := openRuns(ctx, tx, "owner", owner)
 			if err != nil {
 				return err
 			}
-			if err := interrupt(ctx, tx, runs); err != nil {
+			if err := interrupt(ctx, tx, runs, ends); err != nil {
 				return err
 			}
 			n += len(runs)
@@ -186,6 +190,30 @@ func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string) (int, 
 	return n, nil
 }
 
+// StoreEnds ends, as recorded, the runs of ends still recorded as running:
+// the process that ran them stores what it could not store when they ended
+// (a full disk), once it can. It returns how many runs it ended.
+func (s *Store) StoreEnds(ctx context.Context, ends map[string]Ending) (int, error) {
+	n := 0
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for id := range ends {
+			runs, err := openRuns(ctx, tx, "id", id)
+			if err != nil {
+				return err
+			}
+			if err := interrupt(ctx, tx, runs, ends); err != nil {
+				return err
+			}
+			n += len(runs)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: store recorded run ends: %w", err)
+	}
+	return n, nil
+}
+
 // openRun is what interrupt needs of a run left running.
 type openRun struct {
 	id                  string
@@ -194,10 +222,11 @@ type openRun struct {
 	seq                 int64
 }
 
-func openRuns(ctx context.Context, tx *sql.Tx, owner string) ([]openRun, error) {
+// openRuns lists the runs still running whose column (owner or id) is value.
+func openRuns(ctx context.Context, tx *sql.Tx, column, value string) ([]openRun, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.iterations, r.input_tokens, r.output_tokens, r.final_code,
 		coalesce((SELECT max(seq) FROM events e WHERE e.run_id = r.id), 0)
-		FROM runs r WHERE r.status = ? AND r.owner = ?`, event.RunStatusRunning, owner)
+		FROM runs r WHERE r.status = ? AND r.`+column+` = ?`, event.RunStatusRunning, value)
 	if err != nil {
 		return nil, err
 	}
@@ -213,17 +242,38 @@ func openRuns(ctx context.Context, tx *sql.Tx, owner string) ([]openRun, error) 
 	return runs, rows.Err()
 }
 
-func interrupt(ctx context.Context, tx *sql.Tx, runs []openRun) error {
+// Ending is how a run ended when the history could not store its end at
+// the time: the run_finished event its process published (its seq, so that a
+// client that saw it never sees that seq reused) and the reason.
+type Ending struct {
+	Seq         int64             `json:"seq"`
+	Status      event.RunStatus   `json:"status"`
+	Error       string            `json:"error"`
+	ErrorCode   string            `json:"error_code,omitempty"`
+	ErrorParams map[string]string `json:"error_params,omitempty"`
+}
+
+func interrupt(ctx context.Context, tx *sql.Tx, runs []openRun, ends map[string]Ending) error {
 	at := now()
 	for _, o := range runs {
+		end, recorded := ends[o.id]
+		if !recorded || end.Status == "" {
+			end = Ending{Status: event.RunStatusInterrupted, Error: interruptedMsg}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = coalesce(finished_at, ?),
-			error = CASE WHEN error = '' THEN ? ELSE error END WHERE id = ?`,
-			event.RunStatusInterrupted, fmtTime(at), interruptedMsg, o.id); err != nil {
+			error = CASE WHEN ? OR error = '' THEN ? ELSE error END,
+			error_code = CASE WHEN ? THEN ? ELSE error_code END,
+			error_params = CASE WHEN ? THEN ? ELSE error_params END WHERE id = ?`,
+			end.Status, fmtTime(at), recorded, end.Error, recorded, end.ErrorCode, recorded, paramsJSON(end.ErrorParams),
+			o.id); err != nil {
 			return err
 		}
-		e := event.New(event.RunFinished, event.RunFinishedPayload{Status: event.RunStatusInterrupted, Iterations: o.iterations,
-			FinalCode: o.code, Error: interruptedMsg, InputTokens: o.in, OutputTokens: o.out})
-		e.RunID, e.Seq, e.TS = o.id, o.seq+1, at
+		e := event.New(event.RunFinished, event.RunFinishedPayload{Status: end.Status, Iterations: o.iterations,
+			FinalCode: o.code, Error: end.Error, ErrorCode: end.ErrorCode, ErrorParams: end.ErrorParams,
+			InputTokens: o.in, OutputTokens: o.out})
+		// After every seq stored, and never below the one the process
+		// published: a client that saw it must not see it reused.
+		e.RunID, e.Seq, e.TS = o.id, max(o.seq+1, end.Seq), at
 		if _, err := tx.ExecContext(ctx, insertEvent, eventArgs(e)...); err != nil {
 			return err
 		}

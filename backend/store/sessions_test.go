@@ -267,7 +267,7 @@ func TestMarkInterrupted(t *testing.T) {
 	}
 	running2 := gone
 
-	n, err := s.MarkInterrupted(ctx, []string{"", "gone-1"})
+	n, err := s.MarkInterrupted(ctx, []string{"", "gone-1"}, nil)
 	if err != nil || n != 2 {
 		t.Fatalf("MarkInterrupted = %d, %v; want 2", n, err)
 	}
@@ -305,7 +305,7 @@ func TestMarkInterrupted(t *testing.T) {
 		t.Errorf("a live owner's run got %d events", n)
 	}
 
-	if n, err := s.MarkInterrupted(ctx, []string{"", "gone-1"}); err != nil || n != 0 {
+	if n, err := s.MarkInterrupted(ctx, []string{"", "gone-1"}, nil); err != nil || n != 0 {
 		t.Errorf("second MarkInterrupted = %d, %v; want 0", n, err)
 	}
 }

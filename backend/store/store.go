@@ -174,18 +174,23 @@ func (s *Store) Close() error {
 
 // inTx runs fn in a write transaction (BEGIN IMMEDIATE) and commits it.
 // SQLite's "malformed" becomes a *CorruptError, here and in readTx, so damage
-// met after Open is told in the same words as damage met by it.
+// met after Open is told in the same words as damage met by it; a full disk
+// becomes a *DiskFullError.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return corrupt(s.path, err)
+		return s.writeErr(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return corrupt(s.path, err)
+		return s.writeErr(err)
 	}
-	return corrupt(s.path, tx.Commit())
+	return s.writeErr(tx.Commit())
 }
+
+// writeErr names what a failed write met: damage (*CorruptError) or a full
+// disk (*DiskFullError); other errors pass as they are.
+func (s *Store) writeErr(err error) error { return full(s.path, corrupt(s.path, err)) }
 
 // readTx runs fn in a read transaction, so several queries see one snapshot
 // (a session and its runs, say, without a write landing in between).

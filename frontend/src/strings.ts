@@ -604,6 +604,8 @@ const en = {
         ? `The newest backup is ${p.backup}: to go back to it, move ${p.path} aside and copy the backup in its place. `
         : 'There is no backup of it. ') +
       `To start a fresh history, move ${p.path} (and any ${p.path}-wal beside it) to another folder, then start loopforge again.`,
+    'history.disk_full': (p: P) =>
+      `The disk holding the history (folder ${p.dir}) is full: free some space there.`,
     'format.empty': () => 'The answer was empty.',
     'format.invalid_json': (p: P) => `The answer was not valid JSON (${p.detail}).`,
     'format.empty_field': () => 'The JSON answer had an empty “code” field.',
@@ -1177,6 +1179,8 @@ const pt: Strings = {
         ? `A cópia de segurança mais recente é ${p.backup}: para voltar a ela, mova ${p.path} para outro lugar e copie a cópia de segurança no lugar dele. `
         : 'Não há cópia de segurança dele. ') +
       `Para começar um histórico novo, mova ${p.path} (e qualquer ${p.path}-wal ao lado dele) para outra pasta e abra o loopforge de novo.`,
+    'history.disk_full': (p: P) =>
+      `O disco que guarda o histórico (pasta ${p.dir}) está cheio: libere espaço nele.`,
     'format.empty': () => 'A resposta veio vazia.',
     'format.invalid_json': (p: P) => `A resposta não era um JSON válido (${p.detail}).`,
     'format.empty_field': () => 'A resposta JSON tinha o campo “code” vazio.',

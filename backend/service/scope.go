@@ -77,7 +77,10 @@ func (s *Service) studentLimits(ctx context.Context) (ClassLimits, bool) {
 }
 
 // ProvidersFor is ProvidersContext for the caller: a student sees only the
-// providers the class allows, and nothing about their keys or endpoints.
+// providers the class offers, and nothing about their keys or endpoints.
+// When the class names none (every configured one), it offers the ready
+// ones: the instructor's profiles that are not set up are the
+// instructor's business, and a student can do nothing about their notes.
 func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
 	l, student := s.studentLimits(ctx)
 	all := s.ProvidersContext(ctx)
@@ -86,7 +89,8 @@ func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
 	}
 	out := []ProviderStatus{}
 	for _, p := range all {
-		if len(l.Providers) > 0 && !slices.Contains(l.Providers, p.Name) {
+		named := slices.Contains(l.Providers, p.Name)
+		if len(l.Providers) > 0 && !named || len(l.Providers) == 0 && (!p.Available || p.Reason != "") {
 			continue
 		}
 		p.BaseURL, p.KeyEnv, p.KeyRejected = "", "", nil
@@ -106,10 +110,8 @@ func (s *Service) DefaultsFor(ctx context.Context) Defaults {
 	if !student {
 		return d
 	}
-	if l.MaxIterations > 0 {
-		d.MaxIterations = min(d.MaxIterations, l.MaxIterations)
-		d.MaxIterationsLimit = min(d.MaxIterationsLimit, l.MaxIterations)
-	}
+	d.MaxIterationsLimit = min(d.MaxIterationsLimit, l.iterationCap())
+	d.MaxIterations = min(d.MaxIterations, d.MaxIterationsLimit)
 	if len(l.Providers) > 0 && !slices.Contains(l.Providers, d.Provider) {
 		d.Provider = l.Providers[0]
 	}

@@ -82,11 +82,13 @@ func TestStudentProvidersAreTheClasss(t *testing.T) {
 	if status, b := c.call(t, "instructor", "PUT", "/api/class/limits", `{"providers":["fake2"],"presets":[],"max_iterations":3}`); status != ok {
 		t.Fatalf("limits: %d %s", status, b)
 	}
-	if names, body := c.providerNames(t, ana.token); !slices.Equal(names, []string{"fake2"}) {
-		t.Errorf("a student's providers with the class offering fake2: %s", body)
+	status, b := c.call(t, ana.token, "GET", "/api/providers", "")
+	var ps []wire.ProviderStatus
+	if status != ok || json.Unmarshal(b, &ps) != nil || len(ps) != 1 || ps[0].Name != "fake2" || !ps[0].Default {
+		t.Errorf("a student's providers with the class offering fake2: %d %s; want fake2 alone, as the default", status, b)
 	}
 	var d wire.Defaults
-	status, b := c.call(t, ana.token, "GET", "/api/defaults", "")
+	status, b = c.call(t, ana.token, "GET", "/api/defaults", "")
 	if status != ok || json.Unmarshal(b, &d) != nil || d.Provider != "fake2" || d.MaxIterationsLimit != 3 || d.MaxIterations > 3 {
 		t.Errorf("a student's defaults: %d %s; want provider fake2, cap 3", status, b)
 	}

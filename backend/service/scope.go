@@ -87,8 +87,10 @@ func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
 	if !student {
 		return all
 	}
+	def := s.DefaultsFor(ctx).Provider // the class's default, when the configured one is not offered
 	out := []ProviderStatus{}
 	for _, p := range all {
+		p.Default = p.Name == def
 		named := slices.Contains(l.Providers, p.Name)
 		if len(l.Providers) > 0 && !named || len(l.Providers) == 0 && (!p.Available || p.Reason != "") {
 			continue

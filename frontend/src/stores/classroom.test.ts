@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { ApiError } from '../api'
-import { defaults, fakeApi, memoryStorage } from '../test/fakeApi'
-import { classView, fakeClass, instructorClass, wallEntry } from '../test/fakeClass'
+import { defaults, fakeApi, memoryStorage, presets, readyProvider } from '../test/fakeApi'
+import { classView, fakeClass, instructorClass, noLimits, wallEntry } from '../test/fakeClass'
 import { createStores } from './index'
 
 function setup(role: 'student' | 'instructor' = 'student', patch = {}) {
@@ -194,5 +194,81 @@ describe('classroom store: instructor actions', () => {
     await c().exportClass('csv')
     expect(api.fetchClassExport).toHaveBeenCalledWith('csv', 'en', expect.any(String)) // the export's words follow the UI, its times the browser's zone
     expect(saveFile).toHaveBeenCalledWith('class.csv', expect.any(Blob))
+  })
+})
+
+describe('classroom store: the limits reach an open student form', () => {
+  const fake2 = { ...readyProvider, name: 'fake2', default: false }
+
+  it('a removed provider is unticked and gone, a lowered cap lowers the field, the presets are filtered; a widening comes back from the server', async () => {
+    const { api, c, form, stores } = setup('student', { limits: { ...noLimits, max_iterations: 5 }, iteration_cap: 5 })
+    api.providers.mockResolvedValue([readyProvider, fake2])
+    api.defaults.mockResolvedValue({ ...defaults, provider: 'fake', max_iterations: 5, max_iterations_limit: 5 })
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    form().set({ providers: ['fake', 'fake2'], maxIterations: 5, presetId: 'data-structures-pt' })
+    expect(form().iterationCap).toBe(5)
+
+    // The instructor now offers fake2 alone, 3 iterations, one preset. The
+    // server's lists answer later (the test holds them), the form acts at once.
+    let answer!: () => void
+    const held = new Promise<void>((r) => (answer = r))
+    api.providers.mockImplementation(() => held.then(() => [fake2]))
+    api.presets.mockImplementation(() => held.then(() => [presets[1]]))
+    api.defaults.mockImplementation(() => held.then(() => ({ ...defaults, provider: 'fake2', max_iterations: 3, max_iterations_limit: 3 })))
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, providers: ['fake2'], presets: ['data-structures-en'], max_iterations: 3 }, iteration_cap: 3 }) })
+
+    expect(form().providers).toEqual(['fake2'])
+    expect(form().iterationCap).toBe(3)
+    expect(form().maxIterations).toBe(3)
+    expect(form().presetId).toBe('')
+    const p = stores.providers.getState()
+    expect(p.providers.map((x) => x.name)).toEqual(['fake2'])
+    expect(p.providers.find((x) => x.default)?.name).toBe('fake2')
+    expect(p.defaults?.provider).toBe('fake2')
+    expect(p.presets.map((x) => x.id)).toEqual(['data-structures-en'])
+    expect(form().request(null).max_iterations).toBe(3)
+
+    answer()
+    await vi.waitFor(() => expect(stores.providers.getState().defaults?.max_iterations_limit).toBe(3))
+    expect(stores.providers.getState().providers.map((x) => x.name)).toEqual(['fake2'])
+
+    // Everything offered again, a higher cap: the lists are read anew and the
+    // cap rises; the field keeps what the student chose.
+    api.providers.mockResolvedValue([readyProvider, fake2])
+    api.presets.mockResolvedValue(presets)
+    api.defaults.mockResolvedValue({ ...defaults, max_iterations_limit: 10 })
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, max_iterations: 10 }, iteration_cap: 10 }) })
+    expect(form().iterationCap).toBe(10)
+    expect(form().maxIterations).toBe(3)
+    await vi.waitFor(() => expect(stores.providers.getState().providers.map((x) => x.name)).toEqual(['fake', 'fake2']))
+    expect(stores.providers.getState().presets).toHaveLength(2)
+  })
+
+  it('a class_state that changes no limit (usage, a pause) leaves the form and the lists alone', async () => {
+    const { api, c, form, stores } = setup('student')
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    form().set({ providers: ['fake'], maxIterations: 4 })
+    const calls = api.providers.mock.calls.length
+    api.events.emitClass({ type: 'class_state', payload: classView({ paused: true }) })
+    expect(c().class?.paused).toBe(true)
+    expect(form().providers).toEqual(['fake'])
+    expect(form().maxIterations).toBe(4)
+    expect(api.providers.mock.calls.length).toBe(calls)
+  })
+
+  it("the instructor's own form is not held to the students' limits", async () => {
+    const { api, c, form, stores } = setup('instructor')
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    form().set({ providers: ['fake'], maxIterations: 9 })
+    api.events.emitClass({ type: 'class_state', payload: instructorClass({ limits: { ...noLimits, providers: ['openai'], max_iterations: 3 }, iteration_cap: 3 }) })
+    expect(form().providers).toEqual(['fake'])
+    expect(form().maxIterations).toBe(9)
+    expect(stores.providers.getState().providers.map((x) => x.name)).toEqual(['fake', 'openai'])
   })
 })

@@ -96,7 +96,27 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
     /** setClass takes a newer class view and, for a student, brings its assignment to the form. */
     const setClass = (c: ClassView | null) => {
       set({ class: c })
-      if (get().me?.role === 'student') considerAssignment(c?.assignment)
+      if (get().me?.role !== 'student') return
+      if (c) applyLimits(c)
+      considerAssignment(c?.assignment)
+    }
+
+    /**
+     * applyLimits brings a student's open form within the class's limits
+     * as soon as they arrive (a removed provider unticked and gone, a
+     * lowered cap lowering the field, the presets filtered): a Run the
+     * server would refuse is not offered. Only a change acts: the lists
+     * as loaded already are the class's.
+     */
+    let limitsKey: string | null = null
+    const applyLimits = (c: ClassView) => {
+      const l = c.limits
+      const key = JSON.stringify([l.providers ?? [], l.presets ?? [], c.iteration_cap ?? null])
+      if (key === limitsKey) return
+      const first = limitsKey === null
+      limitsKey = key
+      deps.composer.getState().classLimits({ providers: l.providers ?? [], presets: l.presets ?? [], iterationCap: c.iteration_cap })
+      if (!first) deps.providers.getState().classLimits(l)
     }
 
     const considerAssignment = (a: Assignment | undefined) => {

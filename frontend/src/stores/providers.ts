@@ -5,6 +5,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { Api, Defaults, Preset, ProviderStatus } from '../api'
 import { shownError, type ShownError } from '../api'
+import type { ClassLimits } from '../api/gen/wire'
 
 export interface ProvidersState {
   providers: ProviderStatus[]
@@ -17,12 +18,21 @@ export interface ProvidersState {
   load(): Promise<void>
   /** Lists the providers again, quietly (a failure keeps the last list). */
   refresh(): Promise<void>
+  /**
+   * A student: the class's limits changed. The lists lose at once what the
+   * class no longer offers, then are read again (quietly), so what it
+   * offers anew appears too.
+   */
+  classLimits(l: ClassLimits): void
 }
 
 export type ProvidersStore = StoreApi<ProvidersState>
 
 export function createProvidersStore(api: Api): ProvidersStore {
-  return createStore<ProvidersState>()((set) => ({
+  // Each reading of the lists is numbered: an answer older than the last
+  // one asked for (two limit changes in a row) is dropped.
+  let asked = 0
+  return createStore<ProvidersState>()((set, get) => ({
     providers: [],
     presets: [],
     defaults: null,
@@ -40,13 +50,41 @@ export function createProvidersStore(api: Api): ProvidersStore {
       }
     },
     async refresh() {
+      const n = ++asked
       try {
-        set({ providers: await api.providers() })
+        const providers = await api.providers()
+        if (n === asked) set({ providers })
       } catch {
         // The list shown is still the best known; load() reports errors.
       }
     },
+    classLimits(l) {
+      set(restricted(get(), l))
+      if (!get().loaded) return // load() is on its way, and reads the lists as they are now
+      const n = ++asked
+      void Promise.all([api.providers(), api.presets(), api.defaults().catch(() => get().defaults)])
+        .then(([providers, presets, defaults]) => {
+          if (n === asked) set({ providers, presets, defaults })
+        })
+        .catch(() => {
+          // The restricted lists stay: nothing the class dropped comes back.
+        })
+    },
   }))
+}
+
+/** restricted is what the lists keep of what the class offers (an empty list offers every configured one). */
+export function restricted(s: Pick<ProvidersState, 'providers' | 'presets' | 'defaults'>, l: ClassLimits): Pick<ProvidersState, 'providers' | 'presets' | 'defaults'> {
+  const offered = l.providers ?? []
+  let providers = offered.length ? s.providers.filter((p) => offered.includes(p.name)) : s.providers
+  let defaults = s.defaults
+  if (offered.length && defaults && !offered.includes(defaults.provider)) {
+    defaults = { ...defaults, provider: offered[0] }
+    providers = providers.map((p) => ({ ...p, default: p.name === offered[0] }))
+  }
+  const presetIds = l.presets ?? []
+  const presets = presetIds.length ? s.presets.filter((p) => presetIds.includes(p.id)) : s.presets
+  return { providers, presets, defaults }
 }
 
 /** defaultProvider picks the configured default when it is ready, else the first ready one. */

@@ -260,6 +260,36 @@ describe('classroom store: the limits reach an open student form', () => {
     expect(api.providers.mock.calls.length).toBe(calls)
   })
 
+  it('an assignment naming a provider the class no longer offers ticks only the offered ones', async () => {
+    const { c, form, stores, api } = setup('student', { limits: { ...noLimits, providers: ['fake2'] } })
+    api.providers.mockResolvedValue([fake2])
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    api.events.emitClass({
+      type: 'class_state',
+      payload: classView({ limits: { ...noLimits, providers: ['fake2'] }, assignment: { prompt: 'Sort a list', providers: ['fake', 'fake2'] } }),
+    })
+    expect(form().prompt).toBe('Sort a list')
+    expect(form().providers).toEqual(['fake2'])
+  })
+
+  it('a refresh after a run does not drop the presets and defaults a limits change is reading', async () => {
+    const { c, stores, api } = setup('student')
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    let answer!: () => void
+    const held = new Promise<void>((r) => (answer = r))
+    api.presets.mockImplementation(() => held.then(() => [presets[0]]))
+    api.defaults.mockImplementation(() => held.then(() => ({ ...defaults, max_iterations_limit: 4 })))
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, max_iterations: 4 }, iteration_cap: 4 }) })
+    await stores.providers.getState().refresh()
+    answer()
+    await vi.waitFor(() => expect(stores.providers.getState().defaults?.max_iterations_limit).toBe(4))
+    expect(stores.providers.getState().presets.map((p) => p.id)).toEqual(['data-structures-pt'])
+  })
+
   it("the instructor's own form is not held to the students' limits", async () => {
     const { api, c, form, stores } = setup('instructor')
     await c().loadMe()

@@ -130,7 +130,11 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
       const preset = a.preset ? deps.providers.getState().presets.find((p) => p.id === a.preset) : undefined
       const prompt = a.prompt.trim() ? a.prompt : (preset?.prompt ?? '')
       const patch: Parameters<ReturnType<ComposerStore['getState']>['set']>[0] = { prompt, presetId: preset ? preset.id : '', mode: 'script' }
-      if (a.providers?.length) patch.providers = a.providers
+      // An assignment names providers the class may since have stopped
+      // offering: those are left out, not ticked for a Run the server refuses.
+      const offered = get().class?.limits.providers ?? []
+      const providers = (a.providers ?? []).filter((p) => !offered.length || offered.includes(p))
+      if (providers.length) patch.providers = providers
       // The server checked the assignment's limit; before the defaults (and
       // so the server's cap) arrive only the lower bound is known.
       const form = deps.composer.getState()

@@ -29,9 +29,11 @@ export interface ProvidersState {
 export type ProvidersStore = StoreApi<ProvidersState>
 
 export function createProvidersStore(api: Api): ProvidersStore {
-  // Each reading of the lists is numbered: an answer older than the last
-  // one asked for (two limit changes in a row) is dropped.
-  let asked = 0
+  // Each reading is numbered: an answer older than the last one asked for
+  // (two limit changes in a row, a refresh after a run) is dropped. The
+  // providers are read by refresh too, the presets and defaults only here.
+  let askedProviders = 0
+  let askedLists = 0
   return createStore<ProvidersState>()((set, get) => ({
     providers: [],
     presets: [],
@@ -50,10 +52,10 @@ export function createProvidersStore(api: Api): ProvidersStore {
       }
     },
     async refresh() {
-      const n = ++asked
+      const n = ++askedProviders
       try {
         const providers = await api.providers()
-        if (n === asked) set({ providers })
+        if (n === askedProviders) set({ providers })
       } catch {
         // The list shown is still the best known; load() reports errors.
       }
@@ -61,10 +63,12 @@ export function createProvidersStore(api: Api): ProvidersStore {
     classLimits(l) {
       set(restricted(get(), l))
       if (!get().loaded) return // load() is on its way, and reads the lists as they are now
-      const n = ++asked
+      const np = ++askedProviders
+      const nl = ++askedLists
       void Promise.all([api.providers(), api.presets(), api.defaults().catch(() => get().defaults)])
         .then(([providers, presets, defaults]) => {
-          if (n === asked) set({ providers, presets, defaults })
+          if (np === askedProviders) set({ providers })
+          if (nl === askedLists) set({ presets, defaults })
         })
         .catch(() => {
           // The restricted lists stay: nothing the class dropped comes back.

@@ -290,6 +290,58 @@ describe('classroom store: the limits reach an open student form', () => {
     expect(stores.providers.getState().presets.map((p) => p.id)).toEqual(['data-structures-pt'])
   })
 
+  it('lists and defaults read before a limits change do not undo it when they answer after', async () => {
+    const { c, form, stores, api } = setup('student', { limits: { ...noLimits, max_iterations: 5 }, iteration_cap: 5 })
+    await c().loadMe()
+    c().follow()
+    let answer!: () => void
+    const held = new Promise<void>((r) => (answer = r))
+    api.providers.mockImplementationOnce(() => held.then(() => [readyProvider, fake2]))
+    api.presets.mockImplementationOnce(() => held.then(() => presets))
+    api.defaults.mockImplementationOnce(() => held.then(() => ({ ...defaults, max_iterations: 5, max_iterations_limit: 5 })))
+    const loading = stores.providers.getState().load()
+
+    api.providers.mockResolvedValue([fake2])
+    api.presets.mockResolvedValue(presets)
+    api.defaults.mockResolvedValue({ ...defaults, provider: 'fake2', max_iterations: 3, max_iterations_limit: 3 })
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, providers: ['fake2'], max_iterations: 3 }, iteration_cap: 3 }) })
+    await vi.waitFor(() => expect(stores.providers.getState().providers.map((p) => p.name)).toEqual(['fake2']))
+
+    answer()
+    await loading
+    expect(stores.providers.getState().loaded).toBe(true)
+    expect(stores.providers.getState().providers.map((p) => p.name)).toEqual(['fake2'])
+    expect(stores.providers.getState().defaults?.max_iterations_limit).toBe(3)
+    expect(form().iterationCap).toBe(3)
+    expect(form().maxIterations).toBeLessThanOrEqual(3)
+  })
+
+  it('a limits change read after a page’s first lists still caps the form when those answer first', async () => {
+    const { c, form, stores, api } = setup('student', { limits: { ...noLimits, max_iterations: 5 }, iteration_cap: 5 })
+    await c().loadMe()
+    c().follow()
+    let first!: () => void
+    let second!: () => void
+    const held1 = new Promise<void>((r) => (first = r))
+    const held2 = new Promise<void>((r) => (second = r))
+    api.providers.mockImplementationOnce(() => held1.then(() => [readyProvider, fake2])).mockImplementationOnce(() => held2.then(() => [fake2]))
+    api.presets.mockImplementationOnce(() => held1.then(() => presets)).mockImplementationOnce(() => held2.then(() => presets))
+    api.defaults
+      .mockImplementationOnce(() => held1.then(() => ({ ...defaults, max_iterations: 5, max_iterations_limit: 5, timeout_seconds: 42 })))
+      .mockImplementationOnce(() => held2.then(() => ({ ...defaults, provider: 'fake2', max_iterations: 3, max_iterations_limit: 3, timeout_seconds: 42 })))
+    const loading = stores.providers.getState().load()
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, providers: ['fake2'], max_iterations: 3 }, iteration_cap: 3 }) })
+
+    first()
+    await loading
+    expect(form().timeoutSeconds).toBe(42) // the configured settings reach the form
+    expect(form().iterationCap).toBe(3) // the class's cap, not the older reading's
+    expect(form().maxIterations).toBe(3)
+    second()
+    await vi.waitFor(() => expect(stores.providers.getState().providers.map((p) => p.name)).toEqual(['fake2']))
+    expect(stores.providers.getState().defaults?.provider).toBe('fake2')
+  })
+
   it("the instructor's own form is not held to the students' limits", async () => {
     const { api, c, form, stores } = setup('instructor')
     await c().loadMe()

@@ -293,6 +293,11 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
   deps.providers.subscribe((p, prev) => {
     if (!p.loaded || prev.loaded) return
     const s = store.getState()
+    // The defaults just put in the form may be older than the class
+    // view (its limits changed while they were read): the class has the last word on the cap.
+    if (s.me?.role === 'student' && s.class) {
+      deps.composer.getState().classLimits({ providers: s.class.limits.providers ?? [], presets: s.class.limits.presets ?? [], iterationCap: s.class.iteration_cap })
+    }
     const a = s.class?.assignment
     if (s.me?.role !== 'student' || !a || assignmentKey(a) !== applied?.key) return
     if (deps.composer.getState().prompt.trim() === applied.prompt.trim()) s.refillAssignment()

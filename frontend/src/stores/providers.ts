@@ -43,10 +43,22 @@ export function createProvidersStore(api: Api): ProvidersStore {
     error: null,
     async load() {
       set({ loading: true, error: null })
+      const np = ++askedProviders
+      const nl = ++askedLists
       try {
         // An older server without /api/defaults still gets a usable form.
         const [providers, presets, defaults] = await Promise.all([api.providers(), api.presets(), api.defaults().catch(() => null)])
-        set({ providers, presets, defaults, loading: false, loaded: true })
+        // A reading asked for since (the class's limits changed meanwhile)
+        // is newer than this one; until it answers, these defaults are the
+        // only ones (the form needs them now, and the class view caps them).
+        const newer = nl !== askedLists
+        set({
+          ...(np === askedProviders ? { providers } : {}),
+          ...(newer ? {} : { presets }),
+          ...(newer && get().defaults ? {} : { defaults }),
+          loading: false,
+          loaded: true,
+        })
       } catch (err) {
         set({ loading: false, error: shownError(err) })
       }
@@ -62,7 +74,6 @@ export function createProvidersStore(api: Api): ProvidersStore {
     },
     classLimits(l) {
       set(restricted(get(), l))
-      if (!get().loaded) return // load() is on its way, and reads the lists as they are now
       const np = ++askedProviders
       const nl = ++askedLists
       void Promise.all([api.providers(), api.presets(), api.defaults().catch(() => get().defaults)])

@@ -87,14 +87,15 @@ func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
 	if !student {
 		return all
 	}
-	def := s.DefaultsFor(ctx).Provider // the class's default, when the configured one is not offered
+	configured, _ := s.conf().DefaultProvider()
+	def := l.defaultProvider(configured)
 	out := []ProviderStatus{}
 	for _, p := range all {
-		p.Default = p.Name == def
-		named := slices.Contains(l.Providers, p.Name)
-		if len(l.Providers) > 0 && !named || len(l.Providers) == 0 && (!p.Available || p.Reason != "") {
+		offered := slices.Contains(l.Providers, p.Name) || len(l.Providers) == 0 && p.Available
+		if !offered {
 			continue
 		}
+		p.Default = p.Name == def
 		p.BaseURL, p.KeyEnv, p.KeyRejected = "", "", nil
 		if p.Reason != "" {
 			p.Reason, p.ReasonCode, p.ReasonParams = "not available on the instructor's machine", CodeProviderElsewhere, nil
@@ -114,10 +115,17 @@ func (s *Service) DefaultsFor(ctx context.Context) Defaults {
 	}
 	d.MaxIterationsLimit = min(d.MaxIterationsLimit, l.iterationCap())
 	d.MaxIterations = min(d.MaxIterations, d.MaxIterationsLimit)
-	if len(l.Providers) > 0 && !slices.Contains(l.Providers, d.Provider) {
-		d.Provider = l.Providers[0]
-	}
+	d.Provider = l.defaultProvider(d.Provider)
 	return d
+}
+
+// defaultProvider is a student's default: the configured one, unless the
+// class does not offer it (then the first it offers).
+func (l ClassLimits) defaultProvider(configured string) string {
+	if len(l.Providers) > 0 && !slices.Contains(l.Providers, configured) {
+		return l.Providers[0]
+	}
+	return configured
 }
 
 // PresetsFor is Presets for the caller: a student sees the allowed ones.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -157,9 +158,13 @@ type ClassView struct {
 	Assignment        *Assignment
 	Spotlight         string
 	Limits            ClassLimits
-	Usage             ClassUsage
-	CreatedAt         time.Time
-	EndedAt           *time.Time
+	// IterationCap is the largest iteration limit a student's run may ask
+	// for: the class's limit, else the server's (config.MaxIterationsLimit).
+	// A student's open form lowers (or raises) its cap to it when it changes.
+	IterationCap int
+	Usage        ClassUsage
+	CreatedAt    time.Time
+	EndedAt      *time.Time
 }
 
 // Me is who the caller is.
@@ -409,6 +414,14 @@ func (s *Service) EndClass(ctx context.Context) error {
 	return s.store.UpdateClass(ctx, &row)
 }
 
+// iterationCap is the largest iteration limit a student's run may ask for.
+func (l ClassLimits) iterationCap() int {
+	if l.MaxIterations > 0 {
+		return min(l.MaxIterations, config.MaxIterationsLimit)
+	}
+	return config.MaxIterationsLimit
+}
+
 func (l ClassLimits) executions() int {
 	if l.ConcurrentExecutions > 0 {
 		return l.ConcurrentExecutions
@@ -542,7 +555,7 @@ func (cr *classroom) view(c access.Caller) ClassView {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	v := ClassView{ID: cr.row.ID, Name: cr.row.Name, Paused: cr.row.Paused, Spotlight: cr.row.Spotlight,
-		Limits: cr.limits, CreatedAt: cr.row.CreatedAt, EndedAt: cr.row.EndedAt}
+		Limits: cr.limits, IterationCap: cr.limits.iterationCap(), CreatedAt: cr.row.CreatedAt, EndedAt: cr.row.EndedAt}
 	if cr.assign != nil {
 		a := *cr.assign
 		v.Assignment = &a

@@ -77,18 +77,25 @@ func (s *Service) studentLimits(ctx context.Context) (ClassLimits, bool) {
 }
 
 // ProvidersFor is ProvidersContext for the caller: a student sees only the
-// providers the class allows, and nothing about their keys or endpoints.
+// providers the class offers, and nothing about their keys or endpoints.
+// When the class names none (every configured one), it offers the ready
+// ones: the instructor's profiles that are not set up are the
+// instructor's business, and a student can do nothing about their notes.
 func (s *Service) ProvidersFor(ctx context.Context) []ProviderStatus {
 	l, student := s.studentLimits(ctx)
 	all := s.ProvidersContext(ctx)
 	if !student {
 		return all
 	}
+	configured, _ := s.conf().DefaultProvider()
+	def := l.defaultProvider(configured)
 	out := []ProviderStatus{}
 	for _, p := range all {
-		if len(l.Providers) > 0 && !slices.Contains(l.Providers, p.Name) {
+		offered := slices.Contains(l.Providers, p.Name) || len(l.Providers) == 0 && p.Available
+		if !offered {
 			continue
 		}
+		p.Default = p.Name == def
 		p.BaseURL, p.KeyEnv, p.KeyRejected = "", "", nil
 		if p.Reason != "" {
 			p.Reason, p.ReasonCode, p.ReasonParams = "not available on the instructor's machine", CodeProviderElsewhere, nil
@@ -106,14 +113,19 @@ func (s *Service) DefaultsFor(ctx context.Context) Defaults {
 	if !student {
 		return d
 	}
-	if l.MaxIterations > 0 {
-		d.MaxIterations = min(d.MaxIterations, l.MaxIterations)
-		d.MaxIterationsLimit = min(d.MaxIterationsLimit, l.MaxIterations)
-	}
-	if len(l.Providers) > 0 && !slices.Contains(l.Providers, d.Provider) {
-		d.Provider = l.Providers[0]
-	}
+	d.MaxIterationsLimit = min(d.MaxIterationsLimit, l.iterationCap())
+	d.MaxIterations = min(d.MaxIterations, d.MaxIterationsLimit)
+	d.Provider = l.defaultProvider(d.Provider)
 	return d
+}
+
+// defaultProvider is a student's default: the configured one, unless the
+// class does not offer it (then the first it offers).
+func (l ClassLimits) defaultProvider(configured string) string {
+	if len(l.Providers) > 0 && !slices.Contains(l.Providers, configured) {
+		return l.Providers[0]
+	}
+	return configured
 }
 
 // PresetsFor is Presets for the caller: a student sees the allowed ones.

@@ -43,7 +43,12 @@ type ClassView struct {
 	// Limits apply to each student; Usage is the caller's own (a student's)
 	// or the class's total (the instructor's).
 	Limits ClassLimits `json:"limits"`
-	Usage  ClassUsage  `json:"usage"`
+	// IterationCap is the largest iteration limit a student's run may ask
+	// for (the class's limit, else the server's): a student's open form
+	// takes it as its cap at once (GET /api/defaults' max_iterations_limit
+	// says the same).
+	IterationCap int        `json:"iteration_cap"`
+	Usage        ClassUsage `json:"usage"`
 }
 
 // ClassLimits is what the instructor allows each student. Zero means "no

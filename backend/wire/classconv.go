@@ -48,7 +48,7 @@ func fromAssignment(a *service.Assignment) *Assignment {
 // FromClassView converts a class as one caller sees it.
 func FromClassView(v service.ClassView) ClassView {
 	return ClassView{ID: v.ID, Name: v.Name, JoinCode: v.JoinCode, JoinURL: v.JoinURL, Paused: v.Paused,
-		Assignment: fromAssignment(v.Assignment), Spotlight: v.Spotlight, Limits: fromLimits(v.Limits), Usage: fromUsage(v.Usage)}
+		Assignment: fromAssignment(v.Assignment), Spotlight: v.Spotlight, Limits: fromLimits(v.Limits), IterationCap: v.IterationCap, Usage: fromUsage(v.Usage)}
 }
 
 func fromUsage(u service.ClassUsage) ClassUsage {

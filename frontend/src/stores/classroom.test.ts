@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { ApiError } from '../api'
-import { defaults, fakeApi, memoryStorage } from '../test/fakeApi'
-import { classView, fakeClass, instructorClass, wallEntry } from '../test/fakeClass'
+import { defaults, fakeApi, memoryStorage, presets, readyProvider } from '../test/fakeApi'
+import { classView, fakeClass, instructorClass, noLimits, wallEntry } from '../test/fakeClass'
 import { createStores } from './index'
 
 function setup(role: 'student' | 'instructor' = 'student', patch = {}) {
@@ -194,5 +194,163 @@ describe('classroom store: instructor actions', () => {
     await c().exportClass('csv')
     expect(api.fetchClassExport).toHaveBeenCalledWith('csv', 'en', expect.any(String)) // the export's words follow the UI, its times the browser's zone
     expect(saveFile).toHaveBeenCalledWith('class.csv', expect.any(Blob))
+  })
+})
+
+describe('classroom store: the limits reach an open student form', () => {
+  const fake2 = { ...readyProvider, name: 'fake2', default: false }
+
+  it('a removed provider is unticked and gone, a lowered cap lowers the field, the presets are filtered; a widening comes back from the server', async () => {
+    const { api, c, form, stores } = setup('student', { limits: { ...noLimits, max_iterations: 5 }, iteration_cap: 5 })
+    api.providers.mockResolvedValue([readyProvider, fake2])
+    api.defaults.mockResolvedValue({ ...defaults, provider: 'fake', max_iterations: 5, max_iterations_limit: 5 })
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    form().set({ providers: ['fake', 'fake2'], maxIterations: 5, presetId: 'data-structures-pt' })
+    expect(form().iterationCap).toBe(5)
+
+    // The instructor now offers fake2 alone, 3 iterations, one preset. The
+    // server's lists answer later (the test holds them), the form acts at once.
+    let answer!: () => void
+    const held = new Promise<void>((r) => (answer = r))
+    api.providers.mockImplementation(() => held.then(() => [fake2]))
+    api.presets.mockImplementation(() => held.then(() => [presets[1]]))
+    api.defaults.mockImplementation(() => held.then(() => ({ ...defaults, provider: 'fake2', max_iterations: 3, max_iterations_limit: 3 })))
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, providers: ['fake2'], presets: ['data-structures-en'], max_iterations: 3 }, iteration_cap: 3 }) })
+
+    expect(form().providers).toEqual(['fake2'])
+    expect(form().iterationCap).toBe(3)
+    expect(form().maxIterations).toBe(3)
+    expect(form().presetId).toBe('')
+    const p = stores.providers.getState()
+    expect(p.providers.map((x) => x.name)).toEqual(['fake2'])
+    expect(p.providers.find((x) => x.default)?.name).toBe('fake2')
+    expect(p.defaults?.provider).toBe('fake2')
+    expect(p.presets.map((x) => x.id)).toEqual(['data-structures-en'])
+    expect(form().request(null).max_iterations).toBe(3)
+
+    answer()
+    await vi.waitFor(() => expect(stores.providers.getState().defaults?.max_iterations_limit).toBe(3))
+    expect(stores.providers.getState().providers.map((x) => x.name)).toEqual(['fake2'])
+
+    // Everything offered again, a higher cap: the lists are read anew and the
+    // cap rises; the field keeps what the student chose.
+    api.providers.mockResolvedValue([readyProvider, fake2])
+    api.presets.mockResolvedValue(presets)
+    api.defaults.mockResolvedValue({ ...defaults, max_iterations_limit: 10 })
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, max_iterations: 10 }, iteration_cap: 10 }) })
+    expect(form().iterationCap).toBe(10)
+    expect(form().maxIterations).toBe(3)
+    await vi.waitFor(() => expect(stores.providers.getState().providers.map((x) => x.name)).toEqual(['fake', 'fake2']))
+    expect(stores.providers.getState().presets).toHaveLength(2)
+  })
+
+  it('a class_state that changes no limit (usage, a pause) leaves the form and the lists alone', async () => {
+    const { api, c, form, stores } = setup('student')
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    form().set({ providers: ['fake'], maxIterations: 4 })
+    const calls = api.providers.mock.calls.length
+    api.events.emitClass({ type: 'class_state', payload: classView({ paused: true }) })
+    expect(c().class?.paused).toBe(true)
+    expect(form().providers).toEqual(['fake'])
+    expect(form().maxIterations).toBe(4)
+    expect(api.providers.mock.calls.length).toBe(calls)
+  })
+
+  it('an assignment naming a provider the class no longer offers ticks only the offered ones', async () => {
+    const { c, form, stores, api } = setup('student', { limits: { ...noLimits, providers: ['fake2'] } })
+    api.providers.mockResolvedValue([fake2])
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    api.events.emitClass({
+      type: 'class_state',
+      payload: classView({ limits: { ...noLimits, providers: ['fake2'] }, assignment: { prompt: 'Sort a list', providers: ['fake', 'fake2'] } }),
+    })
+    expect(form().prompt).toBe('Sort a list')
+    expect(form().providers).toEqual(['fake2'])
+  })
+
+  it('a refresh after a run does not drop the presets and defaults a limits change is reading', async () => {
+    const { c, stores, api } = setup('student')
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    let answer!: () => void
+    const held = new Promise<void>((r) => (answer = r))
+    api.presets.mockImplementation(() => held.then(() => [presets[0]]))
+    api.defaults.mockImplementation(() => held.then(() => ({ ...defaults, max_iterations_limit: 4 })))
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, max_iterations: 4 }, iteration_cap: 4 }) })
+    await stores.providers.getState().refresh()
+    answer()
+    await vi.waitFor(() => expect(stores.providers.getState().defaults?.max_iterations_limit).toBe(4))
+    expect(stores.providers.getState().presets.map((p) => p.id)).toEqual(['data-structures-pt'])
+  })
+
+  it('lists and defaults read before a limits change do not undo it when they answer after', async () => {
+    const { c, form, stores, api } = setup('student', { limits: { ...noLimits, max_iterations: 5 }, iteration_cap: 5 })
+    await c().loadMe()
+    c().follow()
+    let answer!: () => void
+    const held = new Promise<void>((r) => (answer = r))
+    api.providers.mockImplementationOnce(() => held.then(() => [readyProvider, fake2]))
+    api.presets.mockImplementationOnce(() => held.then(() => presets))
+    api.defaults.mockImplementationOnce(() => held.then(() => ({ ...defaults, max_iterations: 5, max_iterations_limit: 5 })))
+    const loading = stores.providers.getState().load()
+
+    api.providers.mockResolvedValue([fake2])
+    api.presets.mockResolvedValue(presets)
+    api.defaults.mockResolvedValue({ ...defaults, provider: 'fake2', max_iterations: 3, max_iterations_limit: 3 })
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, providers: ['fake2'], max_iterations: 3 }, iteration_cap: 3 }) })
+    await vi.waitFor(() => expect(stores.providers.getState().providers.map((p) => p.name)).toEqual(['fake2']))
+
+    answer()
+    await loading
+    expect(stores.providers.getState().loaded).toBe(true)
+    expect(stores.providers.getState().providers.map((p) => p.name)).toEqual(['fake2'])
+    expect(stores.providers.getState().defaults?.max_iterations_limit).toBe(3)
+    expect(form().iterationCap).toBe(3)
+    expect(form().maxIterations).toBeLessThanOrEqual(3)
+  })
+
+  it('a limits change read after a page’s first lists still caps the form when those answer first', async () => {
+    const { c, form, stores, api } = setup('student', { limits: { ...noLimits, max_iterations: 5 }, iteration_cap: 5 })
+    await c().loadMe()
+    c().follow()
+    let first!: () => void
+    let second!: () => void
+    const held1 = new Promise<void>((r) => (first = r))
+    const held2 = new Promise<void>((r) => (second = r))
+    api.providers.mockImplementationOnce(() => held1.then(() => [readyProvider, fake2])).mockImplementationOnce(() => held2.then(() => [fake2]))
+    api.presets.mockImplementationOnce(() => held1.then(() => presets)).mockImplementationOnce(() => held2.then(() => presets))
+    api.defaults
+      .mockImplementationOnce(() => held1.then(() => ({ ...defaults, max_iterations: 5, max_iterations_limit: 5, timeout_seconds: 42 })))
+      .mockImplementationOnce(() => held2.then(() => ({ ...defaults, provider: 'fake2', max_iterations: 3, max_iterations_limit: 3, timeout_seconds: 42 })))
+    const loading = stores.providers.getState().load()
+    api.events.emitClass({ type: 'class_state', payload: classView({ limits: { ...noLimits, providers: ['fake2'], max_iterations: 3 }, iteration_cap: 3 }) })
+
+    first()
+    await loading
+    expect(form().timeoutSeconds).toBe(42) // the configured settings reach the form
+    expect(form().iterationCap).toBe(3) // the class's cap, not the older reading's
+    expect(form().maxIterations).toBe(3)
+    second()
+    await vi.waitFor(() => expect(stores.providers.getState().providers.map((p) => p.name)).toEqual(['fake2']))
+    expect(stores.providers.getState().defaults?.provider).toBe('fake2')
+  })
+
+  it("the instructor's own form is not held to the students' limits", async () => {
+    const { api, c, form, stores } = setup('instructor')
+    await c().loadMe()
+    await stores.providers.getState().load()
+    c().follow()
+    form().set({ providers: ['fake'], maxIterations: 9 })
+    api.events.emitClass({ type: 'class_state', payload: instructorClass({ limits: { ...noLimits, providers: ['openai'], max_iterations: 3 }, iteration_cap: 3 }) })
+    expect(form().providers).toEqual(['fake'])
+    expect(form().maxIterations).toBe(9)
+    expect(stores.providers.getState().providers.map((x) => x.name)).toEqual(['fake', 'openai'])
   })
 })

@@ -96,7 +96,27 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
     /** setClass takes a newer class view and, for a student, brings its assignment to the form. */
     const setClass = (c: ClassView | null) => {
       set({ class: c })
-      if (get().me?.role === 'student') considerAssignment(c?.assignment)
+      if (get().me?.role !== 'student') return
+      if (c) applyLimits(c)
+      considerAssignment(c?.assignment)
+    }
+
+    /**
+     * applyLimits brings a student's open form within the class's limits
+     * as soon as they arrive (a removed provider unticked and gone, a
+     * lowered cap lowering the field, the presets filtered): a Run the
+     * server would refuse is not offered. Only a change acts: the lists
+     * as loaded already are the class's.
+     */
+    let limitsKey: string | null = null
+    const applyLimits = (c: ClassView) => {
+      const l = c.limits
+      const key = JSON.stringify([l.providers ?? [], l.presets ?? [], c.iteration_cap ?? null])
+      if (key === limitsKey) return
+      const first = limitsKey === null
+      limitsKey = key
+      deps.composer.getState().classLimits({ providers: l.providers ?? [], presets: l.presets ?? [], iterationCap: c.iteration_cap })
+      if (!first) deps.providers.getState().classLimits(l)
     }
 
     const considerAssignment = (a: Assignment | undefined) => {
@@ -110,7 +130,11 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
       const preset = a.preset ? deps.providers.getState().presets.find((p) => p.id === a.preset) : undefined
       const prompt = a.prompt.trim() ? a.prompt : (preset?.prompt ?? '')
       const patch: Parameters<ReturnType<ComposerStore['getState']>['set']>[0] = { prompt, presetId: preset ? preset.id : '', mode: 'script' }
-      if (a.providers?.length) patch.providers = a.providers
+      // An assignment names providers the class may since have stopped
+      // offering: those are left out, not ticked for a Run the server refuses.
+      const offered = get().class?.limits.providers ?? []
+      const providers = (a.providers ?? []).filter((p) => !offered.length || offered.includes(p))
+      if (providers.length) patch.providers = providers
       // The server checked the assignment's limit; before the defaults (and
       // so the server's cap) arrive only the lower bound is known.
       const form = deps.composer.getState()
@@ -269,6 +293,11 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
   deps.providers.subscribe((p, prev) => {
     if (!p.loaded || prev.loaded) return
     const s = store.getState()
+    // The defaults just put in the form may be older than the class
+    // view (its limits changed while they were read): the class has the last word on the cap.
+    if (s.me?.role === 'student' && s.class) {
+      deps.composer.getState().classLimits({ providers: s.class.limits.providers ?? [], presets: s.class.limits.presets ?? [], iterationCap: s.class.iteration_cap })
+    }
     const a = s.class?.assignment
     if (s.me?.role !== 'student' || !a || assignmentKey(a) !== applied?.key) return
     if (deps.composer.getState().prompt.trim() === applied.prompt.trim()) s.refillAssignment()

@@ -51,6 +51,12 @@ export interface ComposerState extends ComposerFields {
   /** Puts the configured settings in the form. */
   applyDefaults(d: Defaults | null): void
   /**
+   * A student: the class's limits changed. Unticks the providers (and the
+   * auditor, the preset) the class no longer offers, and takes the class's
+   * iteration cap, lowering the limit to it when it is above.
+   */
+  classLimits(offered: { providers: string[]; presets: string[]; iterationCap?: number }): void
+  /**
    * The request for POST /api/runs. sessionId continues a session: such a
    * follow-up never carries the network opt-in, which belongs to the run
    * started from the form. mode overrides the form's (a follow-up keeps its
@@ -166,6 +172,22 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
         timeoutSeconds: clamp(d.timeout_seconds, limits.timeoutSeconds.min, limits.timeoutSeconds.max, composerDefaults.timeoutSeconds),
         language: toLanguage(d.language),
       })
+    },
+    classLimits({ providers: offered, presets, iterationCap }) {
+      const s = get()
+      const patch: Partial<ComposerState> = {}
+      if (offered.length) {
+        const kept = s.providers.filter((p) => offered.includes(p))
+        if (kept.length !== s.providers.length) patch.providers = kept
+        if (s.auditor.trim() && !offered.includes(s.auditor.trim())) patch.auditor = ''
+      }
+      if (presets.length && s.presetId && !presets.includes(s.presetId)) patch.presetId = ''
+      if (typeof iterationCap === 'number' && iterationCap >= limits.minIterations) {
+        const cap = Math.floor(iterationCap)
+        patch.iterationCap = cap
+        if (s.maxIterations > cap) patch.maxIterations = cap
+      }
+      set(patch)
     },
     request(provider, sessionId, prompt, mode) {
       const s = { ...get(), mode: mode ?? get().mode }

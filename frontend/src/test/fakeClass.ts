@@ -26,6 +26,7 @@ export function classView(patch: Partial<ClassView> = {}): ClassView {
     name: 'Turma A',
     paused: false,
     limits: noLimits,
+    iteration_cap: 50,
     usage: { runs: 0, running_runs: 0, runs_last_hour: 0, tokens: 0, cost_usd: 0 },
     ...patch,
   }

@@ -80,6 +80,7 @@ export namespace wire {
 	    assignment?: Assignment;
 	    spotlight?: string;
 	    limits: ClassLimits;
+	    iteration_cap: number;
 	    usage: ClassUsage;
 	}
 	export interface ClassDetail {

@@ -54,6 +54,13 @@ export interface ClassView {
    * or the class's total (the instructor's).
    */
   limits: ClassLimits;
+  /**
+   * IterationCap is the largest iteration limit a student's run may ask
+   * for (the class's limit, else the server's): a student's open form
+   * takes it as its cap at once (GET /api/defaults' max_iterations_limit
+   * says the same).
+   */
+  iteration_cap: number /* int */;
   usage: ClassUsage;
 }
 /**

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -65,7 +66,13 @@ func TestRemoveLeftovers(t *testing.T) {
 	mk("loopforge-run-live-3")
 	mk("loopforge-run-unsure-4")
 	mk("loopforge-run-5")
-	if err := os.Symlink(outside, filepath.Join(root, "loopforge-run-dead-6")); err != nil {
+	// Windows lets only some users make links, and Wine's call succeeds
+	// without making one: the link case is checked where there is a link.
+	link := filepath.Join(root, "loopforge-run-dead-6")
+	_ = os.Symlink(outside, link)
+	_, err := os.Lstat(link)
+	linked := err == nil
+	if !linked && runtime.GOOS != "windows" {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "loopforge-run-dead-7"), nil, 0o600); err != nil {
@@ -94,6 +101,9 @@ func TestRemoveLeftovers(t *testing.T) {
 		left = append(left, e.Name())
 	}
 	want := []string{"loopforge-run-5", "loopforge-run-dead-6", "loopforge-run-dead-7", "loopforge-run-live-3", "loopforge-run-unsure-4"}
+	if !linked {
+		want = slices.DeleteFunc(want, func(n string) bool { return n == "loopforge-run-dead-6" })
+	}
 	if !slices.Equal(left, want) {
 		t.Errorf("left %v, want %v", left, want)
 	}

@@ -16,8 +16,13 @@ func newTestPlain(t *testing.T) *plainRunner {
 	t.Helper()
 	self := testproc.Self()
 	root := realTempDir(t)
-	return &plainRunner{sys: &shimOS{self: self, path: "/usr/bin:/bin", lang: "C.UTF-8"}, python: self,
+	r := &plainRunner{sys: &shimOS{self: self, path: "/usr/bin:/bin", lang: "C.UTF-8"}, python: self,
 		tempRoot: root, homes: homeDirs(), cleanup: newCleanups()}
+	// Before the temp dir's own clean-up (cleanups run last-in first-out):
+	// a run's directory is removed in the background, and on Windows only
+	// once its killed processes are gone.
+	t.Cleanup(r.cleanup.wait)
+	return r
 }
 
 func wantPlainReport(t *testing.T, res Result) {

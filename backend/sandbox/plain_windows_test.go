@@ -19,8 +19,13 @@ const homeVar = "USERPROFILE"
 func newTestPlain(t *testing.T) *plainRunner {
 	t.Helper()
 	self := testproc.Self()
-	return &plainRunner{sys: newJobOS(self, ""), python: self, tempRoot: realTempDir(t), homes: homeDirs(),
+	r := &plainRunner{sys: newJobOS(self, ""), python: self, tempRoot: realTempDir(t), homes: homeDirs(),
 		cleanup: newCleanups()}
+	// Before the temp dir's own clean-up (cleanups run last-in first-out):
+	// a run's directory is removed in the background, and on Windows only
+	// once its killed processes are gone.
+	t.Cleanup(r.cleanup.wait)
+	return r
 }
 
 func wantPlainReport(t *testing.T, res Result) {

@@ -170,20 +170,7 @@ func (s *Store) RunningOwners(ctx context.Context) ([]string, error) {
 // because the history could not be written then (a full disk): such a run
 // ends as recorded, with its reason, instead of "the process was stopped".
 func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string, ends map[string]Ending) (int, error) {
-	n := 0
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, owner := range goneOwners {
-			runs, err := openRuns(ctx, tx, "owner", owner)
-			if err != nil {
-				return err
-			}
-			if err := interrupt(ctx, tx, runs, ends); err != nil {
-				return err
-			}
-			n += len(runs)
-		}
-		return nil
-	})
+	n, err := s.endOpenRuns(ctx, "owner", goneOwners, ends)
 	if err != nil {
 		return 0, fmt.Errorf("store: mark interrupted runs: %w", err)
 	}
@@ -194,10 +181,25 @@ func (s *Store) MarkInterrupted(ctx context.Context, goneOwners []string, ends m
 // the process that ran them stores what it could not store when they ended
 // (a full disk), once it can. It returns how many runs it ended.
 func (s *Store) StoreEnds(ctx context.Context, ends map[string]Ending) (int, error) {
+	ids := make([]string, 0, len(ends))
+	for id := range ends {
+		ids = append(ids, id)
+	}
+	n, err := s.endOpenRuns(ctx, "id", ids, ends)
+	if err != nil {
+		return 0, fmt.Errorf("store: store recorded run ends: %w", err)
+	}
+	return n, nil
+}
+
+// endOpenRuns ends, in one transaction, the runs still recorded as running
+// whose column ("owner" or "id") is one of keys: as ends records them, else
+// as interrupted. It returns how many it ended.
+func (s *Store) endOpenRuns(ctx context.Context, column string, keys []string, ends map[string]Ending) (int, error) {
 	n := 0
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		for id := range ends {
-			runs, err := openRuns(ctx, tx, "id", id)
+		for _, key := range keys {
+			runs, err := openRuns(ctx, tx, column, key)
 			if err != nil {
 				return err
 			}
@@ -208,10 +210,7 @@ func (s *Store) StoreEnds(ctx context.Context, ends map[string]Ending) (int, err
 		}
 		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("store: store recorded run ends: %w", err)
-	}
-	return n, nil
+	return n, err
 }
 
 // openRun is what interrupt needs of a run left running.

@@ -312,7 +312,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	}
 
 	var written atomic.Int64
-	stop := make(chan struct{})
+	stop, fifty := make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -327,11 +327,15 @@ func TestBackupWhileWriting(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			written.Add(1)
+			if written.Add(1) == 50 {
+				close(fifty)
+			}
 		}
 	}()
-	for written.Load() < 50 {
-		time.Sleep(time.Millisecond) // polling the writer's progress, not timing it
+	select {
+	case <-fifty:
+	case <-time.After(time.Minute):
+		t.Fatal("the writer did not commit 50 sessions")
 	}
 	before := written.Load()
 	got, err := backup(ctx, path)

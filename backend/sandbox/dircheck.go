@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,4 +38,22 @@ func resolveDir(dir string) (string, error) {
 		return refuse("is not a directory", nil)
 	}
 	return real, nil
+}
+
+// tempRoot is where runs make their directories: dir, else the system's
+// temp directory, which must exist, with symlinks resolved (bwrap binds,
+// Landlock rules and checkDir's comparisons need the real path).
+func tempRoot(dir string) (string, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("sandbox: temp root: %w", err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("sandbox: temp root %s is not a directory", dir)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir, nil
 }

@@ -113,17 +113,9 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 		return nil, err
 	}
 	node := findNode(o.Node)
-	root := o.TempRoot
-	if root == "" {
-		root = os.TempDir()
-	}
-	if fi, err := os.Stat(root); err != nil {
-		return nil, fmt.Errorf("sandbox: temp root: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("sandbox: temp root %s is not a directory", root)
-	}
-	if abs, err := filepath.EvalSymlinks(root); err == nil {
-		root = abs // bwrap binds and Landlock rules need the real path
+	root, err := tempRoot(o.TempRoot)
+	if err != nil {
+		return nil, err
 	}
 	maxLevel := levelNamespace
 	switch o.Isolation {

@@ -4,9 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -32,17 +29,9 @@ func NewRunner(o Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := o.TempRoot
-	if root == "" {
-		root = os.TempDir()
-	}
-	if fi, err := os.Stat(root); err != nil {
-		return nil, fmt.Errorf("sandbox: temp root: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("sandbox: temp root %s is not a directory", root)
-	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real // so that checkDir compares real paths
+	root, err := tempRoot(o.TempRoot)
+	if err != nil {
+		return nil, err
 	}
 	p := &plainRunner{sys: sys, python: python, node: node, tempRoot: root, owner: o.Owner, homes: homeDirs(), cleanup: newCleanups()}
 	return &Runner{p: p, host: Probe(), warm: &warmCounters{}, cleanup: p.cleanup}, nil

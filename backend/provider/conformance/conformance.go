@@ -498,8 +498,12 @@ func runStream(t *testing.T, w Wire) {
 				t.Fatalf("call %d: err = %v, done = %v", i+1, r.Err, r.Done)
 			}
 		}
-		if n := conns.Load(); n != 1 {
-			t.Errorf("20 calls opened %d connections; want 1", n)
+		// net/http's transport gives a connection back to its pool from its
+		// read loop, a moment after the body's end: on a loaded machine the
+		// next call may start first and dial (seen: 2 of 20 in CI). A
+		// provider that does not read to the end costs one in two (10).
+		if n := conns.Load(); n > 3 {
+			t.Errorf("20 calls opened %d connections; want 1 (at most 3 on a loaded machine)", n)
 		}
 	})
 	t.Run("read to the end", func(t *testing.T) {

@@ -33,8 +33,9 @@
 //     subscription. If that last write fails (a full disk) the events are
 //     published all the same, run_finished last, and Close returns the error:
 //     a face that never saw run_finished could not tell its user why the run
-//     stopped. The service then records that run_finished's seq beside the
-//     history, and the recovery stores the end under it (store.Ending).
+//     stopped. Its caller keeps that run_finished's seq (Run.Seq) so that the
+//     end is stored under it later (backend/service records it beside the
+//     history; store.Ending).
 //
 // Why a gap and not a durable reservation (writing "seqs up to N are taken"
 // before publishing seq N): a reservation puts a disk write back on the token
@@ -45,7 +46,7 @@
 // Seqs are compared, never counted (clients resume "after the last seq seen"
 // and drop what is not above it), so the hole in a recovered run's numbering
 // is invisible. The bound holds whatever the window, MaxUnsaved, the number
-// of goroutines emitting, or a disk that refuses writes; with the defaults
+// of goroutines emitting, or a disk that refuses writes; in ordinary use
 // (MaxUnsaved 1024, SeqGap 4096) it never holds a token back.
 //
 // # Concurrency

@@ -23,10 +23,6 @@ var ErrDropped = journal.ErrDropped
 // Subscription delivers a run's events in seq order (journal.Subscription).
 type Subscription = journal.Subscription
 
-// DefaultTokenWindow is how long token events wait to be written together
-// (Options.TokenWindow).
-const DefaultTokenWindow = journal.DefaultWindow
-
 // activeRun is a run this process executes: its control (cancel, done, its
 // result, its class) and its event log.
 type activeRun struct {

@@ -71,7 +71,7 @@ type Options struct {
 	Reload func() (*config.Config, error)
 	// TokenWindow is how long a run's token events may wait to be written
 	// together, in one transaction (they reach subscribers at once): 0 means
-	// DefaultTokenWindow; a negative value writes each token before it is
+	// journal.DefaultWindow; a negative value writes each token before it is
 	// published, one transaction each.
 	TokenWindow time.Duration
 }

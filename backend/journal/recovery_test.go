@@ -91,7 +91,11 @@ func streamChild(db string) error {
 			}
 		}
 	}
-	select {} // mid-stream: the run goes on until the process is killed
+	// Mid-stream: the run goes on until the process is killed. (A bare
+	// select{} could be taken for a deadlock once every goroutine waits.)
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 // TestReconnectAcrossKillAndRecovery: a process streaming a run is killed

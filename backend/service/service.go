@@ -4,11 +4,11 @@
 //
 // Runs: StartRun validates everything (provider, key, settings) before it
 // writes anything, then runs the loop in a goroutine owned by the Service.
-// Every event is stamped with the run's next seq; token deltas are handed to
-// subscribers at once and written in batches (one transaction per ~30 ms),
-// every other event is written, with the tokens before it, and only then
-// handed to subscribers (see emit). Cancel stops a run (the sandbox kills the code's
-// process group); Close cancels all runs and waits for them.
+// Every event goes through the run's log in backend/journal: token deltas are
+// handed to subscribers at once and written in batches (one transaction per
+// ~30 ms), every other event is written, with the tokens before it, and only
+// then handed to subscribers. Cancel stops a run (the sandbox kills the
+// code's process group); Close cancels all runs and waits for them.
 package service
 
 import (
@@ -27,6 +27,7 @@ import (
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/export"
+	"github.com/loopforge/loopforge/backend/journal"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/owner"
 	"github.com/loopforge/loopforge/backend/provider"
@@ -70,7 +71,7 @@ type Options struct {
 	Reload func() (*config.Config, error)
 	// TokenWindow is how long a run's token events may wait to be written
 	// together, in one transaction (they reach subscribers at once): 0 means
-	// DefaultTokenWindow; a negative value writes each token before it is
+	// journal.DefaultWindow; a negative value writes each token before it is
 	// published, one transaction each.
 	TokenWindow time.Duration
 }
@@ -102,16 +103,12 @@ type Service struct {
 	// class is the open class of `loopforge class` (nil otherwise).
 	class  *classroom
 	probes probes // the provider list's recent checks
-	// tokenWindow and maxUnsaved: see emit.
-	tokenWindow time.Duration
-	maxUnsaved  int
+	// journal holds the runs' event logs.
+	journal *journal.Journal
 	// unstored holds the ends of this process's runs that the history could
 	// not store when they ended (a full disk), by run ID: storeEnds stores
 	// them once a write succeeds again. Guarded by mu.
 	unstored map[string]store.Ending
-	// flushes counts the background writes of events under way (emit);
-	// Close waits for them before it closes the store.
-	flushes sync.WaitGroup
 
 	// exec runs generated code. It is made on first need (see executor):
 	// the sandbox probes the host for it, and most commands never run code.
@@ -134,13 +131,9 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if o.Config == nil {
 		return nil, errors.New("service: no config")
 	}
-	s := &Service{reg: o.Registry, reload: o.Reload, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{}),
-		tokenWindow: o.TokenWindow, maxUnsaved: maxUnsaved}
+	s := &Service{reg: o.Registry, reload: o.Reload, exec: o.Executor, log: o.Logger, runs: map[string]*activeRun{}, finished: map[string]*activeRun{}, closing: make(chan struct{})}
 	s.cfg.Store(o.Config)
 	s.execTried = o.Executor != nil
-	if s.tokenWindow == 0 {
-		s.tokenWindow = DefaultTokenWindow
-	}
 	if s.reg == nil {
 		s.reg = DefaultRegistry()
 	}
@@ -152,6 +145,7 @@ func New(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("opening the history: %w", err)
 	}
 	s.store = st
+	s.journal = journal.New(st, journal.Options{Window: o.TokenWindow})
 	s.ownersDir = filepath.Join(filepath.Dir(o.Config.DBPath), "owners")
 	if s.owner, err = owner.New(s.ownersDir); err != nil {
 		st.Close()
@@ -271,7 +265,7 @@ func (s *Service) Close() error {
 	s.mu.Unlock()
 	close(s.closing)
 	s.wg.Wait()
-	s.flushes.Wait()
+	s.journal.Close() // every run has closed its log: no write starts any more
 	// The executor removes ended runs' directories and cgroups in the
 	// background (sandbox.Runner.Wait). execEnded keeps a late caller from
 	// making one.
@@ -752,7 +746,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, i
 	}
 	s.reserveEnd(run.ID)
 	runCtx, cancel := context.WithCancelCause(context.Background())
-	ar := newActiveRun(run.ID, cancel)
+	ar := s.newActiveRun(run.ID, cancel)
 	p.class.register(ar, run)
 	s.mu.Lock()
 	s.runs[run.ID] = ar
@@ -884,9 +878,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 	}
 	// The history still has the run as running: keep its real end beside
 	// it for the next start to store (see ends.go).
-	ar.mu.Lock()
-	seq := ar.seq // run_finished's: this goroutine is the run's last emitter
-	ar.mu.Unlock()
+	seq := ar.events.Seq() // run_finished's: this goroutine is the run's last emitter
 	end := store.Ending{Seq: seq, Status: status, Error: run.Error, ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams}
 	if err := s.recordEnd(run.ID, end); err != nil {
 		s.log.Error("recording the run's end beside the history", "run", run.ID, "err", err)

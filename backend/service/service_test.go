@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/journal"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/store"
@@ -188,7 +189,7 @@ func TestCancelKillsRunningCode(t *testing.T) {
 
 func TestSlowSubscriberIsDroppedWithoutBlockingTheRun(t *testing.T) {
 	gate := make(chan struct{})
-	m := &echoModel{answers: []string{"print('x')\n" + strings.Repeat("# filler line\n", subBuffer+100)}, gate: gate}
+	m := &echoModel{answers: []string{"print('x')\n" + strings.Repeat("# filler line\n", journal.SubscriberBuffer+100)}, gate: gate}
 	svc := newService(t, m)
 	ctx := context.Background()
 	info, err := svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "fake"})

@@ -270,14 +270,33 @@ func interrupt(ctx context.Context, tx *sql.Tx, runs []openRun, ends map[string]
 		e := event.New(event.RunFinished, event.RunFinishedPayload{Status: end.Status, Iterations: o.iterations,
 			FinalCode: o.code, Error: end.Error, ErrorCode: end.ErrorCode, ErrorParams: end.ErrorParams,
 			InputTokens: o.in, OutputTokens: o.out})
-		// After every seq stored, and never below the one the process
-		// published: a client that saw it must not see it reused.
-		e.RunID, e.Seq, e.TS = o.id, max(o.seq+1, end.Seq), at
+		e.RunID, e.Seq, e.TS = o.id, endSeq(o.seq, end, recorded), at
 		if _, err := tx.ExecContext(ctx, insertEvent, eventArgs(e)...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// SeqGap is how far the seqs a process has shown may run ahead of the last
+// one the history holds: the process publishes the model's tokens before it
+// writes them, and backend/journal never publishes a seq more than SeqGap
+// past the last one stored. A run recovered after its process died (kill -9)
+// therefore has its end numbered SeqGap past the last stored seq: a client
+// that saw a token the history never got, and reconnects from its seq, still
+// gets the run's end. Seqs are compared, never counted, so the hole is
+// harmless. It is above journal.DefaultMaxUnsaved, so the gap holds nothing
+// back in ordinary use.
+const SeqGap = 4096
+
+// endSeq is the seq of the run_finished event that recovery stores for a
+// run whose last stored seq is last: the one its process published when it
+// recorded its end (every seq it showed is below it), else past the gap.
+func endSeq(last int64, end Ending, recorded bool) int64 {
+	if recorded && end.Seq > last {
+		return end.Seq
+	}
+	return last + SeqGap + 1
 }
 
 // interruptedMsg explains an interrupted run.

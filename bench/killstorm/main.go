@@ -10,8 +10,9 @@
 // at random, are SIGKILLed after a random delay. At the end it reads the
 // database directly and reports: runs per stored status, runs still marked
 // running after a last `sessions` (the recovery), runs missing or duplicated,
-// runs whose events have gaps or no (or several) run_finished, and SQLite's
-// integrity_check. It exits 1 when any of those is wrong.
+// runs whose events have gaps or no (or several) run_finished (a recovered
+// run's end comes store.SeqGap after its last stored event: that hole is
+// meant), and SQLite's integrity_check. It exits 1 when any of those is wrong.
 package main
 
 import (
@@ -32,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/store"
 	"github.com/loopforge/loopforge/bench/internal/chatstream"
 	_ "modernc.org/sqlite"
 )
@@ -170,23 +172,24 @@ func audit(db string, outcomes []outcome) (int, error) {
 		return 0, err
 	}
 	rows, err := d.Query(`SELECT s.prompt, r.status,
-		(SELECT count(*) FROM events e WHERE e.run_id = r.id),
-		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id),
-		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished')
+		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type != 'run_finished'),
+		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id AND e.type != 'run_finished'),
+		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished'),
+		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished')
 		FROM runs r JOIN sessions s ON s.id = r.session_id`)
 	if err != nil {
 		return 0, err
 	}
 	defer rows.Close()
 	type stored struct {
-		status                 string
-		events, maxSeq, finals int
+		status                           string
+		events, maxSeq, finals, finalSeq int
 	}
 	byPrompt := map[string][]stored{}
 	for rows.Next() {
 		var p string
 		var s stored
-		if err := rows.Scan(&p, &s.status, &s.events, &s.maxSeq, &s.finals); err != nil {
+		if err := rows.Scan(&p, &s.status, &s.events, &s.maxSeq, &s.finals, &s.finalSeq); err != nil {
 			return 0, err
 		}
 		byPrompt[p] = append(byPrompt[p], s)
@@ -214,9 +217,9 @@ func audit(db string, outcomes []outcome) (int, error) {
 			key = "killed → " + r.status
 		}
 		count[key]++
-		if r.events != r.maxSeq {
+		if r.events != r.maxSeq || (r.finals == 1 && r.finalSeq != r.maxSeq+1 && r.finalSeq != r.maxSeq+store.SeqGap+1) {
 			gaps++
-			problem("%s: %d events, last seq %d", o.prompt, r.events, r.maxSeq)
+			problem("%s: %d events, last seq %d, run_finished at %d", o.prompt, r.events, r.maxSeq, r.finalSeq)
 		}
 		if r.status == "running" {
 			stillRunning++

@@ -1,4 +1,4 @@
-package service
+package journal
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkTokenStream drives 8 concurrent runs of synthetic token streams
-// through emit, the real store (a temp-file SQLite) and one subscriber per
+// through Emit, the real store (a temp-file SQLite) and one subscriber per
 // run (Follow), and reports:
 //
 //   - tokens/s: token events per second, counted until each run's end is
@@ -25,7 +25,7 @@ import (
 // path (one transaction per token, before it is published), for the ratio.
 // Numbers are reported, not asserted:
 //
-//	go test -run '^$' -bench TokenStream -benchtime 3x ./backend/service
+//	go test -run '^$' -bench TokenStream -benchtime 3x ./backend/journal
 func BenchmarkTokenStream(b *testing.B) {
 	const runs = 8
 	loads := []struct {
@@ -40,7 +40,7 @@ func BenchmarkTokenStream(b *testing.B) {
 		name   string
 		window time.Duration
 	}{
-		{"coalesced", DefaultTokenWindow},
+		{"coalesced", DefaultWindow},
 		{"per-token", -1},
 	}
 	for _, l := range loads {
@@ -51,7 +51,7 @@ func BenchmarkTokenStream(b *testing.B) {
 }
 
 func benchTokens(b *testing.B, runs, tokens int, rate float64, window time.Duration) {
-	s := newBareService(b, window)
+	f := newFixture(b, Options{Window: window})
 	var (
 		busy time.Duration // from the first token to the last run's end, stored
 		mu   sync.Mutex
@@ -61,16 +61,13 @@ func benchTokens(b *testing.B, runs, tokens int, rate float64, window time.Durat
 		var producers, subscribers sync.WaitGroup
 		start := make(chan struct{})
 		for range runs {
-			ar, run := startBareRun(b, s)
-			if err := s.emit(ar, event.New(event.RunStarted, event.RunStartedPayload{Prompt: "bench"})); err != nil {
+			r := f.newRun(b)
+			if err := r.Emit(event.New(event.RunStarted, event.RunStartedPayload{Prompt: "bench"})); err != nil {
 				b.Fatal(err)
 			}
 			sentAt := make([]time.Time, tokens+3) // by seq; seq 1 is run_started
 			// The subscriber joins before the first token: all it gets is live.
-			sub, err := s.Subscribe(context.Background(), run.ID, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
+			sub := f.j.Subscribe(context.Background(), r.ID(), 1)
 			subscribers.Go(func() {
 				var mine []time.Duration
 				for e := range sub.C {
@@ -86,7 +83,7 @@ func benchTokens(b *testing.B, runs, tokens int, rate float64, window time.Durat
 				mu.Unlock()
 			})
 			producers.Go(func() {
-				defer endBareRun(s, ar, run) // writes what is pending
+				defer endRun(b, r) // writes what is pending
 				var tick <-chan time.Time
 				if rate > 0 {
 					t := time.NewTicker(time.Duration(float64(time.Second) / rate))
@@ -99,7 +96,7 @@ func benchTokens(b *testing.B, runs, tokens int, rate float64, window time.Durat
 						<-tick
 					}
 					sentAt[n+2] = time.Now()
-					if err := s.emit(ar, token(1, event.PhaseGenerate, fmt.Sprintf("tok%d ", n))); err != nil {
+					if err := r.Emit(token(1, event.PhaseGenerate, fmt.Sprintf("tok%d ", n))); err != nil {
 						b.Error(err)
 						return
 					}

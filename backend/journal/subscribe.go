@@ -1,0 +1,234 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/loopforge/loopforge/backend/event"
+)
+
+// Subscription delivers a run's events in seq order. C is closed after the
+// run_finished event, when ctx ends, when the journal closes, or early on an
+// error (Err then says why: ErrDropped when the reader fell behind;
+// resubscribe from the last seq seen).
+type Subscription struct {
+	C   <-chan event.Event
+	mu  sync.Mutex
+	err error
+}
+
+// Err reports why C was closed early, or nil.
+func (s *Subscription) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Subscription) setErr(err error) {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+}
+
+type subscriber struct {
+	live    chan event.Event
+	dropped bool // guarded by the run's mu
+}
+
+// feed is where a subscription's events come from: the store up to
+// storedUpTo (-1: all of it), then pending (published, not stored yet),
+// then sub's live events. sub is nil when the run's log is not open.
+type feed struct {
+	run        *Run
+	sub        *subscriber
+	storedUpTo int64
+	pending    []event.Event
+}
+
+// join registers a subscriber on r and says what it must replay to join
+// the live stream with no gap and no duplicate.
+func (r *Run) join() feed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return feed{storedUpTo: -1}
+	}
+	sub := &subscriber{live: make(chan event.Event, SubscriberBuffer)}
+	r.subs[sub] = struct{}{}
+	// The store holds every event up to stored, all published; the
+	// published unsaved ones come from here, the rest live.
+	f := feed{run: r, sub: sub, storedUpTo: r.stored}
+	for _, e := range r.unsaved {
+		if e.Seq > r.pub {
+			break
+		}
+		f.pending = append(f.pending, e)
+	}
+	return f
+}
+
+// leave unregisters the subscriber (if the run has not already).
+func (f feed) leave() {
+	if f.sub == nil {
+		return
+	}
+	f.run.mu.Lock()
+	if _, ok := f.run.subs[f.sub]; ok {
+		delete(f.run.subs, f.sub)
+		close(f.sub.live)
+	}
+	f.run.mu.Unlock()
+}
+
+func (f feed) dropped() bool {
+	f.run.mu.Lock()
+	defer f.run.mu.Unlock()
+	return f.sub.dropped
+}
+
+// Subscribe streams the events of runID with seq > after: live ones while
+// this journal has the run's log open, else what the store holds. A run the
+// store does not know ends the subscription with the store's error.
+func (j *Journal) Subscribe(ctx context.Context, runID string, after int64) *Subscription {
+	out := make(chan event.Event, 64)
+	sub := &Subscription{C: out}
+	j.mu.Lock()
+	if j.shut {
+		j.mu.Unlock()
+		sub.err = ErrClosed
+		close(out)
+		return sub
+	}
+	r := j.open[runID]
+	j.wg.Add(1)
+	j.mu.Unlock()
+	f := feed{storedUpTo: -1}
+	if r != nil {
+		f = r.join()
+	}
+	d := &delivery{j: j, ctx: ctx, runID: runID, out: out, last: after, sub: sub}
+	go func() {
+		defer j.wg.Done()
+		defer close(out)
+		defer f.leave()
+		d.run(f)
+	}()
+	return sub
+}
+
+// delivery is one subscription's goroutine.
+type delivery struct {
+	j     *Journal
+	ctx   context.Context
+	runID string
+	out   chan<- event.Event
+	last  int64 // the last seq delivered
+	sub   *Subscription
+}
+
+func (d *delivery) run(f feed) {
+	if !d.fromStore(f.storedUpTo) {
+		return
+	}
+	for _, e := range f.pending {
+		if !d.send(e) {
+			return
+		}
+	}
+	if f.sub == nil {
+		return
+	}
+	for {
+		select {
+		case e, ok := <-f.sub.live:
+			if !ok {
+				if f.dropped() {
+					d.sub.setErr(ErrDropped)
+				}
+				return
+			}
+			if !d.send(e) {
+				return
+			}
+		case <-d.ctx.Done():
+			return
+		case <-d.j.closing:
+			return
+		}
+	}
+}
+
+// fromStore replays the stored events after d.last up to upTo (-1: all),
+// in pages; false when the subscription must end.
+func (d *delivery) fromStore(upTo int64) bool {
+	for upTo < 0 || d.last < upTo {
+		page, err := d.j.st.EventsAfter(d.ctx, d.runID, d.last, replayPage)
+		if err != nil {
+			d.sub.setErr(err)
+			return false
+		}
+		from := d.last
+		for _, e := range page {
+			if upTo >= 0 && e.Seq > upTo {
+				break
+			}
+			if !d.send(e) {
+				return false
+			}
+		}
+		if d.last == from { // the end of what is stored
+			break
+		}
+	}
+	return true
+}
+
+// send delivers e unless it was delivered already; false when the
+// subscription must end.
+func (d *delivery) send(e event.Event) bool {
+	if e.Seq <= d.last {
+		return true
+	}
+	select {
+	case d.out <- e:
+		d.last = e.Seq
+		return true
+	case <-d.ctx.Done():
+		return false
+	case <-d.j.closing:
+		return false
+	}
+}
+
+// Follow calls fn for every event of runID after seq `after`, in order,
+// resubscribing when it falls behind, until the run_finished event (or ctx
+// ends, or fn fails). A stored run whose end was never recorded ends the
+// follow when its stored events are delivered.
+func (j *Journal) Follow(ctx context.Context, runID string, after int64, fn func(event.Event) error) error {
+	last := after
+	for {
+		sub := j.Subscribe(ctx, runID, last)
+		progressed := false
+		for e := range sub.C {
+			progressed, last = true, e.Seq
+			if err := fn(e); err != nil {
+				return err
+			}
+			if e.Terminal() {
+				return nil
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch err := sub.Err(); {
+		case errors.Is(err, ErrDropped):
+			continue // catch up from the store
+		case err != nil:
+			return err
+		case !progressed:
+			return nil
+		}
+	}
+}

@@ -274,3 +274,48 @@ func zipFile(t *testing.T, data []byte, name string) string {
 	t.Fatalf("no %s in the zip", name)
 	return ""
 }
+
+// TestPathRunEnds: iterations a run did not finish — stopped in its second
+// iteration, still going, an answer without usable code — read as such,
+// timed from the events.
+func TestPathRunEnds(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC)
+	ev := func(kind event.Kind, at time.Duration, payload any) event.Event {
+		e := event.New(kind, payload)
+		e.TS = t0.Add(at)
+		return e
+	}
+	evs := []event.Event{
+		ev(event.IterationStarted, 0, event.IterationPayload{Iteration: 1}),
+		ev(event.Generated, 500*time.Millisecond, event.GeneratedPayload{Iteration: 1, InputTokens: 7, OutputTokens: 3}),
+		ev(event.IterationDone, time.Second, event.IterationDonePayload{Iteration: 1, Status: "error"}),
+		ev(event.Reflection, 1500*time.Millisecond, event.ReflectionPayload{Iteration: 1, InputTokens: 2, OutputTokens: 1}),
+		ev(event.IterationStarted, 2*time.Second, event.IterationPayload{Iteration: 2}),
+		ev(event.RunFinished, 3*time.Second, struct{}{}),
+	}
+	its := []store.Iteration{{N: 1, Status: "error", Summary: "unusable answer: no code block\nmore"}}
+	end := t0.Add(3 * time.Second)
+	stopped := pathRun(store.Run{ID: "r", Status: event.RunStatusCancelled, Error: "stopped on request\ndetail", StartedAt: t0, FinishedAt: &end}, its, evs)
+	if len(stopped.Iterations) != 2 {
+		t.Fatalf("iterations: %+v", stopped.Iterations)
+	}
+	first, second := stopped.Iterations[0], stopped.Iterations[1]
+	if first.Status != "error" || first.ErrorKind != "format" || first.Error != "unusable answer: no code block" ||
+		first.InputTokens != 9 || first.OutputTokens != 4 || first.DurationMS != 2000 {
+		t.Errorf("the answer without code: %+v", first)
+	}
+	if second.Status != "cancelled" || second.ErrorKind != "cancelled" || second.Error != "stopped on request" || second.DurationMS != 1000 {
+		t.Errorf("the iteration the run was stopped in: %+v", second)
+	}
+	if stopped.WorkingAfterMS != 0 {
+		t.Errorf("no program worked, yet %dms to a working one", stopped.WorkingAfterMS)
+	}
+
+	going := pathRun(store.Run{ID: "r", Status: event.RunStatusRunning, StartedAt: t0}, its, evs[:5])
+	if last := going.Iterations[1]; last.Status != "running" || last.ErrorKind != "" || last.DurationMS != 0 {
+		t.Errorf("the iteration going on: %+v", last)
+	}
+	if going.Iterations[0].DurationMS != 2000 {
+		t.Errorf("the finished iteration of a running run: %+v", going.Iterations[0])
+	}
+}

@@ -34,6 +34,7 @@ var (
 	opPauseClass    = api.Lookup[wire.Pause, wire.ClassView]("PauseClass")
 	opSetSpotlight  = api.Lookup[wire.Spotlight, wire.ClassView]("SetSpotlight")
 	opWall          = api.Lookup[wire.None, []wire.WallEntry]("Wall")
+	opLearningPath  = api.Lookup[wire.PathRequest, wire.LearningPath]("LearningPath")
 	opRemoveStudent = api.Lookup[wire.StudentRef, wire.OK]("RemoveStudent")
 	opClasses       = api.Lookup[wire.None, []wire.ClassSummary]("Classes")
 	opClassDetail   = api.Lookup[wire.ClassRef, wire.ClassDetail]("ClassDetail")
@@ -152,6 +153,11 @@ func (a *App) SetSpotlight(in wire.Spotlight) (wire.ClassView, error) {
 // Wall is GET /api/class/wall on the web.
 func (a *App) Wall() ([]wire.WallEntry, error) {
 	return opWall.Call(a.ctx, a.svc, wire.None{})
+}
+
+// LearningPath is GET /api/class/students/{id}/path on the web.
+func (a *App) LearningPath(in wire.PathRequest) (wire.LearningPath, error) {
+	return opLearningPath.Call(a.ctx, a.svc, in)
 }
 
 // RemoveStudent is DELETE /api/class/students/{id} on the web.

@@ -143,6 +143,11 @@ var Ops = []Operation{
 		w, err := s.Wall(ctx)
 		return wire.FromWall(w), err
 	}),
+	// A student's learning path: every run in order, with its iterations, errors, reflections and tokens.
+	op("LearningPath", "GET /api/class/students/{id}/path", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.PathRequest) (wire.LearningPath, error) {
+		p, err := s.LearningPath(ctx, in.ClassID, in.StudentID)
+		return wire.FromLearningPath(p), err
+	}),
 	// Removes a student: its cookie stops working, its sockets close, its runs are cancelled.
 	op("RemoveStudent", "DELETE /api/class/students/{id}", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.StudentRef) (wire.OK, error) {
 		return wire.OK{OK: true}, s.RemoveStudent(ctx, in.ID)
@@ -174,7 +179,7 @@ var Specials = []Special{
 	{Name: "Join", Face: Web, Route: "POST /api/class/join",
 		Why: "a student joins with the class's code (wire.JoinRequest → wire.Me): the one request without a token, rate-limited, and it sets the student's cookie; backend/server/class.go"},
 	{Name: "ClassExport", Face: Web, Route: "GET /api/class/export",
-		Why: "the class's scripts and summary as a download (?format=zip|csv|md, &class=ID for a stored one); backend/server/class.go"},
+		Why: "the class's scripts, summary and attempts as a download (?format=zip|csv|md|attempts, &class=ID for a stored one); backend/server/class.go"},
 	{Name: "Export", Face: Web, Route: "GET /api/sessions/{id}/export",
 		Why: "a file download (an attachment, never JSON or a page: an HTML handout holds model output); backend/server/api.go"},
 	{Name: "ExportSession", Face: Desktop,

@@ -198,6 +198,11 @@ type ImageRef struct {
 type ReflectionPayload struct {
 	Iteration int    `json:"iteration"`
 	Text      string `json:"text"`
+	// InputTokens and OutputTokens are the reflection call's usage, so an
+	// iteration's cost is its generation's plus its reflection's (absent in
+	// events recorded before they were added).
+	InputTokens  int `json:"input_tokens,omitempty"`
+	OutputTokens int `json:"output_tokens,omitempty"`
 }
 
 type IterationDonePayload struct {

@@ -487,7 +487,8 @@ func (r *runner) reflect(ctx context.Context, it int, code string, res sandbox.R
 		return "", err
 	}
 	text := strings.TrimSpace(resp.Content)
-	if err := r.send(event.Reflection, event.ReflectionPayload{Iteration: it, Text: text}); err != nil {
+	if err := r.send(event.Reflection, event.ReflectionPayload{Iteration: it, Text: text,
+		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}); err != nil {
 		return "", err
 	}
 	if text == "" {

@@ -160,6 +160,8 @@ var accessTable = map[string]expect{
 	"PauseClass":    {ok, denied, denied, noAuth},
 	"SetSpotlight":  {ok, denied, denied, noAuth},
 	"Wall":          {ok, denied, denied, noAuth},
+	// Ana's path: refused to Bo, and to Ana herself (the instructor's view).
+	"LearningPath":  {ok, denied, denied, noAuth},
 	"RemoveStudent": {ok, denied, denied, noAuth},
 	"Classes":       {ok, denied, denied, noAuth},
 	"ClassDetail":   {ok, denied, denied, noAuth},
@@ -211,6 +213,8 @@ func TestClassAccessTable(t *testing.T) {
 				switch {
 				case strings.HasPrefix(path, "/api/runs/"):
 					path = strings.Replace(strings.Replace(path, "{id}", info.RunID, 1), "{run_id}", info.RunID, 1)
+				case strings.HasSuffix(path, "/path"):
+					path = strings.Replace(path, "{id}", ana.id, 1)
 				case strings.HasPrefix(path, "/api/class/students/"):
 					path = strings.Replace(path, "{id}", c.join(t, "Cy").id, 1)
 				case strings.HasPrefix(path, "/api/classes/"):

@@ -101,6 +101,13 @@ func (s *Service) Assign(ctx context.Context, a Assignment) (ClassView, error) {
 	if err != nil {
 		return ClassView{}, err
 	}
+	var given *Assignment
+	if text != "" {
+		given = &a
+	}
+	if err := cr.recordAssignment(ctx, given); err != nil {
+		return ClassView{}, err
+	}
 	return cr.changed(ctx), nil
 }
 

@@ -15,8 +15,9 @@ import (
 	"github.com/loopforge/loopforge/backend/store"
 )
 
-// The class export: every student's final script of each session, and a
-// summary table (one line per student).
+// The class export: every student's final script of each session, a
+// summary table (one line per student) and every attempt (one line per
+// run and iteration: attempts.csv, see classpath.go).
 
 // classRecord is what the export reads of a class.
 type classRecord struct {
@@ -28,7 +29,8 @@ type classRecord struct {
 
 // ExportClass renders a class (classID "" = the open one) as format zip,
 // csv or md (instructor only), its words in lang and its times in the zone
-// tz (see exportLocale): the file name and its bytes.
+// tz (see exportLocale): the file name and its bytes. Format attempts is
+// attempts.csv alone.
 func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz string) (name string, data []byte, err error) {
 	if access.From(ctx).IsStudent() {
 		return "", nil, instructorOnly("ClassExport")
@@ -37,8 +39,8 @@ func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz str
 	if format == "" {
 		format = "zip"
 	}
-	if format != "zip" && format != "csv" && format != "md" {
-		return "", nil, fmt.Errorf("%w: unknown class export format %q (want zip, csv or md)", ErrInvalidRequest, format)
+	if format != "zip" && format != "csv" && format != "md" && format != "attempts" {
+		return "", nil, fmt.Errorf("%w: unknown class export format %q (want zip, csv, md or attempts)", ErrInvalidRequest, format)
 	}
 	loc, err := exportLocale(lang, tz)
 	if err != nil {
@@ -71,7 +73,14 @@ func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz str
 	case "md":
 		return base + ".md", export.ClassSummaryMarkdown(loc, info, rows), nil
 	}
-	b, err := rec.zip(loc, info, rows)
+	attempts, err := s.attemptRows(ctx, rec)
+	if err != nil {
+		return "", nil, err
+	}
+	if format == "attempts" {
+		return base + "-attempts.csv", export.AttemptsCSV(loc, attempts), nil
+	}
+	b, err := rec.zip(loc, info, rows, export.AttemptsCSV(loc, attempts))
 	return base + ".zip", b, err
 }
 
@@ -123,8 +132,8 @@ func (rec *classRecord) summary() []export.ClassRow {
 }
 
 // zip holds STUDENT/NN-SESSION.ext, the last code each session produced,
-// and both summaries.
-func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []export.ClassRow) ([]byte, error) {
+// both summaries and attempts.csv.
+func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []export.ClassRow, attempts []byte) ([]byte, error) {
 	var b bytes.Buffer
 	z := zip.NewWriter(&b)
 	add := func(name string, data []byte) error {
@@ -167,6 +176,9 @@ func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []exp
 		return nil, err
 	}
 	if err := add("summary.md", export.ClassSummaryMarkdown(loc, info, rows)); err != nil {
+		return nil, err
+	}
+	if err := add("attempts.csv", attempts); err != nil {
 		return nil, err
 	}
 	if err := z.Close(); err != nil {

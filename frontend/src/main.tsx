@@ -6,6 +6,7 @@ import { createStores } from './stores'
 import './fonts.css'
 import './style.css'
 import './class.css'
+import './classpath.css'
 
 const stores = createStores(createApi(), { systemDark: globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches })
 

@@ -4,6 +4,7 @@
 // stay easy to read (and to merge).
 
 import { locale } from './strings'
+import { pathEn, pathPt } from './strings.classpath'
 
 /** The parameters of an error, by name (backend: service.Code). */
 type P = Record<string, string>
@@ -24,6 +25,7 @@ function timeOfDay(iso: string | undefined): string {
 
 export const classEn = {
   tab: 'Class',
+  path: pathEn,
   loading: 'Loading…',
   meFailed: 'Could not reach the loopforge server',
   retry: 'Try again',
@@ -108,6 +110,7 @@ export const classEn = {
     exportZip: 'Scripts + summary (.zip)',
     exportCsv: 'Summary table (.csv)',
     exportMd: 'Summary table (.md)',
+    exportAttempts: 'Every attempt: run by run, iteration by iteration (.csv)',
     projector: 'Projector window',
     projectorTitle: 'Open a window for the projector: it shows the spotlighted run, live',
     actionFailed: 'The server refused',
@@ -216,6 +219,7 @@ export type ClassStrings = typeof classEn
 
 export const classPt: ClassStrings = {
   tab: 'Turma',
+  path: pathPt,
   loading: 'Carregando…',
   meFailed: 'Não foi possível falar com o servidor do loopforge',
   retry: 'Tentar de novo',
@@ -299,6 +303,7 @@ export const classPt: ClassStrings = {
     exportZip: 'Scripts + resumo (.zip)',
     exportCsv: 'Tabela-resumo (.csv)',
     exportMd: 'Tabela-resumo (.md)',
+    exportAttempts: 'Cada tentativa: execução por execução, iteração por iteração (.csv)',
     projector: 'Janela do projetor',
     projectorTitle: 'Abre uma janela para o projetor: mostra a execução em destaque, ao vivo',
     actionFailed: 'O servidor recusou',

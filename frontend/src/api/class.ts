@@ -15,8 +15,8 @@ export function isClassMessage(m: unknown): m is ClassMessage {
   return (t === ClassStateType || t === WallType) && typeof (m as { payload?: unknown }).payload === 'object'
 }
 
-/** zip: every student's final script per session and the summary; csv / md: the summary table. */
-export type ClassExportFormat = 'zip' | 'csv' | 'md'
+/** zip: every student's final script per session, the summary and the attempts; csv / md: the summary table; attempts: one row per run and iteration (CSV). */
+export type ClassExportFormat = 'zip' | 'csv' | 'md' | 'attempts'
 
 /** classExportURL is the download address of the class export, in the language lang with times in the zone tz. */
 export function classExportURL(format: ClassExportFormat, lang?: string, tz?: string): string {

@@ -211,6 +211,55 @@ export namespace wire {
 	    code: string;
 	    params?: Record<string, string>;
 	}
+	export interface PathAssignment {
+	    assignment: string;
+	    runs: number;
+	    first_run: string;
+	    working_after_ms: number;
+	}
+	export interface PathIteration {
+	    n: number;
+	    status: string;
+	    error_kind?: string;
+	    error?: string;
+	    code: string;
+	    reflection?: string;
+	    input_tokens: number;
+	    output_tokens: number;
+	    started_at?: string;
+	    duration_ms: number;
+	}
+	export interface PathRun {
+	    run_id: string;
+	    session_id: string;
+	    session_title: string;
+	    assignment: string;
+	    prompt: string;
+	    provider: string;
+	    model?: string;
+	    status: string;
+	    error?: string;
+	    error_code?: string;
+	    started_at: string;
+	    ended_at?: string;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost_usd: number;
+	    working_after_ms: number;
+	    iterations: PathIteration[];
+	}
+	export interface LearningPath {
+	    class_id: string;
+	    class_name: string;
+	    student_id: string;
+	    name: string;
+	    removed?: boolean;
+	    runs: PathRun[];
+	    assignments: PathAssignment[];
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost_usd: number;
+	}
 	export interface Me {
 	    role: string;
 	    student_id?: string;
@@ -220,6 +269,13 @@ export namespace wire {
 	export interface OK {
 	    ok: boolean;
 	}
+	
+	
+	export interface PathRequest {
+	    id: string;
+	    class?: string;
+	}
+	
 	export interface Pause {
 	    paused: boolean;
 	}

@@ -187,6 +187,13 @@ export interface ImageRef {
 export interface ReflectionPayload {
   iteration: number /* int */;
   text: string;
+  /**
+   * InputTokens and OutputTokens are the reflection call's usage, so an
+   * iteration's cost is its generation's plus its reflection's (absent in
+   * events recorded before they were added).
+   */
+  input_tokens?: number /* int */;
+  output_tokens?: number /* int */;
 }
 export interface IterationDonePayload {
   iteration: number /* int */;

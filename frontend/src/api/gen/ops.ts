@@ -28,6 +28,7 @@ export interface Operations {
   PauseClass: { in: wire.Pause; out: wire.ClassView }
   SetSpotlight: { in: wire.Spotlight; out: wire.ClassView }
   Wall: { in: wire.None; out: wire.WallEntry[] }
+  LearningPath: { in: wire.PathRequest; out: wire.LearningPath }
   RemoveStudent: { in: wire.StudentRef; out: wire.OK }
   Classes: { in: wire.None; out: wire.ClassSummary[] }
   ClassDetail: { in: wire.ClassRef; out: wire.ClassDetail }
@@ -74,6 +75,7 @@ export const routes: { readonly [K in OpName]: Route } = {
   PauseClass: { method: 'PUT', path: '/api/class/pause', query: [], body: true, list: false },
   SetSpotlight: { method: 'PUT', path: '/api/class/spotlight', query: [], body: true, list: false },
   Wall: { method: 'GET', path: '/api/class/wall', query: [], body: false, list: true },
+  LearningPath: { method: 'GET', path: '/api/class/students/{id}/path', query: ['class'], body: false, list: false },
   RemoveStudent: { method: 'DELETE', path: '/api/class/students/{id}', query: [], body: false, list: false },
   Classes: { method: 'GET', path: '/api/classes', query: [], body: false, list: true },
   ClassDetail: { method: 'GET', path: '/api/classes/{id}', query: [], body: false, list: false },
@@ -104,6 +106,7 @@ export const bindings: { readonly [K in OpName]: (input: OpIn<K>) => Promise<OpO
   PauseClass: (input) => App.PauseClass(input),
   SetSpotlight: (input) => App.SetSpotlight(input),
   Wall: () => App.Wall(),
+  LearningPath: (input) => App.LearningPath(input),
   RemoveStudent: (input) => App.RemoveStudent(input),
   Classes: () => App.Classes(),
   ClassDetail: (input) => App.ClassDetail(input),

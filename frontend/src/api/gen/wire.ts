@@ -229,6 +229,104 @@ export const ClassStateType = "class_state";
 export const WallType = "wall";
 
 //////////
+// source: classpath.go
+
+/**
+ * PathRequest names the student, and the class (of the history) when it
+ * is not the open one.
+ */
+export interface PathRequest {
+  id: string;
+  class?: string;
+}
+/**
+ * LearningPath is one student's path through a class.
+ */
+export interface LearningPath {
+  class_id: string;
+  class_name: string;
+  student_id: string;
+  name: string;
+  removed?: boolean;
+  runs: PathRun[];
+  assignments: PathAssignment[];
+  input_tokens: number /* int */;
+  output_tokens: number /* int */;
+  cost_usd: number /* float64 */;
+}
+/**
+ * PathAssignment is how the student did on one assignment ("" = runs made
+ * with none in force).
+ */
+export interface PathAssignment {
+  assignment: string;
+  runs: number /* int */;
+  first_run: string; // RFC 3339
+  /**
+   * WorkingAfterMS: from the first run on it to the first program that
+   * worked, across runs; 0 when none did.
+   */
+  working_after_ms: number /* int64 */;
+}
+/**
+ * PathRun is one run on the path.
+ */
+export interface PathRun {
+  run_id: string;
+  session_id: string;
+  session_title: string;
+  /**
+   * Assignment in force when the run started ("" = none).
+   */
+  assignment: string;
+  prompt: string;
+  provider: string;
+  model?: string;
+  status: string; // backend/event.RunStatus
+  error?: string;
+  error_code?: string;
+  started_at: string; // RFC 3339
+  ended_at?: string; // RFC 3339
+  input_tokens: number /* int */;
+  output_tokens: number /* int */;
+  cost_usd: number /* float64 */;
+  /**
+   * WorkingAfterMS: from the run's start to the end of the iteration
+   * whose program worked; 0 when none did.
+   */
+  working_after_ms: number /* int64 */;
+  iterations: PathIteration[];
+}
+/**
+ * PathIteration is one iteration of a run on the path.
+ */
+export interface PathIteration {
+  n: number /* int */;
+  /**
+   * Status: success, error, running, or the run's status for the
+   * iteration it ended in (cancelled, interrupted, error).
+   */
+  status: string;
+  /**
+   * ErrorKind: an exec status (error, timeout, memory…), "format" (no
+   * usable code in the answer), or the run's error code; "" when it
+   * worked.
+   */
+  error_kind?: string;
+  error?: string; // its first line
+  code: string;
+  reflection?: string;
+  input_tokens: number /* int */; // generation and reflection
+  output_tokens: number /* int */; // generation and reflection
+  started_at?: string; // RFC 3339
+  /**
+   * DurationMS: to the next iteration's start (or the run's end); 0 while
+   * it goes on.
+   */
+  duration_ms: number /* int64 */;
+}
+
+//////////
 // source: providers.go
 
 /**

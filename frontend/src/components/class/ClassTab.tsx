@@ -8,6 +8,7 @@ import { isFinished } from '../../stores/runModel'
 import { strings } from '../../strings'
 import { AssignmentForm, LimitsForm } from './ClassForms'
 import { JoinInfo } from './JoinInfo'
+import { LearningPath } from './LearningPath'
 import { LimitsSummary } from './LimitsSummary'
 import { StageTitle, useSpotlit, WatchedRun } from './Stage'
 import { Wall } from './Wall'
@@ -163,6 +164,7 @@ function ExportClassMenu() {
     ['zip', t.exportZip],
     ['csv', t.exportCsv],
     ['md', t.exportMd],
+    ['attempts', t.exportAttempts],
   ]
   return (
     <details className="export-menu class-export" data-testid="class-export">
@@ -198,6 +200,7 @@ function StudentPane({ entry, onBack, onStage }: { entry: WallEntry; onBack(): v
   const run = useRuns((r) => (runId ? r.runs[runId] : undefined))
   const [confirming, setConfirming] = useState(false)
   const live = run ? !isFinished(run) : entry.current?.status === 'running'
+  const [pane, setPane] = useState<'run' | 'path'>(runId ? 'run' : 'path')
   return (
     <section className="student-pane" aria-label={entry.name} data-testid="student-pane" data-student={entry.name}>
       <div className="student-pane-bar">
@@ -257,7 +260,20 @@ function StudentPane({ entry, onBack, onStage }: { entry: WallEntry; onBack(): v
             ))}
         </div>
       </div>
-      {runId ? <WatchedRun key={runId} runId={runId} /> : <p className="muted empty-run">{t.noRun}</p>}
+      <div className="student-pane-tabs" role="tablist">
+        {(['run', 'path'] as const).map((p) => (
+          <button key={p} type="button" role="tab" aria-selected={pane === p} className={`btn btn-small${pane === p ? ' btn-on' : ''}`} onClick={() => setPane(p)} data-testid={`student-tab-${p}`}>
+            {p === 'run' ? strings.classroom.path.tabRun : strings.classroom.path.tabPath}
+          </button>
+        ))}
+      </div>
+      {pane === 'path' ? (
+        <LearningPath entry={entry} />
+      ) : runId ? (
+        <WatchedRun key={runId} runId={runId} />
+      ) : (
+        <p className="muted empty-run">{t.noRun}</p>
+      )}
     </section>
   )
 }

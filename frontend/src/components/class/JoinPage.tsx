@@ -4,6 +4,7 @@ import { groupCode, nameProblem, normalizeCode } from '../../classroom'
 import { useClassroom, useStores } from '../../stores'
 import { strings } from '../../strings'
 import { LookSwitches } from '../LookSwitches'
+import { SeenNotice } from './SeenNotice'
 
 /** The code a link brought (?code=…, what the QR code holds). */
 function codeFromAddress(): string {
@@ -68,6 +69,7 @@ export function JoinPage({ onJoined }: { onJoined(): void }) {
         ) : (
           <>
             <p className="muted">{t.intro}</p>
+            <SeenNotice where="join" />
             <label className="join-field">
               <span className="field-label">{t.code}</span>
               <input

@@ -6,6 +6,7 @@ import { strings } from '../../strings'
 import { Header, type Tab } from '../Header'
 import { HistoryView } from '../HistoryView'
 import { RunPanel } from '../RunPanel'
+import { SeenNotice } from './SeenNotice'
 
 /**
  * StudentApp: the run form and run view of a student who joined a class —
@@ -125,6 +126,7 @@ export function StudentBanners() {
           <span>{t.usage}:</span> {usage.join(' · ')}
         </p>
       )}
+      <SeenNotice where="app" />
     </div>
   )
 }

@@ -28,6 +28,8 @@ export function Folders(arg1:wire.FolderQuery):Promise<wire.FolderListing>;
 
 export function Image(arg1:wire.ImageRef):Promise<wire.ImageData>;
 
+export function LearningPath(arg1:wire.PathRequest):Promise<wire.LearningPath>;
+
 export function Me():Promise<wire.Me>;
 
 export function PauseClass(arg1:wire.Pause):Promise<wire.ClassView>;

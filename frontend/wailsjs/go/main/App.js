@@ -54,6 +54,10 @@ export function Image(arg1) {
   return window['go']['main']['App']['Image'](arg1);
 }
 
+export function LearningPath(arg1) {
+  return window['go']['main']['App']['LearningPath'](arg1);
+}
+
 export function Me() {
   return window['go']['main']['App']['Me']();
 }

@@ -34,6 +34,19 @@ function said(p: P): string {
   return p.message ? ` ${current === 'pt' ? 'Ele disse' : 'It said'}: ${p.message}` : ''
 }
 
+/** The most models a missing-model message names; the picker shows them all. */
+const maxModelsNamed = 40
+
+/**
+ * modelsNamed is a ", "-separated list of models cut to maxModelsNamed,
+ * with how many more there are (in words from more(n)).
+ */
+function modelsNamed(list: string, more: (n: number) => string): string {
+  const all = list.split(', ').filter(Boolean)
+  if (all.length <= maxModelsNamed) return all.join(', ')
+  return `${all.slice(0, maxModelsNamed).join(', ')} ${more(all.length - maxModelsNamed)}`
+}
+
 const en = {
   appTagline: 'Watch AI models write, run and fix code',
   nav: { run: 'Run', history: 'History', stats: 'Stats', class: classEn.tab },
@@ -596,6 +609,15 @@ const en = {
       p.unsupported
         ? `${p.provider}: the server does not accept the field ${p.field} for the answer's token limit: set max_tokens_field: ${p.other} in the “${p.provider}” profile of loopforge.yml.${said(p)}`
         : `${p.provider}: the server refused the answer's token limit (${p.field}: ${p.value}): lower max_output_tokens${p.other ? `, or set max_tokens_field: ${p.other} if it wants that field,` : ''} in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
+    'provider.model_not_found': (p: P) =>
+      `${p.provider}: the model ${p.model || 'asked for'} does not exist or is no longer offered to this key${p.status ? ` (HTTP ${p.status})` : ''}. ` +
+      (p.listed
+        ? p.models
+          ? `Models this key can use: ${modelsNamed(p.models, (n) => `… and ${n} more`)}. `
+          : 'This key can use no models. '
+        : 'The models this key can use could not be listed: open the model list under Providers, or run loopforge providers --models. ') +
+      `Pick one there, or set model: in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
+    'provider.no_model_list': (p: P) => `${p.provider}: a coding CLI has no models list to ask; its own documentation names its models.`,
     'run.cancelled': () => 'Stopped by the user.',
     'run.shutdown': () => 'loopforge was shutting down.',
     'history.corrupt': (p: P) =>
@@ -1171,6 +1193,15 @@ const pt: Strings = {
       p.unsupported
         ? `${p.provider}: o servidor não aceita o campo ${p.field} para o limite de tokens da resposta: defina max_tokens_field: ${p.other} no perfil “${p.provider}” do loopforge.yml.${said(p)}`
         : `${p.provider}: o servidor recusou o limite de tokens da resposta (${p.field}: ${p.value}): diminua max_output_tokens${p.other ? `, ou defina max_tokens_field: ${p.other} se ele quiser esse campo,` : ''} no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
+    'provider.model_not_found': (p: P) =>
+      `${p.provider}: o modelo ${p.model || 'pedido'} não existe ou não é mais oferecido a esta chave${p.status ? ` (HTTP ${p.status})` : ''}. ` +
+      (p.listed
+        ? p.models
+          ? `Modelos que esta chave pode usar: ${modelsNamed(p.models, (n) => `… e mais ${n}`)}. `
+          : 'Esta chave não pode usar nenhum modelo. '
+        : 'Não foi possível listar os modelos que esta chave pode usar: abra a lista de modelos em Provedores, ou rode loopforge providers --models. ') +
+      `Escolha um ali, ou defina model: no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
+    'provider.no_model_list': (p: P) => `${p.provider}: uma CLI de programação não tem lista de modelos para consultar; a documentação dela nomeia os seus modelos.`,
     'run.cancelled': () => 'Parada pelo usuário.',
     'run.shutdown': () => 'O loopforge estava sendo encerrado.',
     'history.corrupt': (p: P) =>
@@ -1250,6 +1281,7 @@ const providerCodes = new Set([
   'provider.refused',
   'provider.interrupted',
   'provider.token_cap',
+  'provider.model_not_found',
   'provider.cli_failed',
   'provider.cli_output',
 ])

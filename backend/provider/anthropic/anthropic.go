@@ -50,7 +50,7 @@ import (
 
 const (
 	// DefaultModel is used when the profile names none.
-	DefaultModel = "claude-sonnet-4-5"
+	DefaultModel = "claude-sonnet-5"
 	// DefaultBaseURL is Anthropic's endpoint; /v1/messages is appended.
 	DefaultBaseURL = "https://api.anthropic.com"
 	// DefaultKeyEnv names the key variable when the profile names none.

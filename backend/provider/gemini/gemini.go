@@ -61,7 +61,7 @@ import (
 
 const (
 	// DefaultModel is used when the profile names none.
-	DefaultModel = "gemini-2.5-flash"
+	DefaultModel = "gemini-3.8-flash"
 	// DefaultBaseURL is the Gemini API host; the API version and the
 	// method path are appended to it.
 	DefaultBaseURL = "https://generativelanguage.googleapis.com/"

@@ -208,9 +208,9 @@ func TestBaseURLAndDefaults(t *testing.T) {
 	tests := []struct {
 		name, suffix, wantURL string
 	}{
-		{"host only", "", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"},
-		{"copied with its version", "/v1beta", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"},
-		{"another version behind a proxy path", "/proxy/v1/", "/proxy/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse"},
+		{"host only", "", "/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse"},
+		{"copied with its version", "/v1beta", "/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse"},
+		{"another version behind a proxy path", "/proxy/v1/", "/proxy/v1/models/gemini-3.8-flash:streamGenerateContent?alt=sse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,6 +42,12 @@ func modelsServer(t *testing.T) *httptest.Server {
 		}
 		io.WriteString(w, `{"models":[{"name":"models/gemini-3.7-flash","displayName":"Gemini 3.7 Flash","supportedGenerationMethods":["generateContent"]}]}`)
 	})
+	// Chat completions: OpenAI's answer to a model that does not exist.
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"message":"The model `+"`gpt-gone`"+` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`)
+	})
 	// silent never answers: a listing that must give up on its own.
 	mux.HandleFunc("GET /silent/v1/models", func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	s := httptest.NewServer(mux)
@@ -137,5 +143,24 @@ func TestProvidersModelsFailures(t *testing.T) {
 	code, _, stderr := cliModels(t, srv, "providers", "--models", "-p", "nope")
 	if code != ExitUsage || !strings.Contains(stderr, `unknown provider "nope"`) {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// A run whose model does not exist ends with exit 3 and a last line that
+// names the model and the models the key can use.
+func TestRunWithAMissingModelNamesTheModels(t *testing.T) {
+	srv := modelsServer(t)
+	code, _, stderr := cliModels(t, srv, "run", "-p", "openai", "-m", "gpt-gone", "-n", "2", "print 42")
+	if code != ExitProvider {
+		t.Fatalf("exit %d, want %d:\n%s", code, ExitProvider, stderr)
+	}
+	for _, want := range []string{`the model "gpt-gone" does not exist or is no longer offered to this key (HTTP 404)`,
+		"models this key can use: gpt-4o-mini, gpt-6-luna"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "to try this iteration again") {
+		t.Errorf("a missing model is offered a retry:\n%s", stderr)
 	}
 }

@@ -195,7 +195,8 @@ func (e *Error) modelNotFound(status string) string {
 	}
 	s := fmt.Sprintf("%s: %s does not exist or is no longer offered to this key%s", e.Provider, model, status)
 	if e.Message != "" {
-		s += ": " + e.Message
+		// Its closing full stop would stand before the "; " that follows.
+		s += ": " + strings.TrimSuffix(e.Message, ".")
 	}
 	switch {
 	case len(e.Available) > maxListed:

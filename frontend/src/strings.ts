@@ -628,8 +628,8 @@ const en = {
         ? p.models
           ? `Models this key can use: ${modelsNamed(p.models, (n) => `… and ${n} more`)}. `
           : 'This key can use no models. '
-        : 'The models this key can use could not be listed: open the model list under Providers, or run loopforge providers --models. ') +
-      `Pick one there, or set model: in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
+        : 'The models this key can use could not be listed just now (see Models beside the provider, or run loopforge providers --models). ') +
+      `Pick another with Models beside the provider, or set model: in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
     'provider.no_model_list': (p: P) => `${p.provider}: a coding CLI has no models list to ask; its own documentation names its models.`,
     'run.cancelled': () => 'Stopped by the user.',
     'run.shutdown': () => 'loopforge was shutting down.',
@@ -1225,8 +1225,8 @@ const pt: Strings = {
         ? p.models
           ? `Modelos que esta chave pode usar: ${modelsNamed(p.models, (n) => `… e mais ${n}`)}. `
           : 'Esta chave não pode usar nenhum modelo. '
-        : 'Não foi possível listar os modelos que esta chave pode usar: abra a lista de modelos em Provedores, ou rode loopforge providers --models. ') +
-      `Escolha um ali, ou defina model: no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
+        : 'Não foi possível listar agora os modelos que esta chave pode usar (veja Modelos ao lado do provedor, ou rode loopforge providers --models). ') +
+      `Escolha outro em Modelos, ao lado do provedor, ou defina model: no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
     'provider.no_model_list': (p: P) => `${p.provider}: uma CLI de programação não tem lista de modelos para consultar; a documentação dela nomeia os seus modelos.`,
     'run.cancelled': () => 'Parada pelo usuário.',
     'run.shutdown': () => 'O loopforge estava sendo encerrado.',

@@ -100,19 +100,19 @@ describe('provider.model_not_found', () => {
   it('names the model and the models the key can use, in both languages', () => {
     expect(errorText('provider.model_not_found', params, '')).toBe(
       'gemini-api: the model gemini-2.5-flash does not exist or is no longer offered to this key (HTTP 404). Models this key can use: gemini-3.7-flash, gemini-3.8-flash. ' +
-        'Pick one there, or set model: in the “gemini-api” profile of loopforge.yml. It said: models/gemini-2.5-flash is not found',
+        'Pick another with Models beside the provider, or set model: in the “gemini-api” profile of loopforge.yml. It said: models/gemini-2.5-flash is not found',
     )
     setLanguage('pt')
     onTestFinished(() => setLanguage('en'))
     expect(errorText('provider.model_not_found', params, '')).toBe(
       'gemini-api: o modelo gemini-2.5-flash não existe ou não é mais oferecido a esta chave (HTTP 404). Modelos que esta chave pode usar: gemini-3.7-flash, gemini-3.8-flash. ' +
-        'Escolha um ali, ou defina model: no perfil “gemini-api” do loopforge.yml. Ele disse: models/gemini-2.5-flash is not found',
+        'Escolha outro em Modelos, ao lado do provedor, ou defina model: no perfil “gemini-api” do loopforge.yml. Ele disse: models/gemini-2.5-flash is not found',
     )
   })
 
   it('says how to get the list when it could not be had, and cuts a long one', () => {
     const unlisted = errorText('provider.model_not_found', { ...params, models: '', listed: '', message: '' }, '')
-    expect(unlisted).toContain('could not be listed: open the model list under Providers, or run loopforge providers --models')
+    expect(unlisted).toContain('could not be listed just now (see Models beside the provider, or run loopforge providers --models)')
     const many = Array.from({ length: 45 }, (_, i) => `m${i}`).join(', ')
     const long = errorText('provider.model_not_found', { ...params, models: many, message: '' }, '')
     expect(long).toContain('m39 … and 5 more.')

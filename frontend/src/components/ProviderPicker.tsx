@@ -60,31 +60,33 @@ export function ProviderPicker({ value, onToggle, models = false }: Props) {
           const rejected = p.key_rejected ? rejectionText(p.key_rejected, s, when) : null
           return (
             <li key={p.name} className="provider" data-testid={`provider-${p.name}`} data-state={rejected ? 'key-rejected' : 'ready'}>
-              <label title={rejected ?? undefined}>
-                <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
-                <span className={rejected ? 'dot dot-warn' : 'dot dot-ok'} aria-hidden="true" data-testid={`provider-dot-${p.name}`} />
-                <span className="provider-name">{p.name}</span>
-                <span className="provider-model" data-testid={`provider-model-${p.name}`}>
-                  {models && picked[p.name] ? picked[p.name] : p.model}
-                </span>
-                {models && picked[p.name] && (
-                  <span className="tag" title={s.modelPickedTitle(p.model)}>
-                    {s.modelPicked}
+              <div className="provider-line">
+                <label title={rejected ?? undefined}>
+                  <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
+                  <span className={rejected ? 'dot dot-warn' : 'dot dot-ok'} aria-hidden="true" data-testid={`provider-dot-${p.name}`} />
+                  <span className="provider-name">{p.name}</span>
+                  <span className="provider-model" data-testid={`provider-model-${p.name}`}>
+                    {models && picked[p.name] ? picked[p.name] : p.model}
                   </span>
+                  {models && picked[p.name] && (
+                    <span className="tag" title={s.modelPickedTitle(p.model)}>
+                      {s.modelPicked}
+                    </span>
+                  )}
+                  {p.default && <span className="tag">{s.isDefault}</span>}
+                </label>
+                {models && hasModelList(p) && (
+                  <button
+                    type="button"
+                    className="btn btn-small btn-ghost models-toggle"
+                    aria-expanded={open === p.name}
+                    title={s.modelsTitle(p.name)}
+                    onClick={() => setOpen(open === p.name ? '' : p.name)}
+                  >
+                    {s.models}
+                  </button>
                 )}
-                {p.default && <span className="tag">{s.isDefault}</span>}
-              </label>
-              {models && hasModelList(p) && (
-                <button
-                  type="button"
-                  className="btn btn-small btn-ghost"
-                  aria-expanded={open === p.name}
-                  title={s.modelsTitle(p.name)}
-                  onClick={() => setOpen(open === p.name ? '' : p.name)}
-                >
-                  {s.models}
-                </button>
-              )}
+              </div>
               {models && open === p.name && <ModelList provider={p} />}
               {rejected && (
                 <p className="provider-reason" role="status" data-testid={`provider-rejected-${p.name}`}>

@@ -69,7 +69,8 @@ func (e *env) providersCmd() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			const legend = "(* = default; TIMEOUTS = first byte/idle/overall, set by first_byte_timeout, idle_timeout, timeout)"
+			const legend = "(* = default; TIMEOUTS = first byte/idle/overall, set by first_byte_timeout, idle_timeout, timeout; " +
+				"--models lists the models each key can use)"
 			if f := svc.Config().File; f != "" {
 				fmt.Fprintf(e.stderr, "config: %s   %s\n", f, legend)
 			} else {

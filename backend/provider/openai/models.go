@@ -10,10 +10,12 @@ import (
 
 // modelList is the answer of GET {base}/models: OpenAI's is one page
 // ({"object":"list","data":[…]}); servers that page it follow OpenAI's
-// cursor convention (has_more, last_id, ?after=).
+// cursor convention (has_more, last_id, ?after=). OpenRouter adds a
+// display name.
 type modelList struct {
 	Data []struct {
-		ID string `json:"id"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
 	} `json:"data"`
 	HasMore bool   `json:"has_more"`
 	LastID  string `json:"last_id"`
@@ -35,7 +37,7 @@ func (c *Client) Models(ctx context.Context) ([]provider.Model, error) {
 		out := make([]provider.Model, 0, len(page.Data))
 		for _, m := range page.Data {
 			if m.ID != "" {
-				out = append(out, provider.Model{ID: m.ID})
+				out = append(out, provider.Model{ID: m.ID, Name: m.Name})
 			}
 		}
 		next := ""

@@ -86,7 +86,7 @@ func TestModelsListsOnePageSorted(t *testing.T) {
 
 func TestModelsFollowsCursorPages(t *testing.T) {
 	api := newModelsAPI(t, nil, map[string]string{
-		"":       `{"object":"list","data":[{"id":"m-b"},{"id":"m-a"}],"has_more":true,"last_id":"m-a"}`,
+		"":       `{"object":"list","data":[{"id":"m-b","name":"Model B"},{"id":"m-a"}],"has_more":true,"last_id":"m-a"}`,
 		"m-a":    `{"object":"list","data":[{"id":"m-c"}],"has_more":true}`,
 		"m-c":    `{"object":"list","data":[{"id":"m-d"}],"has_more":false,"last_id":"m-d"}`,
 		"m-loop": `{}`,
@@ -97,6 +97,9 @@ func TestModelsFollowsCursorPages(t *testing.T) {
 	}
 	if want := []string{"m-a", "m-b", "m-c", "m-d"}; !reflect.DeepEqual(ids(got), want) {
 		t.Errorf("models = %v, want %v", ids(got), want)
+	}
+	if got[1].Name != "Model B" {
+		t.Errorf("display name %q (OpenRouter's name field)", got[1].Name)
 	}
 	// Without last_id the next cursor is the page's last id.
 	if want := []string{"/v1/models", "/v1/models?after=m-a", "/v1/models?after=m-c"}; !reflect.DeepEqual(api.targets, want) {

@@ -11,38 +11,44 @@ import (
 
 // The operations of backend/api, looked up once: a stale file panics at start-up.
 var (
-	opProviders     = api.Lookup[wire.None, []wire.ProviderStatus]("Providers")
-	opDefaults      = api.Lookup[wire.None, wire.Defaults]("Defaults")
-	opPresets       = api.Lookup[wire.None, []wire.Preset]("Presets")
-	opSetup         = api.Lookup[wire.None, wire.Setup]("Setup")
-	opReloadConfig  = api.Lookup[wire.None, wire.Setup]("ReloadConfig")
-	opStartRun      = api.Lookup[wire.RunRequest, wire.RunInfo]("StartRun")
-	opStartCompare  = api.Lookup[wire.CompareRequest, wire.CompareInfo]("StartCompare")
-	opComparison    = api.Lookup[wire.SessionRef, []wire.ComparisonRow]("Comparison")
-	opCancelRun     = api.Lookup[wire.RunRef, wire.OK]("CancelRun")
-	opSessions      = api.Lookup[wire.SessionsQuery, []wire.SessionSummary]("Sessions")
-	opSession       = api.Lookup[wire.SessionRef, wire.SessionDetail]("Session")
-	opImage         = api.Lookup[wire.ImageRef, wire.ImageData]("Image")
-	opDeleteSession = api.Lookup[wire.SessionRef, wire.OK]("DeleteSession")
-	opWorkdir       = api.Lookup[wire.None, wire.Workdir]("Workdir")
-	opSetWorkdir    = api.Lookup[wire.Workdir, wire.Workdir]("SetWorkdir")
-	opFolders       = api.Lookup[wire.FolderQuery, wire.FolderListing]("Folders")
-	opStats         = api.Lookup[wire.None, wire.Stats]("Stats")
-	opMe            = api.Lookup[wire.None, wire.Me]("Me")
-	opClassSettings = api.Lookup[wire.ClassLimits, wire.ClassView]("ClassSettings")
-	opAssign        = api.Lookup[wire.Assignment, wire.ClassView]("Assign")
-	opPauseClass    = api.Lookup[wire.Pause, wire.ClassView]("PauseClass")
-	opSetSpotlight  = api.Lookup[wire.Spotlight, wire.ClassView]("SetSpotlight")
-	opWall          = api.Lookup[wire.None, []wire.WallEntry]("Wall")
-	opLearningPath  = api.Lookup[wire.PathRequest, wire.LearningPath]("LearningPath")
-	opRemoveStudent = api.Lookup[wire.StudentRef, wire.OK]("RemoveStudent")
-	opClasses       = api.Lookup[wire.None, []wire.ClassSummary]("Classes")
-	opClassDetail   = api.Lookup[wire.ClassRef, wire.ClassDetail]("ClassDetail")
+	opProviders      = api.Lookup[wire.None, []wire.ProviderStatus]("Providers")
+	opProviderModels = api.Lookup[wire.ProviderRef, wire.ProviderModels]("ProviderModels")
+	opDefaults       = api.Lookup[wire.None, wire.Defaults]("Defaults")
+	opPresets        = api.Lookup[wire.None, []wire.Preset]("Presets")
+	opSetup          = api.Lookup[wire.None, wire.Setup]("Setup")
+	opReloadConfig   = api.Lookup[wire.None, wire.Setup]("ReloadConfig")
+	opStartRun       = api.Lookup[wire.RunRequest, wire.RunInfo]("StartRun")
+	opStartCompare   = api.Lookup[wire.CompareRequest, wire.CompareInfo]("StartCompare")
+	opComparison     = api.Lookup[wire.SessionRef, []wire.ComparisonRow]("Comparison")
+	opCancelRun      = api.Lookup[wire.RunRef, wire.OK]("CancelRun")
+	opSessions       = api.Lookup[wire.SessionsQuery, []wire.SessionSummary]("Sessions")
+	opSession        = api.Lookup[wire.SessionRef, wire.SessionDetail]("Session")
+	opImage          = api.Lookup[wire.ImageRef, wire.ImageData]("Image")
+	opDeleteSession  = api.Lookup[wire.SessionRef, wire.OK]("DeleteSession")
+	opWorkdir        = api.Lookup[wire.None, wire.Workdir]("Workdir")
+	opSetWorkdir     = api.Lookup[wire.Workdir, wire.Workdir]("SetWorkdir")
+	opFolders        = api.Lookup[wire.FolderQuery, wire.FolderListing]("Folders")
+	opStats          = api.Lookup[wire.None, wire.Stats]("Stats")
+	opMe             = api.Lookup[wire.None, wire.Me]("Me")
+	opClassSettings  = api.Lookup[wire.ClassLimits, wire.ClassView]("ClassSettings")
+	opAssign         = api.Lookup[wire.Assignment, wire.ClassView]("Assign")
+	opPauseClass     = api.Lookup[wire.Pause, wire.ClassView]("PauseClass")
+	opSetSpotlight   = api.Lookup[wire.Spotlight, wire.ClassView]("SetSpotlight")
+	opWall           = api.Lookup[wire.None, []wire.WallEntry]("Wall")
+	opLearningPath   = api.Lookup[wire.PathRequest, wire.LearningPath]("LearningPath")
+	opRemoveStudent  = api.Lookup[wire.StudentRef, wire.OK]("RemoveStudent")
+	opClasses        = api.Lookup[wire.None, []wire.ClassSummary]("Classes")
+	opClassDetail    = api.Lookup[wire.ClassRef, wire.ClassDetail]("ClassDetail")
 )
 
 // Providers is GET /api/providers on the web.
 func (a *App) Providers() ([]wire.ProviderStatus, error) {
 	return opProviders.Call(a.ctx, a.svc, wire.None{})
+}
+
+// ProviderModels is GET /api/providers/{name}/models on the web.
+func (a *App) ProviderModels(in wire.ProviderRef) (wire.ProviderModels, error) {
+	return opProviderModels.Call(a.ctx, a.svc, in)
 }
 
 // Defaults is GET /api/defaults on the web.

@@ -17,6 +17,13 @@ var Ops = []Operation{
 	op("Providers", "GET /api/providers", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) ([]wire.ProviderStatus, error) {
 		return wire.FromProviders(s.ProvidersFor(ctx)), nil
 	}).forStudents(),
+	// The models a profile's key can use, from its API's models list (a
+	// request to the provider, bounded by provider.ModelsTimeout). Not for
+	// students: they may not choose the model.
+	op("ProviderModels", "GET /api/providers/{name}/models", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.ProviderRef) (wire.ProviderModels, error) {
+		ms, err := s.ProviderModels(ctx, in.Name)
+		return wire.FromModels(in.Name, ms), err
+	}),
 	// The configured run settings (loopforge.yml).
 	op("Defaults", "GET /api/defaults", http.StatusOK, func(ctx context.Context, s *service.Service, _ wire.None) (wire.Defaults, error) {
 		return wire.FromDefaults(s.DefaultsFor(ctx)), nil

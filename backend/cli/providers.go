@@ -7,20 +7,39 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/loopforge/loopforge/backend/provider"
 )
 
 func (e *env) providersCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON, models bool
+		only           []string
+	)
 	cmd := &cobra.Command{
 		Use:   "providers",
 		Short: "List provider profiles: kind, model, and whether each can be used now (and why not)",
-		Args:  noArgs,
+		Long: "List provider profiles: kind, model, and whether each can be used now (and why not).\n\n" +
+			"With --models, ask each profile's API which models its key can use (one request per profile, " +
+			"at most " + provider.ModelsTimeout.String() + " each); the profile's own model is marked with *.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			svc, err := e.openService(cmd)
 			if err != nil {
 				return err
 			}
 			defer svc.Close()
+			for _, name := range only {
+				if _, err := svc.Config().Profile(name); err != nil {
+					return err
+				}
+			}
+			if models {
+				return e.printModels(cmd.Context(), svc, only, asJSON)
+			}
+			if len(only) > 0 {
+				return usagef("--provider goes with --models")
+			}
 			list := svc.ProvidersContext(cmd.Context())
 			if asJSON {
 				return writeJSON(e.stdout, list)
@@ -50,7 +69,8 @@ func (e *env) providersCmd() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			const legend = "(* = default; TIMEOUTS = first byte/idle/overall, set by first_byte_timeout, idle_timeout, timeout)"
+			const legend = "(* = default; TIMEOUTS = first byte/idle/overall, set by first_byte_timeout, idle_timeout, timeout; " +
+				"--models lists the models each key can use)"
 			if f := svc.Config().File; f != "" {
 				fmt.Fprintf(e.stderr, "config: %s   %s\n", f, legend)
 			} else {
@@ -60,6 +80,8 @@ func (e *env) providersCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&models, "models", false, "list the models each profile's key can use (asks each API)")
+	cmd.Flags().StringSliceVarP(&only, "provider", "p", nil, "with --models: only these profiles")
 	return cmd
 }
 

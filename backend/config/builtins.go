@@ -47,14 +47,14 @@ func knownKind(k string) bool {
 // CLI's default (which depends on the account) applies.
 func builtinProfiles() (map[string]provider.Profile, []string) {
 	list := []provider.Profile{
-		{Name: "gemini-api", Kind: KindGeminiAPI, Model: "gemini-2.5-flash", APIKeyEnv: "GEMINI_API_KEY"},
-		{Name: "anthropic", Kind: KindAnthropic, Model: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		{Name: "gemini-api", Kind: KindGeminiAPI, Model: "gemini-3.8-flash", APIKeyEnv: "GEMINI_API_KEY"},
+		{Name: "anthropic", Kind: KindAnthropic, Model: "claude-sonnet-5", APIKeyEnv: "ANTHROPIC_API_KEY"},
 		{Name: "openai", Kind: KindOpenAI, Model: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY"},
 		{Name: "openrouter", Kind: KindOpenAI, Model: "openai/gpt-4o-mini", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
 		{Name: "ollama", Kind: KindOpenAI, Model: "qwen2.5-coder:7b", BaseURL: "http://localhost:11434/v1"},
 		{Name: "codex", Kind: KindCodex},
 		{Name: "claude", Kind: KindClaude, Model: "sonnet"},
-		{Name: "gemini", Kind: KindGemini, Model: "gemini-2.5-flash"},
+		{Name: "gemini", Kind: KindGemini, Model: "gemini-3.8-flash"},
 	}
 	m := make(map[string]provider.Profile, len(list))
 	order := make([]string, 0, len(list))

@@ -38,29 +38,36 @@ const (
 	// event. Once text has arrived it is not retried (the user would see
 	// it twice), but trying the iteration again may well work.
 	KindInterrupted ErrorKind = "interrupted"
+	// KindModelNotFound: the API answered that the model asked for does
+	// not exist, was retired, or is not offered to this key (OpenAI's 404
+	// code model_not_found, Anthropic's 404 not_found_error, Gemini's 404
+	// NOT_FOUND). Model names it; Available lists the models the key can
+	// use, when listing them worked.
+	KindModelNotFound ErrorKind = "model_not_found"
 )
 
 // Sentinels matching each kind through Error.Is.
 var (
-	ErrMissingKey  = errors.New("missing API key")
-	ErrAuth        = errors.New("authentication failed")
-	ErrForbidden   = errors.New("no access to the model")
-	ErrRateLimit   = errors.New("rate limited")
-	ErrServer      = errors.New("provider server error")
-	ErrBadRequest  = errors.New("request rejected")
-	ErrUnreachable = errors.New("provider unreachable")
-	ErrProtocol    = errors.New("provider protocol error")
-	ErrTimeout     = errors.New("provider call timed out")
-	ErrMissingEnv  = errors.New("environment variable missing")
-	ErrRefused     = errors.New("the model refused to answer")
-	ErrInterrupted = errors.New("the answer broke off")
+	ErrMissingKey    = errors.New("missing API key")
+	ErrAuth          = errors.New("authentication failed")
+	ErrForbidden     = errors.New("no access to the model")
+	ErrRateLimit     = errors.New("rate limited")
+	ErrServer        = errors.New("provider server error")
+	ErrBadRequest    = errors.New("request rejected")
+	ErrUnreachable   = errors.New("provider unreachable")
+	ErrProtocol      = errors.New("provider protocol error")
+	ErrTimeout       = errors.New("provider call timed out")
+	ErrMissingEnv    = errors.New("environment variable missing")
+	ErrRefused       = errors.New("the model refused to answer")
+	ErrInterrupted   = errors.New("the answer broke off")
+	ErrModelNotFound = errors.New("no such model")
 )
 
 var kindSentinel = map[ErrorKind]error{
 	KindMissingKey: ErrMissingKey, KindAuth: ErrAuth, KindForbidden: ErrForbidden, KindRateLimit: ErrRateLimit,
 	KindServer: ErrServer, KindBadRequest: ErrBadRequest, KindUnreachable: ErrUnreachable,
 	KindProtocol: ErrProtocol, KindTimeout: ErrTimeout, KindMissingEnv: ErrMissingEnv,
-	KindRefusal: ErrRefused, KindInterrupted: ErrInterrupted,
+	KindRefusal: ErrRefused, KindInterrupted: ErrInterrupted, KindModelNotFound: ErrModelNotFound,
 }
 
 // Error is a provider failure with enough context for a one-line message a
@@ -70,7 +77,7 @@ type Error struct {
 	Kind     ErrorKind // what went wrong
 	Status   int       // HTTP status, when there was one (0: none, e.g. an error event mid-stream)
 	EnvVar   string    // KindMissingKey/KindAuth/KindMissingEnv: the variable that holds (or should hold) the key
-	Model    string    // KindForbidden: the model the key may not use ("" when unknown)
+	Model    string    // KindForbidden, KindModelNotFound: the model asked for ("" when unknown)
 	URL      string    // endpoint, for KindUnreachable and KindInterrupted
 	Category string    // KindRefusal: the reason the provider named ("cyber", "SAFETY"), if any
 	Message  string    // what the provider said, trimmed
@@ -80,7 +87,11 @@ type Error struct {
 	// RetryAfter is how long the server asked to wait before trying again
 	// (Retry-After), when it asked.
 	RetryAfter time.Duration
-	Err        error // underlying cause
+	// Available, for KindModelNotFound, are the models the key can use
+	// (sorted), when they could be listed; ListErr is why they could not.
+	Available []string
+	ListErr   error
+	Err       error // underlying cause
 }
 
 func (e *Error) Error() string {
@@ -148,6 +159,8 @@ func (e *Error) Error() string {
 		if e.Category != "" {
 			s += fmt.Sprintf(" (%s)", e.Category)
 		}
+	case KindModelNotFound:
+		return e.modelNotFound(status)
 	case KindInterrupted:
 		to := ""
 		if e.URL != "" {
@@ -166,6 +179,34 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// maxListed bounds the models named in a model-not-found message; the
+// whole list is in Available (and `loopforge providers --models`).
+const maxListed = 40
+
+// ModelsCommand is the command that lists the models of every profile,
+// named where a list could not be given.
+const ModelsCommand = "loopforge providers --models"
+
+func (e *Error) modelNotFound(status string) string {
+	model := "the model"
+	if e.Model != "" {
+		model = fmt.Sprintf("the model %q", e.Model)
+	}
+	s := fmt.Sprintf("%s: %s does not exist or is no longer offered to this key%s", e.Provider, model, status)
+	if e.Message != "" {
+		// Its closing full stop would stand before the "; " that follows.
+		s += ": " + strings.TrimSuffix(e.Message, ".")
+	}
+	switch {
+	case len(e.Available) > maxListed:
+		return s + fmt.Sprintf("; models this key can use: %s … and %d more (%s lists them all)",
+			strings.Join(e.Available[:maxListed], ", "), len(e.Available)-maxListed, ModelsCommand)
+	case len(e.Available) > 0:
+		return s + "; models this key can use: " + strings.Join(e.Available, ", ")
+	}
+	return s + "; to see the models this key can use: " + ModelsCommand
+}
 
 // Is lets errors.Is(err, ErrAuth) match an *Error of kind auth.
 func (e *Error) Is(target error) bool {

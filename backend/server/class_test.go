@@ -168,6 +168,9 @@ var accessTable = map[string]expect{
 	// Specials (web routes that are not operations).
 	"Export":      {ok, ok, missing, noAuth},
 	"ClassExport": {ok, denied, denied, noAuth},
+
+	// A student may not choose the model, so is not shown the lists.
+	"ProviderModels": {ok, denied, denied, noAuth},
 }
 
 // TestClassAccessTable calls every operation (and the special routes with
@@ -219,6 +222,8 @@ func TestClassAccessTable(t *testing.T) {
 					path = strings.Replace(path, "{id}", c.join(t, "Cy").id, 1)
 				case strings.HasPrefix(path, "/api/classes/"):
 					path = strings.Replace(path, "{id}", c.class.ID, 1)
+				case strings.HasPrefix(path, "/api/providers/"):
+					path = strings.Replace(path, "{name}", "fake", 1)
 				default:
 					path = strings.Replace(path, "{id}", info.SessionID, 1)
 				}

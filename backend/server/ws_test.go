@@ -43,6 +43,11 @@ type wordModel struct {
 
 func (wordModel) Name() string                        { return "fake" }
 func (wordModel) Capabilities() provider.Capabilities { return provider.Capabilities{} }
+
+// Models makes it a provider with a models list (GET /api/providers/fake/models).
+func (wordModel) Models(context.Context) ([]provider.Model, error) {
+	return []provider.Model{{ID: "fake-2"}, {ID: "fake-1", Name: "Fake One"}}, nil
+}
 func (m wordModel) Stream(ctx context.Context, _ provider.Request) iter.Seq2[provider.Delta, error] {
 	return func(yield func(provider.Delta, error) bool) {
 		var all strings.Builder

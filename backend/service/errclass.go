@@ -81,7 +81,7 @@ func Classify(err error) Class {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, ErrRunNotFound), errors.Is(err, export.ErrRunNotFound):
 		return ClassNotFound
 	case isAs[*config.Error](err), errors.Is(err, ErrInvalidRequest), errors.Is(err, provider.ErrUnknownProvider),
-		errors.Is(err, loop.ErrInvalidSettings):
+		errors.Is(err, loop.ErrInvalidSettings), errors.Is(err, provider.ErrNoModelList):
 		return ClassInvalid
 	case isAs[*QuotaError](err):
 		return ClassQuota
@@ -176,6 +176,8 @@ const (
 	CodeProviderRefused    Code = "provider.refused"           // provider, category ("" when none), message (the provider's explanation)
 	CodeProviderBroke      Code = "provider.interrupted"       // provider, url, received (characters of the answer that arrived), message
 	CodeProviderTokenCap   Code = "provider.token_cap"         // provider, status, field, other ("" when none), value, unsupported ("true" or ""), message
+	CodeNoModelList        Code = "provider.no_model_list"     // provider
+	CodeModelNotFound      Code = "provider.model_not_found"   // provider, model, status, models (the models the key can use, ", "-separated; "" when they could not be listed), listed ("true" when they were), message
 	CodeProviderOther      Code = "provider.error"             // provider, message
 	CodeClassRefused       Code = "class.refused"              // detail (a class refusal with no code of its own: the server's English words)
 	CodeStudentOnly        Code = "class.instructor_only"      // operation ("" when not one operation)
@@ -213,7 +215,7 @@ func (c Code) IsProvider() bool {
 	switch c {
 	case CodeProviderAuth, CodeProviderForbidden, CodeProviderRateLimit, CodeProviderServer, CodeProviderBadRequest,
 		CodeProviderUnreach, CodeProviderProtocol, CodeProviderOther, CodeProviderTimeout, CodeCLIFailed, CodeCLIOutput,
-		CodeProviderRefused, CodeProviderBroke, CodeProviderTokenCap:
+		CodeProviderRefused, CodeProviderBroke, CodeProviderTokenCap, CodeModelNotFound:
 		return true
 	}
 	return false
@@ -306,6 +308,10 @@ func domainCode(err error, params map[string]string) Code {
 			set("received", strconv.Itoa(received))
 		}
 		return code
+	}
+	if nl, ok := errors.AsType[*provider.NoModelListError](err); ok {
+		set("provider", nl.Provider)
+		return CodeNoModelList
 	}
 	if nf, ok := errors.AsType[*provider.NotFoundError](err); ok {
 		set("provider", nf.Provider, "binary", nf.Binary, "hint", nf.Hint)
@@ -428,6 +434,13 @@ func providerCode(e *provider.Error, set func(...string)) Code {
 	case provider.KindRefusal:
 		set("category", e.Category)
 		return CodeProviderRefused
+	case provider.KindModelNotFound:
+		listed := ""
+		if e.ListErr == nil && e.Available != nil {
+			listed = "true"
+		}
+		set("status", status, "model", e.Model, "models", strings.Join(e.Available, ", "), "listed", listed)
+		return CodeModelNotFound
 	case provider.KindInterrupted:
 		set("url", e.URL)
 		return CodeProviderBroke

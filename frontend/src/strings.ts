@@ -34,6 +34,19 @@ function said(p: P): string {
   return p.message ? ` ${current === 'pt' ? 'Ele disse' : 'It said'}: ${p.message}` : ''
 }
 
+/** The most models a missing-model message names; the picker shows them all. */
+const maxModelsNamed = 40
+
+/**
+ * modelsNamed is a ", "-separated list of models cut to maxModelsNamed,
+ * with how many more there are (in words from more(n)).
+ */
+function modelsNamed(list: string, more: (n: number) => string): string {
+  const all = list.split(', ').filter(Boolean)
+  if (all.length <= maxModelsNamed) return all.join(', ')
+  return `${all.slice(0, maxModelsNamed).join(', ')} ${more(all.length - maxModelsNamed)}`
+}
+
 const en = {
   appTagline: 'Watch AI models write, run and fix code',
   nav: { run: 'Run', history: 'History', stats: 'Stats', class: classEn.tab },
@@ -108,6 +121,19 @@ const en = {
     keyRejectedCoded: (time: string, p: P) =>
       `Key rejected at ${time}${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `: check ${p.env}` : ''}.${said(p)}`,
     notReadyCount: (n: number) => `${n} not ready — why?`,
+    models: 'Models',
+    modelsTitle: (provider: string) => `The models ${provider}'s key can use (asks its API)`,
+    modelsLoading: (provider: string) => `Asking ${provider} for its models…`,
+    modelsError: 'Could not list the models',
+    modelsCount: (n: number) => (n === 1 ? '1 model this key can use' : `${n} models this key can use`),
+    modelsNone: 'This key can use no models.',
+    modelsFilter: 'Filter the models',
+    modelsNoMatch: 'No model matches.',
+    modelUse: (model: string) => `Run with ${model}`,
+    modelProfile: (model: string) => `Back to the profile's model (${model})`,
+    modelPicked: 'picked',
+    modelPickedTitle: (model: string) => `Picked from the models list; the profile's model is ${model}`,
+    modelAlone: "A model picked from a list is used when that provider runs alone; a comparison uses each profile's model.",
     isDefault: 'default',
     retry: 'Retry',
     settings: 'Settings',
@@ -596,6 +622,15 @@ const en = {
       p.unsupported
         ? `${p.provider}: the server does not accept the field ${p.field} for the answer's token limit: set max_tokens_field: ${p.other} in the “${p.provider}” profile of loopforge.yml.${said(p)}`
         : `${p.provider}: the server refused the answer's token limit (${p.field}: ${p.value}): lower max_output_tokens${p.other ? `, or set max_tokens_field: ${p.other} if it wants that field,` : ''} in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
+    'provider.model_not_found': (p: P) =>
+      `${p.provider}: the model ${p.model || 'asked for'} does not exist or is no longer offered to this key${p.status ? ` (HTTP ${p.status})` : ''}. ` +
+      (p.listed
+        ? p.models
+          ? `Models this key can use: ${modelsNamed(p.models, (n) => `… and ${n} more`)}. `
+          : 'This key can use no models. '
+        : 'The models this key can use could not be listed just now (see Models beside the provider, or run loopforge providers --models). ') +
+      `Pick another with Models beside the provider, or set model: in the “${p.provider}” profile of loopforge.yml.${said(p)}`,
+    'provider.no_model_list': (p: P) => `${p.provider}: a coding CLI has no models list to ask; its own documentation names its models.`,
     'run.cancelled': () => 'Stopped by the user.',
     'run.shutdown': () => 'loopforge was shutting down.',
     'history.corrupt': (p: P) =>
@@ -698,6 +733,19 @@ const pt: Strings = {
     keyRejectedCoded: (time: string, p: P) =>
       `Chave recusada às ${time}${p.status ? ` (HTTP ${p.status})` : ''}${p.env ? `: verifique ${p.env}` : ''}.${said(p)}`,
     notReadyCount: (n: number) => `${n} não ${n === 1 ? 'está pronto' : 'estão prontos'} — por quê?`,
+    models: 'Modelos',
+    modelsTitle: (provider: string) => `Os modelos que a chave de ${provider} pode usar (pergunta à API dele)`,
+    modelsLoading: (provider: string) => `Perguntando a ${provider} os seus modelos…`,
+    modelsError: 'Não foi possível listar os modelos',
+    modelsCount: (n: number) => (n === 1 ? '1 modelo que esta chave pode usar' : `${n} modelos que esta chave pode usar`),
+    modelsNone: 'Esta chave não pode usar nenhum modelo.',
+    modelsFilter: 'Filtrar os modelos',
+    modelsNoMatch: 'Nenhum modelo corresponde.',
+    modelUse: (model: string) => `Rodar com ${model}`,
+    modelProfile: (model: string) => `Voltar ao modelo do perfil (${model})`,
+    modelPicked: 'escolhido',
+    modelPickedTitle: (model: string) => `Escolhido na lista de modelos; o modelo do perfil é ${model}`,
+    modelAlone: 'Um modelo escolhido numa lista é usado quando esse provedor roda sozinho; uma comparação usa o modelo de cada perfil.',
     isDefault: 'padrão',
     retry: 'Tentar de novo',
     settings: 'Configurações',
@@ -1171,6 +1219,15 @@ const pt: Strings = {
       p.unsupported
         ? `${p.provider}: o servidor não aceita o campo ${p.field} para o limite de tokens da resposta: defina max_tokens_field: ${p.other} no perfil “${p.provider}” do loopforge.yml.${said(p)}`
         : `${p.provider}: o servidor recusou o limite de tokens da resposta (${p.field}: ${p.value}): diminua max_output_tokens${p.other ? `, ou defina max_tokens_field: ${p.other} se ele quiser esse campo,` : ''} no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
+    'provider.model_not_found': (p: P) =>
+      `${p.provider}: o modelo ${p.model || 'pedido'} não existe ou não é mais oferecido a esta chave${p.status ? ` (HTTP ${p.status})` : ''}. ` +
+      (p.listed
+        ? p.models
+          ? `Modelos que esta chave pode usar: ${modelsNamed(p.models, (n) => `… e mais ${n}`)}. `
+          : 'Esta chave não pode usar nenhum modelo. '
+        : 'Não foi possível listar agora os modelos que esta chave pode usar (veja Modelos ao lado do provedor, ou rode loopforge providers --models). ') +
+      `Escolha outro em Modelos, ao lado do provedor, ou defina model: no perfil “${p.provider}” do loopforge.yml.${said(p)}`,
+    'provider.no_model_list': (p: P) => `${p.provider}: uma CLI de programação não tem lista de modelos para consultar; a documentação dela nomeia os seus modelos.`,
     'run.cancelled': () => 'Parada pelo usuário.',
     'run.shutdown': () => 'O loopforge estava sendo encerrado.',
     'history.corrupt': (p: P) =>
@@ -1250,6 +1307,7 @@ const providerCodes = new Set([
   'provider.refused',
   'provider.interrupted',
   'provider.token_cap',
+  'provider.model_not_found',
   'provider.cli_failed',
   'provider.cli_output',
 ])

@@ -50,7 +50,7 @@ import (
 
 const (
 	// DefaultModel is used when the profile names none.
-	DefaultModel = "claude-sonnet-4-5"
+	DefaultModel = "claude-sonnet-5"
 	// DefaultBaseURL is Anthropic's endpoint; /v1/messages is appended.
 	DefaultBaseURL = "https://api.anthropic.com"
 	// DefaultKeyEnv names the key variable when the profile names none.
@@ -69,6 +69,7 @@ type Client struct {
 	errs      provider.ErrorContext // builds errors; hides the key
 	call      *provider.HTTPCall    // limits and retries
 	endpoint  string                // the messages URL
+	modelsURL string                // the models list URL
 	maxTokens int                   // the answer's cap (max_output_tokens)
 	header    func(http.Header)     // sets the key and version; a func, so it never prints
 }
@@ -119,6 +120,7 @@ func New(p provider.Profile) (provider.Provider, error) {
 		errs:      errs,
 		call:      provider.NewHTTPCall(name, p),
 		endpoint:  base + "/v1/messages",
+		modelsURL: base + "/v1/models",
 		header:    header,
 		maxTokens: cmp.Or(p.MaxOutputTokens, DefaultMaxTokens),
 	}, nil
@@ -142,10 +144,12 @@ type toolUse struct {
 }
 
 // Stream sends req as one streaming Messages request; see the package doc.
+// A model the API says does not exist comes with the models the key can
+// use (provider.WithModelList).
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
-	return c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
+	return provider.WithModelList(ctx, c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
 		return c.attempt(ctx, req)
-	})
+	}), c.Models)
 }
 
 // answer is a streamed message being assembled.
@@ -465,6 +469,9 @@ func inputObject(in json.RawMessage) any {
 // to change when it refused the max_tokens sent (maxTokens).
 func (c *Client) failure(ctx context.Context, err error, maxTokens int) error {
 	return c.errs.Failure(ctx, err, func(se *provider.HTTPStatusError) error {
+		if missing, msg := modelMissing(se); missing {
+			return c.errs.ModelNotFound(se.Status, msg, se)
+		}
 		e := c.errs.FromStatus(se.Status, provider.BodyMessage(se.Body), se)
 		if fe := provider.CapRefused(se, c.name, provider.FieldMaxTokens, "", maxTokens); fe != nil {
 			e.Err = fe

@@ -194,7 +194,7 @@ func TestHTTPErrorsAndRetries(t *testing.T) {
 	conformance.RunErrorCases(t, wire(), errorAnswer, []conformance.ErrorCase{
 		conformance.Case("401 names the key variable", []int{401}, apiError("authentication_error", "invalid x-api-key"), provider.ErrAuth, 1, 401, "ANTHROPIC_API_KEY", "invalid x-api-key"),
 		conformance.Case("403 is no access to the model", []int{403}, apiError("permission_error", "Your API key does not have permission\nto use the specified resource."), provider.ErrForbidden, 1, 403, "Your API key does not have permission", `model "claude-test"`),
-		conformance.Case("404 unknown model", []int{404}, apiError("not_found_error", "model: claude-nope"), provider.ErrBadRequest, 1, 404, "model: claude-nope"),
+		// A 404 naming an unknown model is a model not found: models_test.go.
 		conformance.Case("400 with an HTML body", []int{400}, "<html>\n<body>Bad Request</body>\n</html>", provider.ErrBadRequest, 1, 400, "<html>"),
 		conformance.Case("429 then success", []int{429}, apiError("rate_limit_error", "Number of request tokens has exceeded your rate limit"), nil, 2, 0),
 		conformance.Case("529 overloaded then success", []int{529}, apiError("overloaded_error", "Overloaded"), nil, 2, 0),
@@ -622,5 +622,6 @@ func wire() conformance.Wire {
 			w.WriteHeader(status)
 			io.WriteString(w, apiError(typ, msg))
 		},
+		MissingModel404: true,
 	}
 }

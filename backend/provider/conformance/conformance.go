@@ -38,6 +38,11 @@ type Wire struct {
 	// Error answers status with the API's error body carrying msg. Headers
 	// the suite set before (Retry-After) must be kept.
 	Error func(w http.ResponseWriter, status int, msg string)
+	// MissingModel404: the API's own 404 error to a generation request
+	// means the model asked for does not exist (Anthropic's
+	// not_found_error, Gemini's NOT_FOUND), an ErrModelNotFound naming it,
+	// rather than a bad request.
+	MissingModel404 bool
 }
 
 // FastRetry is the retry policy of the suite's profiles: the default number
@@ -418,9 +423,19 @@ func runErrors(t *testing.T, w Wire) {
 		{404, provider.ErrBadRequest, nil, []string{"request rejected", "HTTP 404"}},
 	}
 	for _, tt := range tests {
+		if tt.status == 404 && w.MissingModel404 {
+			tt.want, tt.notWant = provider.ErrModelNotFound, provider.ErrBadRequest
+			tt.words = []string{"does not exist", "HTTP 404", w.Profile("http://x").Model}
+		}
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			t.Parallel()
-			s := newServer(t, func(rw http.ResponseWriter, _ *http.Request, _ int) {
+			// posts counts the calls: a missing model's error is followed
+			// by a GET of the models list, which is not a retry.
+			var posts atomic.Int32
+			s := newServer(t, func(rw http.ResponseWriter, r *http.Request, _ int) {
+				if r.Method == http.MethodPost {
+					posts.Add(1)
+				}
 				w.Error(rw, tt.status, "the server's own words")
 			})
 			prov := w.provider(t, s, nil)
@@ -432,8 +447,8 @@ func runErrors(t *testing.T, w Wire) {
 			if !errors.As(r.Err, &pe) || pe.Status != tt.status || pe.Provider != prov.Name() {
 				t.Fatalf("err = %#v", r.Err)
 			}
-			if s.attempts.Load() != 1 || len(r.Notices) != 0 {
-				t.Errorf("%d attempts, notices %q: HTTP %d must not be retried", s.attempts.Load(), r.Notices, tt.status)
+			if posts.Load() != 1 || len(r.Notices) != 0 {
+				t.Errorf("%d attempts, notices %q: HTTP %d must not be retried", posts.Load(), r.Notices, tt.status)
 			}
 			msg := r.Err.Error()
 			words := append(tt.words, "the server's own words")

@@ -61,7 +61,7 @@ import (
 
 const (
 	// DefaultModel is used when the profile names none.
-	DefaultModel = "gemini-2.5-flash"
+	DefaultModel = "gemini-3.8-flash"
 	// DefaultBaseURL is the Gemini API host; the API version and the
 	// method path are appended to it.
 	DefaultBaseURL = "https://generativelanguage.googleapis.com/"
@@ -80,6 +80,7 @@ type Client struct {
 	maxTokens  int                // the profile's max_output_tokens (0: none)
 	call       *provider.HTTPCall // limits and retries
 	endpoint   string             // the streamGenerateContent URL
+	root       string             // the versioned API root, for models.list
 	header     func(http.Header)  // sets the key; a func, so it never prints
 	sigs       *signatures
 }
@@ -161,6 +162,7 @@ func New(p provider.Profile) (provider.Provider, error) {
 		maxTokens:  p.MaxOutputTokens,
 		call:       provider.NewHTTPCall(name, p),
 		endpoint:   endpoint + "models/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse",
+		root:       endpoint,
 		header:     func(h http.Header) { h.Set("x-goog-api-key", key) },
 		sigs:       &signatures{},
 	}, nil
@@ -202,10 +204,12 @@ func (c *Client) Capabilities() provider.Capabilities {
 }
 
 // Stream sends req as one streaming generateContent call; see the package doc.
+// A model the API says does not exist comes with the models the key can
+// use (provider.WithModelList).
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
-	return c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
+	return provider.WithModelList(ctx, c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
 		return c.attempt(ctx, req)
-	})
+	}), c.Models)
 }
 
 // attempt sends req once.
@@ -529,6 +533,9 @@ func (c *Client) statusError(status int, body []byte) error {
 	var eb errorBody
 	if json.Unmarshal(body, &eb) != nil || eb.Error == nil {
 		return c.errs.FromStatus(status, provider.BodyMessage(body), nil)
+	}
+	if modelMissing(status, eb.Error) {
+		return c.errs.ModelNotFound(status, eb.Error.Message, eb.Error)
 	}
 	return c.statusOf(status, eb.Error)
 }

@@ -177,10 +177,12 @@ func (c *Client) Capabilities() provider.Capabilities {
 }
 
 // Stream sends req as one streaming chat completion; see the package doc.
+// A model the API says does not exist comes with the models the key can
+// use (provider.WithModelList).
 func (c *Client) Stream(ctx context.Context, req provider.Request) iter.Seq2[provider.Delta, error] {
-	return c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
+	return provider.WithModelList(ctx, c.call.Stream(ctx, func(ctx context.Context) iter.Seq2[provider.Delta, error] {
 		return c.attempt(ctx, req)
-	})
+	}), c.Models)
 }
 
 // attempt sends req once.
@@ -488,6 +490,9 @@ func (c *Client) failure(ctx context.Context, err error, sent *chatRequest) erro
 		if json.Unmarshal(se.Body, &body) == nil && body.Error.Code == "content_filter" {
 			e.Kind, e.Category = provider.KindRefusal, "content_filter"
 			return e
+		}
+		if modelMissing(se.Status, body.Error) {
+			return c.errs.ModelNotFound(se.Status, body.Error.Message, se)
 		}
 		field, other, n := provider.FieldMaxTokens, provider.FieldMaxCompletionTokens, sent.MaxTokens
 		if sent.MaxCompletionTokens > 0 {

@@ -1,13 +1,17 @@
+import { useState } from 'react'
 import { errorWords } from '../api'
 import { when } from '../format'
-import { useProviders } from '../stores'
+import { useComposer, useProviders } from '../stores'
 import type { KeyRejection } from '../api/gen/wire'
 import { errorText, strings } from '../strings'
+import { hasModelList, ModelList } from './ModelList'
 
 interface Props {
   /** The chosen profiles: one → a run, several → a comparison. */
   value: string[]
   onToggle(name: string, on: boolean): void
+  /** Offer each API provider's models list, to see it and pick a model (not for a student, who may not choose). */
+  models?: boolean
 }
 
 /**
@@ -15,7 +19,7 @@ interface Props {
  * compare), the others say why not. A ready one whose key was just rejected
  * keeps its box (the user may retry) but gets an amber dot and the reason.
  */
-export function ProviderPicker({ value, onToggle }: Props) {
+export function ProviderPicker({ value, onToggle, models = false }: Props) {
   const s = strings.run
   const providers = useProviders((p) => p.providers)
   const loading = useProviders((p) => p.loading)
@@ -25,6 +29,10 @@ export function ProviderPicker({ value, onToggle }: Props) {
   const ready = providers.filter((p) => p.available)
   const notReady = providers.filter((p) => !p.available)
   const anyReady = ready.length > 0
+  const picked = useComposer((c) => c.models)
+  // The one provider whose models list is open ("" = none).
+  const [open, setOpen] = useState('')
+  const pickedInComparison = value.length > 1 && value.some((n) => picked[n])
 
   return (
     <fieldset className="providers" data-testid="providers">
@@ -52,13 +60,34 @@ export function ProviderPicker({ value, onToggle }: Props) {
           const rejected = p.key_rejected ? rejectionText(p.key_rejected, s, when) : null
           return (
             <li key={p.name} className="provider" data-testid={`provider-${p.name}`} data-state={rejected ? 'key-rejected' : 'ready'}>
-              <label title={rejected ?? undefined}>
-                <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
-                <span className={rejected ? 'dot dot-warn' : 'dot dot-ok'} aria-hidden="true" data-testid={`provider-dot-${p.name}`} />
-                <span className="provider-name">{p.name}</span>
-                <span className="provider-model">{p.model}</span>
-                {p.default && <span className="tag">{s.isDefault}</span>}
-              </label>
+              <div className="provider-line">
+                <label title={rejected ?? undefined}>
+                  <input type="checkbox" name="provider" value={p.name} checked={value.includes(p.name)} onChange={(e) => onToggle(p.name, e.target.checked)} />
+                  <span className={rejected ? 'dot dot-warn' : 'dot dot-ok'} aria-hidden="true" data-testid={`provider-dot-${p.name}`} />
+                  <span className="provider-name">{p.name}</span>
+                  <span className="provider-model" data-testid={`provider-model-${p.name}`}>
+                    {models && picked[p.name] ? picked[p.name] : p.model}
+                  </span>
+                  {models && picked[p.name] && (
+                    <span className="tag" title={s.modelPickedTitle(p.model)}>
+                      {s.modelPicked}
+                    </span>
+                  )}
+                  {p.default && <span className="tag">{s.isDefault}</span>}
+                </label>
+                {models && hasModelList(p) && (
+                  <button
+                    type="button"
+                    className="btn btn-small btn-ghost models-toggle"
+                    aria-expanded={open === p.name}
+                    title={s.modelsTitle(p.name)}
+                    onClick={() => setOpen(open === p.name ? '' : p.name)}
+                  >
+                    {s.models}
+                  </button>
+                )}
+              </div>
+              {models && open === p.name && <ModelList provider={p} />}
               {rejected && (
                 <p className="provider-reason" role="status" data-testid={`provider-rejected-${p.name}`}>
                   {rejected}
@@ -69,6 +98,11 @@ export function ProviderPicker({ value, onToggle }: Props) {
         })}
       </ul>
       {ready.length > 1 && <p className="muted small compare-hint">{s.compareHint}</p>}
+      {models && pickedInComparison && (
+        <p className="muted small" role="note" data-testid="model-alone">
+          {s.modelAlone}
+        </p>
+      )}
       {notReady.length > 0 && (
         <details className="not-ready" open={!anyReady} data-testid="providers-not-ready">
           <summary>{s.notReadyCount(notReady.length)}</summary>

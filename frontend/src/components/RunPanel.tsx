@@ -116,7 +116,10 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
       id = await stores.compare.getState().start({ ...composer.compareRequest(chosen), ...where })
     } else {
       stores.compare.getState().close()
-      id = await stores.runs.getState().start({ ...composer.request(chosen[0]), ...where })
+      const req = composer.request(chosen[0])
+      // A student may not choose the model (the class's server refuses it).
+      if (student) delete req.model
+      id = await stores.runs.getState().start({ ...req, ...where })
     }
     if (!id) return fold('startFailed')
     // The network opt-in was for this run only.
@@ -233,6 +236,7 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
           <div className="composer-side">
             <ProviderPicker
               value={chosen}
+              models={!student}
               onToggle={(name, on) => {
                 // The first tick next to the implicit default keeps the default ticked too.
                 const base = ticked.length ? ticked : chosen

@@ -33,6 +33,12 @@ export interface ComposerFields {
   allowNetwork: boolean
   /** Script mode: the text given to the program's standard input (what input() reads); "" = none. */
   stdin: string
+  /**
+   * Models picked from a provider's models list, by profile name: a run of
+   * that provider alone asks for it instead of the profile's model. Kept
+   * across reloads; a comparison uses each profile's own model.
+   */
+  models: Record<string, string>
 }
 
 export interface ComposerState extends ComposerFields {
@@ -48,6 +54,8 @@ export interface ComposerState extends ComposerFields {
   set(patch: Partial<ComposerFields>): void
   /** Ticks or unticks one provider. */
   toggleProvider(name: string, on: boolean): void
+  /** Picks a model for one provider's runs; null goes back to the profile's. */
+  pickModel(provider: string, model: string | null): void
   /** Puts the configured settings in the form. */
   applyDefaults(d: Defaults | null): void
   /**
@@ -87,6 +95,7 @@ export const composerDefaults: ComposerFields = {
   constraints: '',
   allowNetwork: false,
   stdin: '',
+  models: {},
 }
 
 const KEY = 'loopforge.composer'
@@ -119,6 +128,7 @@ interface Saved {
   inputs: string
   constraints: string
   stdin: string
+  models: Record<string, string>
 }
 
 /** lines splits a textarea into its trimmed, non-empty lines. */
@@ -130,6 +140,12 @@ export function lines(text: string): string[] {
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '')
+
+/** stringMap keeps the string entries of a saved object (anything else: none). */
+function stringMap(v: unknown): Record<string, string> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return {}
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''))
+}
 
 export function createComposerStore(kv: KV | null = defaultStorage()): ComposerStore {
   const saved = readJSON<Saved>(kv, KEY)
@@ -149,6 +165,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     inputs: text(saved.inputs),
     constraints: text(saved.constraints),
     stdin: text(saved.stdin),
+    models: stringMap(saved.models),
   }
   const store = createStore<ComposerState>()((set, get) => ({
     ...init,
@@ -160,6 +177,10 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     toggleProvider(name, on) {
       const cur = get().providers.filter((x) => x !== name)
       set({ providers: on ? [...cur, name] : cur })
+    },
+    pickModel(provider, model) {
+      const { [provider]: _, ...rest } = get().models
+      set({ models: model ? { ...rest, [provider]: model } : rest })
     },
     applyDefaults(d) {
       if (!d) return set({ defaultsLoaded: true })
@@ -217,10 +238,13 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
       }
       if (s.allowNetwork && !sessionId) req.allow_network = true
       if (provider) req.provider = provider
+      if (provider && s.models[provider]) req.model = s.models[provider]
       if (sessionId) req.session_id = sessionId
       return req
     },
     compareRequest(providers) {
+      // request(null) names no provider, hence no picked model: each
+      // column runs its profile's own.
       return { ...get().request(null), providers }
     },
     startedRun() {
@@ -228,8 +252,8 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     },
   }))
   store.subscribe((s) => {
-    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin } = s
-    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin })
+    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, models } = s
+    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, models })
   })
   return store
 }

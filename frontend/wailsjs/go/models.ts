@@ -284,6 +284,17 @@ export namespace wire {
 	    title: string;
 	    prompt: string;
 	}
+	export interface ProviderModel {
+	    id: string;
+	    name?: string;
+	}
+	export interface ProviderModels {
+	    provider: string;
+	    models: ProviderModel[];
+	}
+	export interface ProviderRef {
+	    name: string;
+	}
 	export interface ProviderStatus {
 	    name: string;
 	    kind: string;

@@ -327,6 +327,34 @@ export interface PathIteration {
 }
 
 //////////
+// source: models.go
+
+/**
+ * ProviderRef names one provider profile (a path parameter on the web).
+ */
+export interface ProviderRef {
+  name: string;
+}
+/**
+ * ProviderModel is one model a profile's key can use.
+ */
+export interface ProviderModel {
+  id: string;
+  /**
+   * Name is the API's display name, when it gives one.
+   */
+  name?: string;
+}
+/**
+ * ProviderModels is what a profile's API lists as the models its key can
+ * use, sorted by ID.
+ */
+export interface ProviderModels {
+  provider: string;
+  models: ProviderModel[];
+}
+
+//////////
 // source: providers.go
 
 /**

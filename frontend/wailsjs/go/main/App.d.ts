@@ -36,6 +36,8 @@ export function PauseClass(arg1:wire.Pause):Promise<wire.ClassView>;
 
 export function Presets():Promise<Array<wire.Preset>>;
 
+export function ProviderModels(arg1:wire.ProviderRef):Promise<wire.ProviderModels>;
+
 export function Providers():Promise<Array<wire.ProviderStatus>>;
 
 export function ReloadConfig():Promise<wire.Setup>;

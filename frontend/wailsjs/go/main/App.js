@@ -70,6 +70,10 @@ export function Presets() {
   return window['go']['main']['App']['Presets']();
 }
 
+export function ProviderModels(arg1) {
+  return window['go']['main']['App']['ProviderModels'](arg1);
+}
+
 export function Providers() {
   return window['go']['main']['App']['Providers']();
 }

@@ -1,0 +1,122 @@
+package gemini
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/provider/conformance"
+)
+
+// modelsAPI is a fake Gemini API: generateContent calls go to generate,
+// models.list (GET /v1beta/models) answers with the page of ?pageToken=.
+type modelsAPI struct {
+	*httptest.Server
+	mu      sync.Mutex
+	targets []string
+	keys    []string
+}
+
+func newModelsAPI(t *testing.T, generate http.HandlerFunc, pages map[string]string) *modelsAPI {
+	t.Helper()
+	m := &modelsAPI{}
+	mux := http.NewServeMux()
+	if generate != nil {
+		mux.HandleFunc("POST /v1beta/models/{call}", generate)
+	}
+	mux.HandleFunc("GET /v1beta/models", func(w http.ResponseWriter, r *http.Request) {
+		m.mu.Lock()
+		m.targets = append(m.targets, r.URL.RequestURI())
+		m.keys = append(m.keys, r.Header.Get("x-goog-api-key"))
+		m.mu.Unlock()
+		body, ok := pages[r.URL.Query().Get("pageToken")]
+		if !ok {
+			errorAnswer(w, http.StatusBadRequest, apiError(400, "INVALID_ARGUMENT", "bad page token"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		io.WriteString(w, body)
+	})
+	m.Server = httptest.NewServer(mux)
+	t.Cleanup(m.Close)
+	return m
+}
+
+func (m *modelsAPI) profile() provider.Profile {
+	return provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-2.5-flash",
+		BaseURL: m.URL, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123", Retry: conformance.FastRetry()}
+}
+
+// Two pages as models.list answers them: an embedding model (no
+// generateContent) is left out.
+var geminiPages = map[string]string{
+	"": `{"models":[
+  {"name":"models/gemini-3.8-flash","version":"3.8","displayName":"Gemini 3.8 Flash","inputTokenLimit":1048576,"outputTokenLimit":65536,
+   "supportedGenerationMethods":["generateContent","countTokens","createCachedContent","batchGenerateContent"]},
+  {"name":"models/gemini-embedding-001","version":"001","displayName":"Gemini Embedding 001",
+   "supportedGenerationMethods":["embedContent","countTextTokens","countTokens"]}],
+ "nextPageToken":"Ch9tb2RlbHMvZ2VtaW5p"}`,
+	"Ch9tb2RlbHMvZ2VtaW5p": `{"models":[
+  {"name":"models/gemini-3.7-flash","version":"3.7","displayName":"Gemini 3.7 Flash",
+   "supportedGenerationMethods":["generateContent","countTokens"]}]}`,
+}
+
+func TestModelsFollowsPageTokensAndKeepsGenerators(t *testing.T) {
+	api := newModelsAPI(t, nil, geminiPages)
+	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []provider.Model{{ID: "gemini-3.7-flash", Name: "Gemini 3.7 Flash"}, {ID: "gemini-3.8-flash", Name: "Gemini 3.8 Flash"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("models = %v, want %v", got, want)
+	}
+	if want := []string{"/v1beta/models?pageSize=1000", "/v1beta/models?pageSize=1000&pageToken=Ch9tb2RlbHMvZ2VtaW5p"}; !reflect.DeepEqual(api.targets, want) {
+		t.Errorf("requests = %v, want %v", api.targets, want)
+	}
+	if api.keys[0] != "AIza-test-123" {
+		t.Errorf("x-goog-api-key = %q", api.keys[0])
+	}
+}
+
+func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
+	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+		errorAnswer(w, http.StatusNotFound, apiError(404, "NOT_FOUND",
+			"models/gemini-2.5-flash is not found for API version v1beta, or is not supported for generateContent. "+
+				"Call ListModels to see the list of available models and their supported methods."))
+	}, geminiPages)
+	res := drain(t, t.Context(), newClient(t, api.profile()), provider.Request{
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
+	pe, ok := errors.AsType[*provider.Error](res.Err)
+	if !ok || pe.Kind != provider.KindModelNotFound || pe.Model != "gemini-2.5-flash" {
+		t.Fatalf("err = %v, want model gemini-2.5-flash not found", res.Err)
+	}
+	if want := []string{"gemini-3.7-flash", "gemini-3.8-flash"}; !reflect.DeepEqual(pe.Available, want) {
+		t.Errorf("Available = %v", pe.Available)
+	}
+	if !strings.Contains(res.Err.Error(), "models this key can use: gemini-3.7-flash, gemini-3.8-flash") {
+		t.Errorf("message %q", res.Err)
+	}
+}
+
+// A 404 without the API's NOT_FOUND status (no Gemini API behind the base
+// URL) is not a missing model.
+func TestPlain404IsNotAMissingModel(t *testing.T) {
+	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "<html>404 page not found</html>", http.StatusNotFound)
+	}, geminiPages)
+	res := drain(t, t.Context(), newClient(t, api.profile()), provider.Request{
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
+	if errors.Is(res.Err, provider.ErrModelNotFound) || !errors.Is(res.Err, provider.ErrBadRequest) {
+		t.Fatalf("err = %v, want a bad request", res.Err)
+	}
+	if len(api.targets) != 0 {
+		t.Errorf("models were listed: %v", api.targets)
+	}
+}

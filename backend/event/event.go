@@ -31,7 +31,7 @@ const (
 	Log              Kind = "log"               // LogPayload: a notice for the user (retry, warning)
 	Queued           Kind = "queued"            // QueuedPayload: an execution waits for a sandbox slot (class mode)
 
-	// Workspace mode (design.md §4).
+	// Workspace mode: the model edits a project folder (backend/loop).
 	ToolCalled Kind = "tool_called" // ToolCallPayload: a workspace tool an API model called, with its result
 	Validated  Kind = "validated"   // ValidatePayload: one validation command ran in the workdir
 	Audited    Kind = "audited"     // AuditPayload: the auditor's verdict

@@ -1,6 +1,6 @@
 // Package loop runs one code-generation loop: generate → execute → decide →
 // reflect → generate … until the code runs cleanly or the iteration limit is
-// reached (design.md §4).
+// reached.
 //
 // Run is straight-line code over three seams: a Model that streams answers,
 // an Executor that runs code, and an Emitter that records every step. Events

@@ -125,7 +125,7 @@ type auditData struct {
 	Summary      string // the author's
 }
 
-// presets are the built-in teaching prompts (seeds/000), by id.
+// presets are the built-in teaching prompts, by id.
 var presets = map[string]string{
 	"data-structures-pt": mustRead("prompts/teaching_pt.txt"),
 	"data-structures-en": mustRead("prompts/teaching_en.txt"),

@@ -19,8 +19,7 @@ import (
 // tools, an API model through the workspace tools — then the validation
 // commands run there, the auditor (if any) reviews the diff, and on success
 // the change is committed to a feature branch. Reflection is not used: the
-// fix prompt carries the validation log and the audit report instead
-// (seeds/002 _build_prompt).
+// fix prompt carries the validation log and the audit report instead.
 type WorkspaceSettings struct {
 	Task Task
 	// Runner runs validation commands, run_command and user tools. Default:
@@ -50,7 +49,7 @@ type WorkspaceSettings struct {
 	Labels RunLabels
 }
 
-// Task is a workspace task (seeds/004): instructions, input artifacts (files
+// Task is a workspace task: instructions, input artifacts (files
 // read into the prompt, folders shown as a tree), constraints and validation
 // commands. The YAML form is what `loopforge run --task FILE` reads.
 type Task struct {

@@ -249,8 +249,9 @@ const (
 	ReasonConnectionClosed = "connection_closed"
 )
 
-// Profile is a named provider configuration (see design.md §3). APIKey holds
-// the resolved secret and is never serialised.
+// Profile is a named provider configuration: a built-in one or an entry of
+// loopforge.yml's providers: (backend/config). APIKey holds the resolved
+// secret and is never serialised.
 type Profile struct {
 	Name      string            `json:"name" yaml:"-"`
 	Kind      string            `json:"kind" yaml:"kind"`

@@ -2,8 +2,10 @@
 
 package sandbox
 
-// The hostile suite: programs from ../shared/reference/sandbox.md §6, each
-// run under every isolation configuration this host offers, each asserting
+// The hostile suite: hostile and faulty programs (busy loops, fork and
+// thread bombs, memory hogs, output floods, setsid daemons, escapes from the
+// run dir, secrets, network, signals, ptrace, persistence; the table below),
+// each run under every isolation configuration this host offers, each asserting
 // the outcome expected at that configuration, that no process of the run
 // survives, that its run dir is gone and that the app (this test process)
 // is alive. Where a weaker configuration has a known gap, the test asserts

@@ -46,7 +46,7 @@ type CommandRunner interface {
 
 // ExecRunner runs commands with /bin/sh -c in the workdir, in their own
 // process group that is killed on timeout, cancellation and exit, with a
-// scrubbed environment and capped output (design.md §6, §7.6).
+// scrubbed environment and capped output.
 //
 // It is the unsandboxed choice (loopforge.yml `workspace: {sandbox: false}`)
 // for projects whose tests need the user's own toolchains and caches; by

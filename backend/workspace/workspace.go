@@ -19,8 +19,8 @@ import (
 	"strings"
 )
 
-// Error is a refused or failed workspace operation on Path (design.md §7
-// calls it *WorkspaceError). Err, when set, is the underlying cause.
+// Error is a refused or failed workspace operation on Path. Err, when set,
+// is the underlying cause.
 type Error struct {
 	Op     string // read, write, list, search, patch, resolve
 	Path   string // as given by the caller

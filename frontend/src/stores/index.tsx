@@ -1,4 +1,4 @@
-// One store per domain (design §7.13), created once per app around one Api:
+// One store per domain, created once per app around one Api:
 //   providers — profiles and presets      composer — the run about to start
 //   runs      — live and reopened runs    history  — sessions, search, delete
 //   workdir   — the working directory     settings — theme, projector, language

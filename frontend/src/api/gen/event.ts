@@ -30,7 +30,7 @@ export const RunFinished: Kind = "run_finished"; // RunFinishedPayload
 export const Log: Kind = "log"; // LogPayload: a notice for the user (retry, warning)
 export const Queued: Kind = "queued"; // QueuedPayload: an execution waits for a sandbox slot (class mode)
 /**
- * Workspace mode (design.md §4).
+ * Workspace mode: the model edits a project folder (backend/loop).
  */
 export const ToolCalled: Kind = "tool_called"; // ToolCallPayload: a workspace tool an API model called, with its result
 export const Validated: Kind = "validated"; // ValidatePayload: one validation command ran in the workdir

@@ -31,6 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -144,7 +145,53 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 	}
 	hwm, rss := memory(cmd.Process.Pid)
 	report(tr, nStudents, nRuns, elapsed, hwm, rss)
+	slots := execs
+	if slots <= 0 {
+		slots = runtime.NumCPU() // the class's default concurrent_executions
+	}
+	bare, err := barePython(nStudents*nRuns, slots)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s; the class's burst took %.2f× that\n",
+		nStudents*nRuns, slots, bare.Round(time.Millisecond), elapsed.Seconds()/bare.Seconds())
 	return nil
+}
+
+// barePython runs the fake model's program n times as bare `python3 -I`,
+// slots at a time, right after the class on the same (loaded) cores: what
+// the burst's executions cost without loopforge, models or sandbox.
+func barePython(n, slots int) (time.Duration, error) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return 0, err
+	}
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	errs := make(chan error, slots)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				if out, err := exec.Command(py, "-I", "-c", program).CombinedOutput(); err != nil {
+					errs <- fmt.Errorf("bare python: %w\n%s", err, out)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
 
 var bannerURL = regexp.MustCompile(`instructor: (http://[^/]+)/\?token=([0-9a-f]+)`)
@@ -297,6 +344,9 @@ func student(base, code, name string, nRuns int, tr *tracker) error {
 	return nil
 }
 
+// program is what the fake model writes (and bare python runs beside it).
+const program = "print(sum(range(10)))\n"
+
 // fakeModel answers every chat completion with a working program, streamed
 // three characters at a time, delay apart.
 func fakeModel(delay time.Duration) http.HandlerFunc {
@@ -305,7 +355,7 @@ func fakeModel(delay time.Duration) http.HandlerFunc {
 			ResponseFormat json.RawMessage `json:"response_format"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", "print(sum(range(10)))\n"), 3, delay)
+		chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", program), 3, delay)
 	}
 }
 

@@ -145,16 +145,19 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 	}
 	hwm, rss := memory(cmd.Process.Pid)
 	report(tr, nStudents, nRuns, elapsed, hwm, rss)
+	own, children := cpu(cmd.Process.Pid)
+	fmt.Printf("server CPU: %s itself, %s in the sandboxes it waited for\n", own.Round(time.Millisecond), children.Round(time.Millisecond))
 	slots := execs
 	if slots <= 0 {
 		slots = runtime.NumCPU() // the class's default concurrent_executions
 	}
+	before := childrenCPU()
 	bare, err := barePython(nStudents*nRuns, slots)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s; the class's burst took %.2f× that\n",
-		nStudents*nRuns, slots, bare.Round(time.Millisecond), elapsed.Seconds()/bare.Seconds())
+	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s (CPU %s); the class's burst took %.2f× that\n",
+		nStudents*nRuns, slots, bare.Round(time.Millisecond), (childrenCPU() - before).Round(time.Millisecond), elapsed.Seconds()/bare.Seconds())
 	return nil
 }
 
@@ -362,6 +365,29 @@ func fakeModel(delay time.Duration) http.HandlerFunc {
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", program), 3, delay)
 	}
+}
+
+// cpu reads the CPU time (user + system) a process used itself and that
+// of its children it waited for, from /proc (clock ticks of 10 ms).
+func cpu(pid int) (own, children time.Duration) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0
+	}
+	// The fields after the command's closing parenthesis; utime is the 14th field of the line.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	tick := func(i int) time.Duration {
+		var n int64
+		fmt.Sscan(f[i], &n)
+		return time.Duration(n) * 10 * time.Millisecond
+	}
+	return tick(11) + tick(12), tick(13) + tick(14)
+}
+
+// childrenCPU is the CPU time of this process's children it waited for.
+func childrenCPU() time.Duration {
+	_, children := cpu(os.Getpid())
+	return children
 }
 
 // memory reads a process's peak and current resident set (kB).

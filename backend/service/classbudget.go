@@ -94,12 +94,7 @@ func (cr *classroom) since(now time.Time) time.Time {
 // began at since: finished runs, running runs' use or hold (the larger),
 // and admitted runs not yet started; cr.mu is held.
 func (m *member) committed(since time.Time) (tokens int, cost float64) {
-	for _, s := range m.spent {
-		if !s.free && !s.at.Before(since) {
-			tokens += s.tokens
-			cost += s.cost
-		}
-	}
+	tokens, cost = m.spentSince(since)
 	for _, r := range m.active {
 		if !r.free {
 			tokens += max(r.hold, r.tokens)
@@ -107,6 +102,32 @@ func (m *member) committed(since time.Time) (tokens int, cost float64) {
 		}
 	}
 	return tokens + m.pendingTokens, cost
+}
+
+// spentSince is what m's finished runs spent in the window that began at
+// since, as the budgets count it. It is asked at every piece of every
+// streaming answer, so the sum is kept until a run ends or the window
+// moves; cr.mu is held.
+func (m *member) spentSince(since time.Time) (int, float64) {
+	c := &m.sums
+	if c.n != len(m.spent) || !c.since.Equal(since) {
+		*c = spentSums{since: since, n: len(m.spent)}
+		for _, s := range m.spent {
+			if !s.free && !s.at.Before(since) {
+				c.tokens += s.tokens
+				c.cost += s.cost
+			}
+		}
+	}
+	return c.tokens, c.cost
+}
+
+// spentSums caches member.spentSince.
+type spentSums struct {
+	since  time.Time
+	n      int // len(member.spent) when summed
+	tokens int
+	cost   float64
 }
 
 // committed is the class's; cr.mu is held.
@@ -156,7 +177,7 @@ func (cr *classroom) reserve(m *member, req *RunRequest, n int, now time.Time) (
 	per := l.perIteration()
 	fits := free / (n * per)
 	if fits < 1 {
-		return 0, cr.budgetSpent(m, now)
+		return 0, cr.budgetSpent(m, now, n*per)
 	}
 	req.MaxIterations = min(req.MaxIterations, fits)
 	hold := per * req.MaxIterations
@@ -164,12 +185,12 @@ func (cr *classroom) reserve(m *member, req *RunRequest, n int, now time.Time) (
 	return hold, nil
 }
 
-// budgetSpent is the budget that leaves m no room: the student's own, else
-// the class's; cr.mu is held.
-func (cr *classroom) budgetSpent(m *member, now time.Time) *QuotaError {
+// budgetSpent is the budget that leaves m no room for need tokens: the
+// student's own, else the class's; cr.mu is held.
+func (cr *classroom) budgetSpent(m *member, now time.Time, need int) *QuotaError {
 	l := cr.limits
 	if l.TokensPerStudent > 0 {
-		if t, _ := m.committed(cr.since(now)); l.TokensPerStudent-t < l.perIteration() {
+		if t, _ := m.committed(cr.since(now)); l.TokensPerStudent-t < need {
 			return tokensUsedUp(l)
 		}
 	}
@@ -223,7 +244,8 @@ func (mt *meter) charge(tokens int, cost float64) error {
 		over = cr.overBudget(mt.m, time.Now())
 	}
 	cr.mu.Unlock()
-	cr.hub.studentChanged(mt.m.st.ID)
+	// The wall hears of the usage at the run's next step, not at every
+	// piece of an answer (40 students streaming would flood its socket).
 	if over != nil {
 		mt.stop(over)
 	}

@@ -259,6 +259,14 @@ type meteredModel struct {
 	meter *meter
 }
 
+// Name is the metered model's, for what names a model (its errors).
+func (mm meteredModel) Name() string {
+	if n, ok := mm.Model.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return ""
+}
+
 // estimateTokens is the usual rough measure: a token per 4 bytes.
 func estimateTokens(nbytes int) int { return (nbytes + 3) / 4 }
 

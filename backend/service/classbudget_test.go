@@ -27,7 +27,7 @@ func startTogether(t *testing.T, svc *Service, ctxs []context.Context, iteration
 		mu    sync.Mutex
 		ready sync.WaitGroup
 		done  sync.WaitGroup
-		go_   = make(chan struct{})
+		start = make(chan struct{})
 	)
 	for _, ctx := range ctxs {
 		ready.Add(1)
@@ -35,7 +35,7 @@ func startTogether(t *testing.T, svc *Service, ctxs []context.Context, iteration
 		go func() {
 			defer done.Done()
 			ready.Done()
-			<-go_
+			<-start
 			info, err := svc.StartRun(ctx, RunRequest{Prompt: "p", Provider: "fake", MaxIterations: iterations})
 			mu.Lock()
 			defer mu.Unlock()
@@ -47,7 +47,7 @@ func startTogether(t *testing.T, svc *Service, ctxs []context.Context, iteration
 		}()
 	}
 	ready.Wait()
-	close(go_)
+	close(start)
 	done.Wait()
 	return started, refused
 }

@@ -105,6 +105,9 @@ type RunStartedPayload struct {
 type QueuedPayload struct {
 	Iteration int `json:"iteration"`
 	Ahead     int `json:"ahead"`
+	// WaitMS estimates the wait in milliseconds from the place and the
+	// recent executions' times (0: nothing to judge by yet, or Ahead 0).
+	WaitMS int64 `json:"wait_ms,omitempty"`
 }
 
 type IterationPayload struct {
@@ -279,6 +282,8 @@ const (
 	NoticeWorktreeRemoveFailed Notice = "worktree_remove_failed" // path, detail
 	NoticeWorktreeRemoved      Notice = "worktree_removed"       // branch, path
 	NoticeFallback             Notice = "fallback"               // from, to: the provider answered from model to instead of from
+	NoticeBudgetSwitch         Notice = "budget_switch"          // from, to: a class's token budget moved the run from profile from to its budget profile to
+	NoticeBudgetIterations     Notice = "budget_iterations"      // n, asked: a class's token budget left room for n of the asked iterations
 )
 
 // NewLog is a notice of loopforge's own: its English and its code.

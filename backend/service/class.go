@@ -69,6 +69,16 @@ type ClassLimits struct {
 	CostPerStudentUSD    float64  `json:"cost_per_student_usd"`
 	ConcurrentExecutions int      `json:"concurrent_executions"`
 	ScratchWorkspace     bool     `json:"scratch_workspace"`
+	// BudgetWindow is what the token and cost budgets count: the whole
+	// class ("" or WindowClass), this session of it, a day or a week.
+	BudgetWindow string `json:"budget_window"`
+	// TokensPerIteration is what a student's run holds of the budgets per
+	// iteration from its start (0 = DefaultTokensPerIteration).
+	TokensPerIteration int `json:"tokens_per_iteration"`
+	// BudgetProfile, when set, is where a student's run goes when their
+	// budget (or the class's) has no room for it, instead of a refusal: a
+	// local or cheap profile, whose runs the budgets do not count.
+	BudgetProfile string `json:"budget_profile"`
 }
 
 // DefaultClassLimits are what a new class starts with, so an instructor who
@@ -110,11 +120,17 @@ func (l ClassLimits) Summary() string {
 	add(l.RunsPerHour, "%s runs an hour")
 	add(l.TokensPerStudent, "%s tokens a student")
 	add(l.TokensForClass, "%s tokens for the class")
+	if l.BudgetWindow != "" && l.BudgetWindow != WindowClass && (l.TokensPerStudent > 0 || l.TokensForClass > 0 || l.CostPerStudentUSD > 0) {
+		out = append(out, "budgets per "+l.BudgetWindow)
+	}
 	if l.CostPerStudentUSD > 0 {
 		out = append(out, fmt.Sprintf("US$%.2f a student", l.CostPerStudentUSD))
 	}
 	if len(l.Providers) > 0 {
 		out = append(out, "providers "+strings.Join(l.Providers, ", "))
+	}
+	if l.BudgetProfile != "" {
+		out = append(out, "then "+l.BudgetProfile)
 	}
 	if len(out) == 0 {
 		return "none"
@@ -140,13 +156,19 @@ type Assignment struct {
 	Reflect        *bool    `json:"reflect,omitempty"`
 }
 
-// ClassUsage counts what has been spent.
+// ClassUsage counts what has been spent. Tokens and CostUSD are all of
+// it; the Budget fields what the budgets count in their window (runs on
+// the budget profile left out), BudgetHeld what running runs hold beyond
+// what they used.
 type ClassUsage struct {
-	Runs         int
-	RunningRuns  int
-	RunsLastHour int
-	Tokens       int
-	CostUSD      float64
+	Runs          int
+	RunningRuns   int
+	RunsLastHour  int
+	Tokens        int
+	CostUSD       float64
+	BudgetTokens  int
+	BudgetHeld    int
+	BudgetCostUSD float64
 }
 
 // ClassView is a class as one caller sees it: JoinCode and JoinURL for the
@@ -163,8 +185,11 @@ type ClassView struct {
 	// A student's open form lowers (or raises) its cap to it when it changes.
 	IterationCap int
 	Usage        ClassUsage
-	CreatedAt    time.Time
-	EndedAt      *time.Time
+	// BudgetSince is when the budgets' window began (zero: the class's
+	// start).
+	BudgetSince time.Time
+	CreatedAt   time.Time
+	EndedAt     *time.Time
 }
 
 // Me is who the caller is.
@@ -185,6 +210,14 @@ type WallRun struct {
 	StartedAt        time.Time
 	EndedAt          *time.Time
 	QueuePosition    int
+	// QueueWait estimates the wait for the run's queued execution.
+	QueueWait time.Duration
+	// BudgetFrom is the profile the run was moved from to the class's
+	// budget profile ("" = not moved).
+	BudgetFrom string
+	// ErrorCode and ErrorParams name why an ended run failed (a budget).
+	ErrorCode   string
+	ErrorParams map[string]string
 }
 
 // WallEntry is one student's line on the wall.
@@ -216,6 +249,7 @@ type classroom struct {
 
 	mu      sync.Mutex
 	row     store.Class
+	opened  time.Time // this process opened (or resumed) it: WindowSession
 	limits  ClassLimits
 	assign  *Assignment
 	code    string // normalised (joinCodeLen characters, no dash)
@@ -233,16 +267,22 @@ type member struct {
 	runs    int
 	starts  []time.Time
 	pending int // admitted, not yet registered as running
-	active  map[string]*classRun
-	// tokens and cost of finished runs; active runs add their own.
-	tokens  int
-	cost    float64
+	// pendingTokens are what those runs hold of the budgets.
+	pendingTokens int
+	active        map[string]*classRun
+	// spent is what finished runs spent (sums: its cached window sums);
+	// active runs add their own.
+	spent   []spend
+	sums    spentSums
 	current *WallRun
 }
 
 // classRun is one active run of a student.
 type classRun struct {
-	tokens int // seen so far (generation usage)
+	tokens int     // used so far, metered as they stream
+	cost   float64 // reported so far
+	hold   int     // set aside of the budgets when it started
+	free   bool    // on the budget profile: not held to the budgets
 	wall   *WallRun
 }
 
@@ -300,7 +340,7 @@ func (s *Service) OpenClass(ctx context.Context, o ClassOptions) (ClassView, err
 	if s.classOf() != nil {
 		return ClassView{}, &Error{Code: CodeClassOpen, Err: fmt.Errorf("%w: a class is already open", ErrInvalidRequest)}
 	}
-	cr := &classroom{s: s, hub: newClassHub(), joinURL: o.JoinURL, code: newJoinCode(),
+	cr := &classroom{s: s, hub: newClassHub(), joinURL: o.JoinURL, code: newJoinCode(), opened: time.Now(),
 		members: map[string]*member{}, byHash: map[string]string{}}
 	if o.Resume != "" {
 		row, err := s.store.GetClass(ctx, o.Resume)
@@ -374,8 +414,8 @@ func (cr *classroom) load(ctx context.Context) error {
 			continue
 		}
 		m.runs++
-		m.tokens += r.InputTokens + r.OutputTokens
-		m.cost += r.CostUSD
+		m.spent = append(m.spent, spend{at: r.StartedAt, tokens: r.InputTokens + r.OutputTokens, cost: r.CostUSD,
+			free: r.Provider == cr.limits.BudgetProfile && cr.limits.BudgetProfile != ""})
 		if r.StartedAt.After(hourAgo) {
 			m.starts = append(m.starts, r.StartedAt)
 		}
@@ -386,7 +426,8 @@ func (cr *classroom) load(ctx context.Context) error {
 
 func wallRunOf(r store.Run) *WallRun {
 	return &WallRun{RunID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Status: r.Status,
-		Iteration: r.Iterations, MaxIter: r.MaxIterations, StartedAt: r.StartedAt, EndedAt: r.FinishedAt}
+		Iteration: r.Iterations, MaxIter: r.MaxIterations, StartedAt: r.StartedAt, EndedAt: r.FinishedAt,
+		ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams}
 }
 
 func (cr *classroom) addMember(st store.Student) *member {
@@ -422,11 +463,22 @@ func (l ClassLimits) iterationCap() int {
 	return config.MaxIterationsLimit
 }
 
+// executionsPerCPU is how many executions the queue lets run at once per
+// CPU when the class does not say. A slot is mostly waiting, not computing:
+// the interpreter was started outside it (a warm sandbox), and what holds
+// the slot is the hand-over, a class's short program and the sandbox's
+// end. In `go run ./bench/classload -students 40 -runs 2` on 2 busy cores a
+// slot was held ~250 ms for a program bare python runs in ~15 ms of CPU:
+// with one slot per CPU the burst took 1.8x the same programs run bare two
+// at a time, with two per CPU 1.1x. A CPU-bound program still gets at least
+// half a core.
+const executionsPerCPU = 2
+
 func (l ClassLimits) executions() int {
 	if l.ConcurrentExecutions > 0 {
 		return l.ConcurrentExecutions
 	}
-	return runtime.NumCPU()
+	return executionsPerCPU * runtime.NumCPU()
 }
 
 // Join adds a student to the open class: code must be the class's, name
@@ -556,34 +608,54 @@ func (cr *classroom) view(c access.Caller) ClassView {
 	defer cr.mu.Unlock()
 	v := ClassView{ID: cr.row.ID, Name: cr.row.Name, Paused: cr.row.Paused, Spotlight: cr.row.Spotlight,
 		Limits: cr.limits, IterationCap: cr.limits.iterationCap(), CreatedAt: cr.row.CreatedAt, EndedAt: cr.row.EndedAt}
+	now := time.Now()
+	v.BudgetSince = cr.since(now)
 	if cr.assign != nil {
 		a := *cr.assign
 		v.Assignment = &a
 	}
-	now := time.Now()
 	if c.IsStudent() {
 		if m := cr.members[c.StudentID]; m != nil {
-			v.Usage = m.usage(now)
+			v.Usage = cr.usage(m, now)
 		}
 		return v
 	}
 	v.JoinCode, v.JoinURL = GroupCode(cr.code), cr.joinURL
 	for _, m := range cr.members {
-		u := m.usage(now)
+		u := cr.usage(m, now)
 		v.Usage.Runs += u.Runs
 		v.Usage.RunningRuns += u.RunningRuns
 		v.Usage.RunsLastHour += u.RunsLastHour
 		v.Usage.Tokens += u.Tokens
 		v.Usage.CostUSD += u.CostUSD
+		v.Usage.BudgetTokens += u.BudgetTokens
+		v.Usage.BudgetHeld += u.BudgetHeld
+		v.Usage.BudgetCostUSD += u.BudgetCostUSD
 	}
 	return v
 }
 
 // usage is what m has spent; cr.mu is held.
-func (m *member) usage(now time.Time) ClassUsage {
-	u := ClassUsage{Runs: m.runs, RunningRuns: len(m.active), Tokens: m.tokens, CostUSD: m.cost}
+func (cr *classroom) usage(m *member, now time.Time) ClassUsage {
+	u := ClassUsage{Runs: m.runs, RunningRuns: len(m.active)}
+	since := cr.since(now)
+	for _, s := range m.spent {
+		u.Tokens += s.tokens
+		u.CostUSD += s.cost
+		if !s.free && !s.at.Before(since) {
+			u.BudgetTokens += s.tokens
+			u.BudgetCostUSD += s.cost
+		}
+	}
+	u.BudgetHeld = m.pendingTokens
 	for _, r := range m.active {
 		u.Tokens += r.tokens
+		u.CostUSD += r.cost
+		if !r.free {
+			u.BudgetTokens += r.tokens
+			u.BudgetCostUSD += r.cost
+			u.BudgetHeld += max(r.hold-r.tokens, 0)
+		}
 	}
 	for _, t := range m.starts {
 		if now.Sub(t) < time.Hour {
@@ -625,7 +697,7 @@ func (s *Service) WallEntry(ctx context.Context, studentID string) (WallEntry, e
 
 // entry is m's wall line; cr.mu is held.
 func (cr *classroom) entry(m *member, now time.Time) WallEntry {
-	e := WallEntry{StudentID: m.st.ID, Name: m.st.Name, JoinedAt: m.st.JoinedAt, Removed: m.st.RemovedAt != nil, Usage: m.usage(now)}
+	e := WallEntry{StudentID: m.st.ID, Name: m.st.Name, JoinedAt: m.st.JoinedAt, Removed: m.st.RemovedAt != nil, Usage: cr.usage(m, now)}
 	if m.current != nil {
 		w := *m.current
 		e.Current = &w

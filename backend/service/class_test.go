@@ -203,14 +203,14 @@ func TestQuotaTokensPerStudent(t *testing.T) {
 	g := newGateExec()
 	m := &echoModel{answers: []string{"print(1)"}, usage: provider.Usage{InputTokens: 400, OutputTokens: 200}}
 	svc := classService(t, m, g)
-	v := openClass(t, svc, ClassLimits{TokensPerStudent: 1000})
+	v := openClass(t, svc, ClassLimits{TokensPerStudent: 1000, TokensPerIteration: 100})
 	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
 	first := mustRun(t, svc, ana)
 	g.release <- struct{}{}
 	if r, _ := svc.Wait(context.Background(), first.RunID); r.Status != event.RunStatusSuccess {
 		t.Fatalf("first run: %s %s", r.Status, r.Error)
 	}
-	second := mustRun(t, svc, ana) // 600 < 1000: allowed; its answer brings 1200
+	second := mustRun(t, svc, ana) // 600 + its hold of 100 < 1000: allowed; its answer brings 1200
 	r, _ := svc.Wait(context.Background(), second.RunID)
 	if r.Status != event.RunStatusError || r.Error != "Your token budget (1,000) is used up" {
 		t.Fatalf("second run: %s %q", r.Status, r.Error)
@@ -233,7 +233,7 @@ func TestQuotaClassTokensAndCost(t *testing.T) {
 	g := newGateExec()
 	m := &echoModel{answers: []string{"print(1)"}, usage: provider.Usage{InputTokens: 300, OutputTokens: 300, CostUSD: 0.3}}
 	svc := classService(t, m, g)
-	v := openClass(t, svc, ClassLimits{TokensForClass: 1000, CostPerStudentUSD: 0.5})
+	v := openClass(t, svc, ClassLimits{TokensForClass: 1000, CostPerStudentUSD: 0.5, TokensPerIteration: 100})
 	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
 	bo, _ := joinAs(t, svc, v.JoinCode, "Bo")
 	for _, ctx := range []context.Context{ana, bo} {

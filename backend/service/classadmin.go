@@ -45,7 +45,7 @@ func nonNil(xs []string) []string {
 
 func (s *Service) checkLimits(l ClassLimits) error {
 	if l.MaxIterations < 0 || l.ConcurrentRuns < 0 || l.RunsPerHour < 0 || l.TokensPerStudent < 0 ||
-		l.TokensForClass < 0 || l.CostPerStudentUSD < 0 || l.ConcurrentExecutions < 0 {
+		l.TokensForClass < 0 || l.CostPerStudentUSD < 0 || l.ConcurrentExecutions < 0 || l.TokensPerIteration < 0 {
 		return invalid(CodeLimitNegative, nil, "a limit cannot be negative (0 = no limit)")
 	}
 	if l.MaxIterations > 0 {
@@ -53,7 +53,10 @@ func (s *Service) checkLimits(l ClassLimits) error {
 			return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 		}
 	}
-	if err := s.checkProviders(l.Providers); err != nil {
+	if !validWindow(l.BudgetWindow) {
+		return invalid(CodeBudgetWindow, map[string]string{"window": l.BudgetWindow}, "the budget window %q is not one of class, session, day, week", l.BudgetWindow)
+	}
+	if err := s.checkProviders(append(slices.Clone(l.Providers), l.BudgetProfile)); err != nil {
 		return err
 	}
 	return s.checkPresets(l.Presets)
@@ -61,6 +64,9 @@ func (s *Service) checkLimits(l ClassLimits) error {
 
 func (s *Service) checkProviders(names []string) error {
 	for _, p := range names {
+		if p == "" {
+			continue
+		}
 		if _, ok := s.conf().Profiles[p]; !ok {
 			return invalid(CodeUnknownProvider, map[string]string{"provider": p}, "no provider profile %q", p)
 		}

@@ -25,6 +25,15 @@ type classTicket struct {
 	cr         *classroom
 	m          *member
 	n, started int
+	// hold is what each run holds of the token budgets; free: the runs go
+	// to the budget profile, which the budgets do not count.
+	hold int
+	free bool
+	// switchedFrom is the profile the budgets moved the run from (to
+	// budgetProfile); askedIter the iterations asked for, when the budgets
+	// lowered them.
+	switchedFrom, budgetProfile string
+	askedIter                   int
 }
 
 // admit checks a run request against the open class and the caller
@@ -64,11 +73,41 @@ func (s *Service) admit(ctx context.Context, req *RunRequest, providers []string
 		return nil, ErrClassPaused
 	}
 	n := max(len(providers), 1)
-	if err := cr.quota(m, n, time.Now()); err != nil {
+	now := time.Now()
+	if err := cr.quota(m, n, now); err != nil {
+		return nil, err
+	}
+	t := &classTicket{cr: cr, m: m, n: n, askedIter: req.MaxIterations}
+	if err := s.budget(t, req, providers, now); err != nil {
 		return nil, err
 	}
 	m.pending += n
-	return &classTicket{cr: cr, m: m, n: n}, nil
+	return t, nil
+}
+
+// budget takes what t's runs hold of the token budgets, or moves a run
+// with no room to the class's budget profile (comparisons are refused:
+// their providers would all become one); cr.mu is held.
+func (s *Service) budget(t *classTicket, req *RunRequest, providers []string, now time.Time) error {
+	cr, l := t.cr, t.cr.limits
+	if l.BudgetProfile != "" && len(providers) == 0 && req.Provider == l.BudgetProfile {
+		t.free = true
+		return nil
+	}
+	hold, err := cr.reserve(t.m, req, t.n, now)
+	if err == nil {
+		t.hold = hold
+		return nil
+	}
+	if l.BudgetProfile == "" || len(providers) > 0 {
+		return err
+	}
+	from := req.Provider
+	if from == "" {
+		from, _ = s.conf().DefaultProvider()
+	}
+	req.Provider, t.free, t.switchedFrom, t.budgetProfile = l.BudgetProfile, true, from, l.BudgetProfile
+	return nil
 }
 
 // restrict refuses a student's request what only the instructor may ask
@@ -132,7 +171,7 @@ func assignmentPrompt(a *Assignment) string {
 // held.
 func (cr *classroom) quota(m *member, n int, now time.Time) error {
 	l := cr.limits
-	u := m.usage(now)
+	u := cr.usage(m, now)
 	going := u.RunningRuns + m.pending
 	switch {
 	case l.ConcurrentRuns > 0 && going+n > l.ConcurrentRuns:
@@ -143,13 +182,6 @@ func (cr *classroom) quota(m *member, n int, now time.Time) error {
 		return &QuotaError{Limit: "runs_per_hour", RetryAt: next,
 			Msg:  fmt.Sprintf("%d runs in the last hour is the limit; the next one is possible at %s", l.RunsPerHour, next.Local().Format("15:04")),
 			Code: CodeQuotaHourly, Params: map[string]string{"limit": strconv.Itoa(l.RunsPerHour), "retry_at": next.UTC().Format(time.RFC3339)}}
-	case l.TokensPerStudent > 0 && u.Tokens >= l.TokensPerStudent:
-		return tokensUsedUp(l)
-	case l.CostPerStudentUSD > 0 && u.CostUSD >= l.CostPerStudentUSD:
-		return &QuotaError{Limit: "cost_per_student_usd", Msg: fmt.Sprintf("Your cost budget ($%.2f) is used up", l.CostPerStudentUSD),
-			Code: CodeQuotaCost, Params: map[string]string{"limit": strconv.FormatFloat(l.CostPerStudentUSD, 'f', 2, 64)}}
-	case l.TokensForClass > 0 && cr.tokens(now) >= l.TokensForClass:
-		return classTokensUsedUp(l)
 	}
 	return nil
 }
@@ -166,15 +198,6 @@ func (m *member) nextSlot(now time.Time) time.Time {
 		return now
 	}
 	return oldest.Add(time.Hour)
-}
-
-// tokens is the class's total; cr.mu is held.
-func (cr *classroom) tokens(now time.Time) int {
-	n := 0
-	for _, m := range cr.members {
-		n += m.usage(now).Tokens
-	}
-	return n
 }
 
 func plural(n int, word string) string {
@@ -208,6 +231,9 @@ func (t *classTicket) done() {
 	}
 	t.cr.mu.Lock()
 	t.m.pending -= t.n - t.started
+	if !t.free {
+		t.m.pendingTokens -= (t.n - t.started) * t.hold
+	}
 	t.started = t.n
 	t.cr.mu.Unlock()
 }
@@ -227,7 +253,11 @@ func (t *classTicket) register(ar *activeRun, run *store.Run) {
 	t.started++
 	t.m.pending--
 	w := wallRunOf(*run)
-	t.m.active[run.ID] = &classRun{wall: w}
+	w.BudgetFrom = t.switchedFrom
+	if !t.free {
+		t.m.pendingTokens -= t.hold
+	}
+	t.m.active[run.ID] = &classRun{wall: w, hold: t.hold, free: t.free}
 	t.m.runs++
 	t.m.starts = append(slices.DeleteFunc(t.m.starts, func(x time.Time) bool { return time.Since(x) >= time.Hour }), run.StartedAt)
 	t.m.current = w
@@ -243,13 +273,12 @@ func (s *Service) observe(ar *activeRun, e event.Event) {
 		return
 	}
 	var p struct {
-		Iteration    int `json:"iteration"`
-		Ahead        int `json:"ahead"`
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
+		Iteration int   `json:"iteration"`
+		Ahead     int   `json:"ahead"`
+		WaitMS    int64 `json:"wait_ms"`
 	}
 	switch e.Type {
-	case event.IterationStarted, event.ExecStarted, event.Queued, event.Generated:
+	case event.IterationStarted, event.ExecStarted, event.Queued:
 		if e.Decode(&p) != nil {
 			return
 		}
@@ -269,23 +298,14 @@ func (s *Service) observe(ar *activeRun, e event.Event) {
 		cr.mu.Unlock()
 		return
 	}
-	var over error
 	switch e.Type {
 	case event.IterationStarted:
-		r.wall.Iteration, r.wall.QueuePosition = p.Iteration, 0
+		r.wall.Iteration, r.wall.QueuePosition, r.wall.QueueWait = p.Iteration, 0, 0
 	case event.Queued:
-		r.wall.QueuePosition = p.Ahead
-	case event.Generated:
-		r.tokens += p.InputTokens + p.OutputTokens
-		over = cr.overBudget(m, time.Now())
+		r.wall.QueuePosition, r.wall.QueueWait = p.Ahead, time.Duration(p.WaitMS)*time.Millisecond
 	}
 	cr.mu.Unlock()
-	if over != nil {
-		ar.cancel(over)
-	}
-	if e.Type != event.Generated {
-		cr.hub.studentChanged(ar.student)
-	}
+	cr.hub.studentChanged(ar.student)
 }
 
 // tokensUsedUp: a student's token budget is spent.
@@ -300,19 +320,6 @@ func classTokensUsedUp(l ClassLimits) *QuotaError {
 		Code: CodeQuotaClassTokens, Params: map[string]string{"limit": strconv.Itoa(l.TokensForClass)}}
 }
 
-// overBudget is the token budget a running run of m has used up; cr.mu is
-// held.
-func (cr *classroom) overBudget(m *member, now time.Time) error {
-	l := cr.limits
-	if l.TokensPerStudent > 0 && m.usage(now).Tokens >= l.TokensPerStudent {
-		return tokensUsedUp(l)
-	}
-	if l.TokensForClass > 0 && cr.tokens(now) >= l.TokensForClass {
-		return classTokensUsedUp(l)
-	}
-	return nil
-}
-
 // classFinished moves an ended run's spending to its student and its end
 // to the wall.
 func (s *Service) classFinished(ar *activeRun, run *store.Run) {
@@ -324,10 +331,11 @@ func (s *Service) classFinished(ar *activeRun, run *store.Run) {
 	m := cr.members[ar.student]
 	if r := m.active[ar.id]; r != nil {
 		delete(m.active, ar.id)
-		m.tokens += run.InputTokens + run.OutputTokens
-		m.cost += run.CostUSD
+		// The run's own count replaces the meter's (estimates settled).
+		m.spent = append(m.spent, spend{at: run.StartedAt, tokens: run.InputTokens + run.OutputTokens, cost: run.CostUSD, free: r.free})
 		if m.current == r.wall {
 			w := wallRunOf(*run)
+			w.BudgetFrom = r.wall.BudgetFrom
 			m.current = w
 		}
 	}
@@ -414,7 +422,8 @@ func (s *Service) executorFor(ar *activeRun) loop.Executor {
 func (s *Service) queuedExec(ar *activeRun, exec loop.Executor) *queuedExec {
 	cr := ar.class
 	return &queuedExec{inner: exec, q: cr.queue, wait: func(ahead int) {
-		e := event.New(event.Queued, event.QueuedPayload{Iteration: int(ar.iteration.Load()), Ahead: ahead})
+		e := event.New(event.Queued, event.QueuedPayload{Iteration: int(ar.iteration.Load()), Ahead: ahead,
+			WaitMS: cr.queue.estimate(ahead).Milliseconds()})
 		if err := s.emit(ar, e); err != nil {
 			s.log.Warn("recording a queue position", "run", ar.id, "err", err)
 			return

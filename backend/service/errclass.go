@@ -189,6 +189,7 @@ const (
 	CodeNotAStudent        Code = "class.not_student"          //
 	CodeStudentName        Code = "class.name"                 // max
 	CodeLimitNegative      Code = "class.limit_negative"       //
+	CodeBudgetWindow       Code = "class.budget_window"        // window
 	CodeUnknownPreset      Code = "class.unknown_preset"       // preset
 	CodeStudentModel       Code = "class.student.model"        //
 	CodeStudentNetwork     Code = "class.student.network"      //

@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"slices"
 	"sync"
+	"time"
 )
 
 // execQueue caps the executions of generated code running at once in class
@@ -14,7 +16,15 @@ type execQueue struct {
 	size    int
 	busy    int
 	waiting []*queueWaiter
+	// recent holds how long the last executions kept their slot (at most
+	// recentExecs), for the waits told to those in line.
+	recent []time.Duration
+	now    func() time.Time // time.Now; tests give a fake clock
 }
+
+// recentExecs is how many executions the wait estimate looks back on: a
+// class's programs change with its exercise, so only the latest count.
+const recentExecs = 20
 
 type queueWaiter struct {
 	ready   chan struct{} // closed when the slot is this waiter's
@@ -24,7 +34,7 @@ type queueWaiter struct {
 	pos chan int
 }
 
-func newExecQueue(size int) *execQueue { return &execQueue{size: max(size, 1)} }
+func newExecQueue(size int) *execQueue { return &execQueue{size: max(size, 1), now: time.Now} }
 
 // acquire waits for a slot. A waiter is told its place (ahead ≥ 1) when it
 // starts waiting and whenever it moves, and ahead 0 once it has the slot;
@@ -35,7 +45,7 @@ func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release 
 	if q.busy < q.size && len(q.waiting) == 0 {
 		q.busy++
 		q.mu.Unlock()
-		return q.releaser(), nil
+		return q.releaser(q.now()), nil
 	}
 	w := &queueWaiter{ready: make(chan struct{}), pos: make(chan int, 1)}
 	q.waiting = append(q.waiting, w)
@@ -46,7 +56,7 @@ func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release 
 		select {
 		case <-w.ready:
 			told(0)
-			return q.releaser(), nil
+			return q.releaser(q.now()), nil
 		case p := <-w.pos:
 			if p != ahead {
 				ahead = p
@@ -56,18 +66,26 @@ func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release 
 			if q.leave(w) {
 				return nil, context.Cause(ctx)
 			}
-			// The slot came as ctx ended: pass it on.
-			q.releaser()()
+			// The slot came as ctx ended: pass it on (no execution to count).
+			q.releaser(time.Time{})()
 			return nil, context.Cause(ctx)
 		}
 	}
 }
 
-func (q *execQueue) releaser() func() {
+// releaser gives back a slot taken at start (zero: not used for an
+// execution, so not counted in the estimate).
+func (q *execQueue) releaser(start time.Time) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			q.mu.Lock()
+			if !start.IsZero() {
+				q.recent = append(q.recent, q.now().Sub(start))
+				if len(q.recent) > recentExecs {
+					q.recent = q.recent[len(q.recent)-recentExecs:]
+				}
+			}
 			q.busy--
 			q.grant()
 			q.mu.Unlock()
@@ -135,4 +153,30 @@ func (q *execQueue) stats() (busy, waiting int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.busy, len(q.waiting)
+}
+
+// estimate is how long the execution at place ahead (1 = next) will
+// likely wait: 0 when no execution has ended yet to judge by.
+func (q *execQueue) estimate(ahead int) time.Duration {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return queueWait(ahead, q.size, q.recent)
+}
+
+// queueWait is the arithmetic of estimate: with every slot busy and each
+// execution taking about the median of the recent ones (a program that
+// hung until its timeout does not set the pace of the others), a slot
+// frees every median/slots on average, and the one at place ahead gets
+// the ahead-th. 0 when there is nothing to judge by.
+func queueWait(ahead, slots int, recent []time.Duration) time.Duration {
+	if ahead < 1 || slots < 1 || len(recent) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(recent)
+	slices.Sort(sorted)
+	median := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		median = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	return time.Duration(ahead) * median / time.Duration(slots)
 }

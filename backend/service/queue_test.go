@@ -154,3 +154,56 @@ func TestQueueNeverLeaksASlot(t *testing.T) {
 		t.Fatalf("slots leaked: %d busy, %d waiting", busy, waiting)
 	}
 }
+
+// TestQueueWaitArithmetic: the wait told to a place in line, from the
+// recent executions' times (their median) and the slots.
+func TestQueueWaitArithmetic(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		ahead, slots int
+		recent       []time.Duration
+		want         time.Duration
+	}{
+		{3, 2, nil, 0},                                   // nothing to judge by
+		{0, 2, []time.Duration{s}, 0},                    // served
+		{1, 1, []time.Duration{2 * s}, 2 * s},            // next, one slot
+		{4, 2, []time.Duration{s, 3 * s, 2 * s}, 4 * s},  // median 2 s, two slots free one a second
+		{5, 2, []time.Duration{s, 2 * s, 30 * s}, 5 * s}, // a hung program does not set the pace
+		{3, 2, []time.Duration{s, 2 * s}, 2250 * time.Millisecond},
+	} {
+		if got := queueWait(c.ahead, c.slots, c.recent); got != c.want {
+			t.Errorf("queueWait(%d, %d, %v) = %s, want %s", c.ahead, c.slots, c.recent, got, c.want)
+		}
+	}
+}
+
+// TestQueueEstimateOnAFakeClock: the queue times each slot's use on its
+// clock, keeps the latest recentExecs, and estimates from them.
+func TestQueueEstimateOnAFakeClock(t *testing.T) {
+	q := newExecQueue(2)
+	var now time.Time
+	q.now = func() time.Time { return now }
+	if d := q.estimate(1); d != 0 {
+		t.Errorf("before any execution: %s", d)
+	}
+	use := func(d time.Duration) {
+		rel, err := q.acquire(context.Background(), func(int) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(d)
+		rel()
+	}
+	for range recentExecs {
+		use(10 * time.Second) // an earlier exercise's slow programs
+	}
+	if d := q.estimate(2); d != 10*time.Second {
+		t.Errorf("after 10 s executions, 2nd in line of 2 slots: %s", d)
+	}
+	for range recentExecs/2 + 1 {
+		use(time.Second)
+	}
+	if d := q.estimate(4); d != 2*time.Second {
+		t.Errorf("once most recent executions took 1 s, 4th in line: %s, want 2s", d)
+	}
+}

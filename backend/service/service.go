@@ -760,6 +760,13 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, i
 		s.finish(ar, run, loop.Outcome{Status: event.RunStatusError, Err: err}, time.Now())
 		return RunInfo{}, err
 	}
+	for _, n := range p.class.budgetNotices(p.set.MaxIterations) {
+		if err := s.emit(ar, event.New(event.Log, n)); err != nil {
+			cancel(err)
+			s.finish(ar, run, loop.Outcome{Status: event.RunStatusError, Err: err}, time.Now())
+			return RunInfo{}, err
+		}
+	}
 	if p.wt != nil {
 		if err := s.emit(ar, event.New(event.Git, event.GitPayload{Action: "worktree", Branch: p.wt.branch, Path: p.wt.path})); err != nil {
 			cancel(err)
@@ -773,7 +780,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, i
 		set.Images = runImages{store: s.store, runID: run.ID}
 	}
 	set.Log = s.log.With("run", run.ID)
-	go s.execute(runCtx, ar, run, p.model, set, in, p.wt)
+	go s.execute(runCtx, ar, run, p.class.metered(ar, p.model), set, in, p.wt)
 	return RunInfo{RunID: run.ID, SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model}, nil
 }
 

@@ -49,6 +49,9 @@ type ClassView struct {
 	// says the same).
 	IterationCap int        `json:"iteration_cap"`
 	Usage        ClassUsage `json:"usage"`
+	// BudgetSince is when the budgets' window began (RFC 3339; "" = the
+	// class's start: the window is the whole class).
+	BudgetSince string `json:"budget_since,omitempty"`
 }
 
 // ClassLimits is what the instructor allows each student. Zero means "no
@@ -71,15 +74,32 @@ type ClassLimits struct {
 	// (under the class's data directory) for workspace-mode runs; off = no
 	// workspace mode for students.
 	ScratchWorkspace bool `json:"scratch_workspace"`
+	// BudgetWindow is what the token and cost budgets count: "class" (or
+	// ""), "session" (since this `loopforge class` opened it), "day" (since
+	// midnight) or "week" (since Monday), the server's time.
+	BudgetWindow string `json:"budget_window"`
+	// TokensPerIteration is what a student's run holds of the token
+	// budgets per iteration from its start (0 = 5,000): runs that start
+	// together cannot pass a budget together.
+	TokensPerIteration int `json:"tokens_per_iteration"`
+	// BudgetProfile, when set, is where a student's run goes when the
+	// budgets have no room for it, instead of a refusal; the budgets do not
+	// count its runs (a local or cheap profile).
+	BudgetProfile string `json:"budget_profile"`
 }
 
-// ClassUsage counts what has been spent.
+// ClassUsage counts what has been spent. Tokens and CostUSD are all of it;
+// the budget fields what the budgets count in their window (runs on the
+// budget profile left out) and what running runs hold beyond their use.
 type ClassUsage struct {
-	Runs         int     `json:"runs"`
-	RunningRuns  int     `json:"running_runs"`
-	RunsLastHour int     `json:"runs_last_hour"`
-	Tokens       int     `json:"tokens"`
-	CostUSD      float64 `json:"cost_usd"`
+	Runs          int     `json:"runs"`
+	RunningRuns   int     `json:"running_runs"`
+	RunsLastHour  int     `json:"runs_last_hour"`
+	Tokens        int     `json:"tokens"`
+	CostUSD       float64 `json:"cost_usd"`
+	BudgetTokens  int     `json:"budget_tokens"`
+	BudgetHeld    int     `json:"budget_held"`
+	BudgetCostUSD float64 `json:"budget_cost_usd"`
 }
 
 // Assignment is what the instructor pushes to every student: their run form
@@ -129,6 +149,15 @@ type WallRun struct {
 	EndedAt   string `json:"ended_at,omitempty"` // RFC 3339
 	// QueuePosition > 0: the run's next execution waits behind this many.
 	QueuePosition int `json:"queue_position,omitempty"`
+	// QueueWaitMS estimates that wait (0: nothing to judge by yet).
+	QueueWaitMS int64 `json:"queue_wait_ms,omitempty"`
+	// BudgetFrom is the profile the class's budgets moved this run from,
+	// to the budget profile ("" = not moved).
+	BudgetFrom string `json:"budget_from,omitempty"`
+	// ErrorCode and ErrorParams name why an ended run failed (a class
+	// budget: class.quota.*), for the wall to word.
+	ErrorCode   string            `json:"error_code,omitempty"`
+	ErrorParams map[string]string `json:"error_params,omitempty"`
 }
 
 // ClassSummary is one class in the history (GET /api/classes).

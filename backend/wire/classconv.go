@@ -14,14 +14,16 @@ func (l ClassLimits) ToService() service.ClassLimits {
 	return service.ClassLimits{Providers: l.Providers, Presets: l.Presets, MaxIterations: l.MaxIterations,
 		ConcurrentRuns: l.ConcurrentRuns, RunsPerHour: l.RunsPerHour, TokensPerStudent: l.TokensPerStudent,
 		TokensForClass: l.TokensForClass, CostPerStudentUSD: l.CostPerStudentUSD,
-		ConcurrentExecutions: l.ConcurrentExecutions, ScratchWorkspace: l.ScratchWorkspace}
+		ConcurrentExecutions: l.ConcurrentExecutions, ScratchWorkspace: l.ScratchWorkspace,
+		BudgetWindow: l.BudgetWindow, TokensPerIteration: l.TokensPerIteration, BudgetProfile: l.BudgetProfile}
 }
 
 func fromLimits(l service.ClassLimits) ClassLimits {
 	return ClassLimits{Providers: nonNil(l.Providers), Presets: nonNil(l.Presets), MaxIterations: l.MaxIterations,
 		ConcurrentRuns: l.ConcurrentRuns, RunsPerHour: l.RunsPerHour, TokensPerStudent: l.TokensPerStudent,
 		TokensForClass: l.TokensForClass, CostPerStudentUSD: l.CostPerStudentUSD,
-		ConcurrentExecutions: l.ConcurrentExecutions, ScratchWorkspace: l.ScratchWorkspace}
+		ConcurrentExecutions: l.ConcurrentExecutions, ScratchWorkspace: l.ScratchWorkspace,
+		BudgetWindow: l.BudgetWindow, TokensPerIteration: l.TokensPerIteration, BudgetProfile: l.BudgetProfile}
 }
 
 func nonNil(xs []string) []string {
@@ -47,12 +49,17 @@ func fromAssignment(a *service.Assignment) *Assignment {
 
 // FromClassView converts a class as one caller sees it.
 func FromClassView(v service.ClassView) ClassView {
-	return ClassView{ID: v.ID, Name: v.Name, JoinCode: v.JoinCode, JoinURL: v.JoinURL, Paused: v.Paused,
+	out := ClassView{ID: v.ID, Name: v.Name, JoinCode: v.JoinCode, JoinURL: v.JoinURL, Paused: v.Paused,
 		Assignment: fromAssignment(v.Assignment), Spotlight: v.Spotlight, Limits: fromLimits(v.Limits), IterationCap: v.IterationCap, Usage: fromUsage(v.Usage)}
+	if !v.BudgetSince.IsZero() {
+		out.BudgetSince = rfc3339(v.BudgetSince)
+	}
+	return out
 }
 
 func fromUsage(u service.ClassUsage) ClassUsage {
-	return ClassUsage{Runs: u.Runs, RunningRuns: u.RunningRuns, RunsLastHour: u.RunsLastHour, Tokens: u.Tokens, CostUSD: u.CostUSD}
+	return ClassUsage{Runs: u.Runs, RunningRuns: u.RunningRuns, RunsLastHour: u.RunsLastHour, Tokens: u.Tokens, CostUSD: u.CostUSD,
+		BudgetTokens: u.BudgetTokens, BudgetHeld: u.BudgetHeld, BudgetCostUSD: u.BudgetCostUSD}
 }
 
 // FromMe converts who the caller is.
@@ -75,7 +82,8 @@ func FromWallEntry(e service.WallEntry) WallEntry {
 	out := WallEntry{StudentID: e.StudentID, Name: e.Name, JoinedAt: rfc3339(e.JoinedAt), Removed: e.Removed, Usage: fromUsage(e.Usage)}
 	if r := e.Current; r != nil {
 		out.Current = &WallRun{RunID: r.RunID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Status: string(r.Status),
-			Iteration: r.Iteration, MaxIter: r.MaxIter, StartedAt: rfc3339(r.StartedAt), QueuePosition: r.QueuePosition}
+			Iteration: r.Iteration, MaxIter: r.MaxIter, StartedAt: rfc3339(r.StartedAt), QueuePosition: r.QueuePosition,
+			QueueWaitMS: r.QueueWait.Milliseconds(), BudgetFrom: r.BudgetFrom, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams}
 		if r.EndedAt != nil {
 			out.Current.EndedAt = rfc3339(*r.EndedAt)
 		}

@@ -13,8 +13,11 @@
 // from the moment a student's POST /api/runs was sent: the time until the
 // instructor's socket saw the run on the wall and its first token (p50,
 // p99, max); the execution queue waits (between a run's first queued event
-// and its ahead-0 event, server timestamps); the runs by status; and the
-// server's memory (VmHWM, VmRSS). Nothing is asserted: it prints numbers.
+// and its ahead-0 event, server timestamps); how long each execution held
+// its slot; the runs by status; the server's memory (VmHWM, VmRSS) and
+// CPU; then the same programs as bare python3 -I, as many at a time as the
+// cores, and the burst's time as a ratio of theirs. Nothing is asserted:
+// it prints numbers.
 package main
 
 import (
@@ -31,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -54,7 +58,10 @@ func main() {
 
 type runTimes struct {
 	sent, wall, token time.Time
-	queued, served    time.Time // server timestamps of the first queued and the ahead-0 events
+	queued, served    time.Time     // server timestamps of the first queued and the ahead-0 events
+	execStart         time.Time     // server timestamp of exec_started
+	held              time.Duration // from the slot (served, else exec_started) to exec_finished
+	program           time.Duration // exec_finished's duration_ms: the program itself
 	status            string
 	done              chan struct{}
 }
@@ -117,6 +124,14 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 		}
 	}
 
+	// Bare python right before the burst and right after it: the machine is
+	// shared, so the burst is compared with the mean of the two.
+	slots := runtime.NumCPU()
+	bareBefore, err := barePython(nStudents*nRuns, slots)
+	if err != nil {
+		return err
+	}
+
 	tr := &tracker{runs: map[string]*runTimes{}}
 	ws, err := instructorSocket(base, token, tr)
 	if err != nil {
@@ -144,7 +159,62 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 	}
 	hwm, rss := memory(cmd.Process.Pid)
 	report(tr, nStudents, nRuns, elapsed, hwm, rss)
+	own, children := cpu(cmd.Process.Pid)
+	bench, _ := cpu(os.Getpid())
+	fmt.Printf("CPU: the server %s itself, %s in the sandboxes it waited for; this bench (students, fake model) %s\n",
+		own.Round(time.Millisecond), children.Round(time.Millisecond), bench.Round(time.Millisecond))
+	// As many at a time as the cores: the machine's pace for bare
+	// interpreters, whatever the class's execution slots.
+	before := childrenCPU()
+	bareAfter, err := barePython(nStudents*nRuns, slots)
+	if err != nil {
+		return err
+	}
+	bare := (bareBefore + bareAfter) / 2
+	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s before the burst, %s after (CPU %s); the class's burst took %.2f× their mean\n",
+		nStudents*nRuns, slots, bareBefore.Round(time.Millisecond), bareAfter.Round(time.Millisecond), (childrenCPU() - before).Round(time.Millisecond), elapsed.Seconds()/bare.Seconds())
 	return nil
+}
+
+// barePython runs the fake model's program n times as bare `python3 -I`
+// (the sandbox's interpreter),
+// slots at a time, right after the class on the same (loaded) cores: what
+// the burst's executions cost without loopforge, models or sandbox.
+func barePython(n, slots int) (time.Duration, error) {
+	// The interpreter the sandbox runs on Linux: /usr/bin/python3 over a
+	// PATH's (often a slow pyenv shim, see backend/sandbox/options.go).
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		if py, err = exec.LookPath("python3"); err != nil {
+			return 0, err
+		}
+	}
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	errs := make(chan error, slots)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				if out, err := exec.Command(py, "-I", "-c", program).CombinedOutput(); err != nil {
+					errs <- fmt.Errorf("bare python: %w\n%s", err, out)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
 
 var bannerURL = regexp.MustCompile(`instructor: (http://[^/]+)/\?token=([0-9a-f]+)`)
@@ -240,6 +310,24 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 					r.served = m.TS
 				}
 				tr.mu.Unlock()
+			case "exec_started":
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				r.execStart = m.TS
+				tr.mu.Unlock()
+			case "exec_finished":
+				var p struct {
+					DurationMS int64 `json:"duration_ms"`
+				}
+				_ = json.Unmarshal(m.Payload, &p)
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				from := r.execStart
+				if !r.served.IsZero() {
+					from = r.served
+				}
+				r.held, r.program = m.TS.Sub(from), time.Duration(p.DurationMS)*time.Millisecond
+				tr.mu.Unlock()
 			case "run_finished":
 				var p struct {
 					Status string `json:"status"`
@@ -297,6 +385,9 @@ func student(base, code, name string, nRuns int, tr *tracker) error {
 	return nil
 }
 
+// program is what the fake model writes (and bare python runs beside it).
+const program = "print(sum(range(10)))\n"
+
 // fakeModel answers every chat completion with a working program, streamed
 // three characters at a time, delay apart.
 func fakeModel(delay time.Duration) http.HandlerFunc {
@@ -305,8 +396,31 @@ func fakeModel(delay time.Duration) http.HandlerFunc {
 			ResponseFormat json.RawMessage `json:"response_format"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", "print(sum(range(10)))\n"), 3, delay)
+		chatstream.Stream(w, r, "c", chatstream.Answer(req.ResponseFormat, "", program), 3, delay)
 	}
+}
+
+// cpu reads the CPU time (user + system) a process used itself and that
+// of its children it waited for, from /proc (clock ticks of 10 ms).
+func cpu(pid int) (own, children time.Duration) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0
+	}
+	// The fields after the command's closing parenthesis; utime is the 14th field of the line.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	tick := func(i int) time.Duration {
+		var n int64
+		fmt.Sscan(f[i], &n)
+		return time.Duration(n) * 10 * time.Millisecond
+	}
+	return tick(11) + tick(12), tick(13) + tick(14)
+}
+
+// childrenCPU is the CPU time of this process's children it waited for.
+func childrenCPU() time.Duration {
+	_, children := cpu(os.Getpid())
+	return children
 }
 
 // memory reads a process's peak and current resident set (kB).
@@ -327,7 +441,7 @@ func memory(pid int) (hwm, rss string) {
 }
 
 func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss string) {
-	var wall, token, waits []time.Duration
+	var wall, token, waits, held, program []time.Duration
 	statuses := map[string]int{}
 	queued := 0
 	tr.mu.Lock()
@@ -342,6 +456,10 @@ func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss s
 		if !r.token.IsZero() {
 			token = append(token, r.token.Sub(r.sent))
 		}
+		if r.held > 0 {
+			held = append(held, r.held)
+			program = append(program, r.program)
+		}
 		if !r.queued.IsZero() && !r.served.IsZero() {
 			queued++
 			waits = append(waits, r.served.Sub(r.queued))
@@ -352,7 +470,17 @@ func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss s
 	fmt.Printf("run on the instructor's wall after the POST: %s\n", stats(wall))
 	fmt.Printf("first token on the instructor's socket:      %s\n", stats(token))
 	fmt.Printf("executions that queued: %d of %d; queue wait: %s\n", queued, nStudents*nRuns, stats(waits))
+	fmt.Printf("execution slot held (to exec_finished): %s; sum %s\n", stats(held), sum(held).Round(time.Millisecond))
+	fmt.Printf("the program itself (duration_ms):        %s\n", stats(program))
 	fmt.Printf("server memory: VmHWM %s, VmRSS %s (after the class)\n", hwm, rss)
+}
+
+func sum(ds []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
+	}
+	return t
 }
 
 func stats(ds []time.Duration) string {

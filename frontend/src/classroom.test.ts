@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Assignment, WallEntry } from './api/gen/wire'
-import { assignmentAction, assignmentKey, elapsedMs, groupCode, nameProblem, normalizeCode, route, sortWall, wallCounts, wallState } from './classroom'
+import { assignmentAction, assignmentKey, elapsedMs, groupCode, nameProblem, normalizeCode, route, sortWall, waitSpan, wallCounts, wallState } from './classroom'
 
-const usage = { runs: 0, running_runs: 0, runs_last_hour: 0, tokens: 0, cost_usd: 0 }
+const usage = { runs: 0, running_runs: 0, runs_last_hour: 0, tokens: 0, cost_usd: 0, budget_tokens: 0, budget_held: 0, budget_cost_usd: 0 }
 function entry(name: string, joined: string, status?: string, extra: Partial<WallEntry> = {}): WallEntry {
   return {
     student_id: `s-${name}`,
@@ -89,5 +89,17 @@ describe('route', () => {
     expect(route({ pathname: '/', hash: '#/stage' })).toBe('stage')
     expect(route({ pathname: '/', hash: '' })).toBe('app')
     expect(route({ pathname: '/joinx', hash: '' })).toBe('app')
+  })
+})
+
+describe('waitSpan', () => {
+  it('rounds the estimate up to whole seconds under a minute, to minutes above; none without one', () => {
+    expect(waitSpan(undefined)).toBeNull()
+    expect(waitSpan(0)).toBeNull()
+    expect(waitSpan(120)).toBe('1 s')
+    expect(waitSpan(4200)).toBe('5 s')
+    expect(waitSpan(5000)).toBe('5 s')
+    expect(waitSpan(59_500)).toBe('1 min')
+    expect(waitSpan(100_000)).toBe('2 min')
   })
 })

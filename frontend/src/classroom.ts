@@ -4,6 +4,7 @@
 // run has been going.
 
 import type { Assignment, WallEntry, WallRun } from './api/gen/wire'
+import { seconds } from './format'
 
 // ---------- assignments ----------
 
@@ -116,4 +117,16 @@ export function route(loc: Pick<Location, 'pathname' | 'hash'>): Route {
   if (/^\/join\/?$/.test(loc.pathname)) return 'join'
   if (/^#\/stage\/?$/.test(loc.hash)) return 'stage'
   return 'app'
+}
+
+/**
+ * waitSpan words an estimated queue wait (the server's wait_ms, from the
+ * place and the recent executions' times) as a round span for "about …":
+ * whole seconds, rounded up, under a minute; whole minutes above. null when
+ * there is no estimate (no execution has ended yet).
+ */
+export function waitSpan(ms: number | undefined): string | null {
+  if (ms == null || !(ms > 0)) return null
+  const s = Math.max(1, Math.ceil(ms / 1000))
+  return seconds(s < 60 ? s : Math.round(s / 60) * 60)
 }

@@ -73,6 +73,8 @@ export const classEn = {
 
   queue: {
     waiting: (ahead: number) => `Waiting for a sandbox: ${ahead} ahead of you`,
+    /** The estimated wait, from the place and the recent executions' times. */
+    about: (wait: string) => `about ${wait}`,
   },
   /** A run a class limit stopped (error_kind quota): the limit speaks, not the provider. */
   quotaStopped: 'Stopped by a class limit:',
@@ -105,6 +107,8 @@ export const classEn = {
       tokens: (n: string) => `${n} tokens`,
       cost: (n: string) => `US$${n}`,
       classTokens: (n: string) => `class: ${n} tokens`,
+      window: (w: string) => ({ session: 'budgets per session', day: 'budgets per day', week: 'budgets per week' })[w] ?? '',
+      budgetProfile: (p: string) => `then ${p}`,
     },
     export: 'Export class',
     exportZip: 'Scripts + summary (.zip)',
@@ -135,6 +139,8 @@ export const classEn = {
     keep: 'Keep',
     usage: (runs: number, tokens: string) => `${runs} runs · ${tokens} tokens`,
     tokens: (n: string) => `${n} tokens`,
+    movedFrom: (from: string) => `budget: moved from ${from}`,
+    budgetStopped: 'stopped by a budget',
   },
 
   assign: {
@@ -170,6 +176,11 @@ export const classEn = {
     tokensPerStudent: 'Tokens per student',
     tokensForClass: 'Tokens for the class',
     costPerStudent: 'Cost per student (USD)',
+    budgetWindow: 'Budgets count',
+    windows: { class: 'the whole class', session: 'this session', day: 'each day', week: 'each week' } as Record<string, string>,
+    tokensPerIteration: 'Tokens a run holds per iteration (0 = 5,000)',
+    budgetProfile: 'When a budget is used up, move runs to',
+    budgetProfileNone: 'nothing: refuse them',
     concurrentExecutions: 'Sandboxes at once (whole server)',
     scratchWorkspace: 'Workspace mode (a scratch folder per student)',
     save: 'Save limits',
@@ -199,6 +210,7 @@ export const classEn = {
     'class.not_student': () => 'This browser is not in the class (any more): join again with the class code.',
     'class.name': (p: P) => `A name is 1 to ${p.max} printable characters.`,
     'class.limit_negative': () => 'A limit cannot be negative (0 means no limit).',
+    'class.budget_window': (p: P) => `“${p.window}” is not a budget window (class, session, day or week).`,
     'class.unknown_preset': (p: P) => `There is no built-in prompt “${p.preset}”.`,
     'class.student.model': () => 'Students cannot change a provider’s model or endpoint.',
     'class.student.network': () => 'Network access for generated code is not open to students.',
@@ -267,6 +279,7 @@ export const classPt: ClassStrings = {
 
   queue: {
     waiting: (ahead: number) => `Aguardando um sandbox: ${ahead} na sua frente`,
+    about: (wait: string) => `cerca de ${wait}`,
   },
   quotaStopped: 'Parado por um limite da turma:',
 
@@ -298,6 +311,8 @@ export const classPt: ClassStrings = {
       tokens: (n: string) => `${n} tokens`,
       cost: (n: string) => `US$ ${n}`,
       classTokens: (n: string) => `turma: ${n} tokens`,
+      window: (w: string) => ({ session: 'orçamentos por sessão', day: 'orçamentos por dia', week: 'orçamentos por semana' })[w] ?? '',
+      budgetProfile: (p: string) => `depois ${p}`,
     },
     export: 'Exportar turma',
     exportZip: 'Scripts + resumo (.zip)',
@@ -328,6 +343,8 @@ export const classPt: ClassStrings = {
     keep: 'Manter',
     usage: (runs: number, tokens: string) => `${runs} execuções · ${tokens} tokens`,
     tokens: (n: string) => `${n} tokens`,
+    movedFrom: (from: string) => `orçamento: saiu de ${from}`,
+    budgetStopped: 'parada por um orçamento',
   },
 
   assign: {
@@ -363,6 +380,11 @@ export const classPt: ClassStrings = {
     tokensPerStudent: 'Tokens por aluno',
     tokensForClass: 'Tokens para a turma',
     costPerStudent: 'Custo por aluno (USD)',
+    budgetWindow: 'Os orçamentos contam',
+    windows: { class: 'a turma toda', session: 'esta sessão', day: 'cada dia', week: 'cada semana' } as Record<string, string>,
+    tokensPerIteration: 'Tokens que uma execução reserva por iteração (0 = 5.000)',
+    budgetProfile: 'Quando um orçamento acabar, passar as execuções para',
+    budgetProfileNone: 'nada: recusá-las',
     concurrentExecutions: 'Sandboxes simultâneos (servidor todo)',
     scratchWorkspace: 'Modo workspace (uma pasta de rascunho por aluno)',
     save: 'Salvar limites',
@@ -388,6 +410,7 @@ export const classPt: ClassStrings = {
     'class.not_student': () => 'Este navegador não está (mais) na turma: entre de novo com o código da turma.',
     'class.name': (p: P) => `Um nome tem de 1 a ${p.max} caracteres visíveis.`,
     'class.limit_negative': () => 'Um limite não pode ser negativo (0 significa sem limite).',
+    'class.budget_window': (p: P) => `“${p.window}” não é uma janela de orçamento (class, session, day ou week).`,
     'class.unknown_preset': (p: P) => `Não existe o prompt pronto “${p.preset}”.`,
     'class.student.model': () => 'Alunos não podem mudar o modelo nem o endereço de um provedor.',
     'class.student.network': () => 'O acesso à rede para o código gerado não está aberto aos alunos.',

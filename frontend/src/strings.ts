@@ -329,6 +329,8 @@ const en = {
       worktree_remove_failed: (p: P) => `The worktree ${p.path} could not be removed: ${p.detail}`,
       worktree_removed: (p: P) => `The result is committed on branch ${p.branch}; its worktree ${p.path} was removed.`,
       fallback: (p: P) => `${p.to} answered instead of ${p.from} (the provider's fallback model).`,
+      budget_switch: (p: P) => `Your token budget has no room for this run on ${p.from}: it runs on ${p.to}, the class's budget model, instead.`,
+      budget_iterations: (p: P) => `The token budget left holds ${p.n} of the ${p.asked} iterations asked for: this run stops after ${p.n}.`,
     } satisfies Record<Notice, (p: P) => string> as Record<string, (p: P) => string>,
     /**
      * An execution, worded from the data the sandbox sends (backend/event
@@ -937,6 +939,8 @@ const pt: Strings = {
       worktree_remove_failed: (p: P) => `Não foi possível remover a worktree ${p.path}: ${p.detail}`,
       worktree_removed: (p: P) => `O resultado está no commit do branch ${p.branch}; a worktree ${p.path} foi removida.`,
       fallback: (p: P) => `${p.to} respondeu no lugar de ${p.from} (o modelo reserva do provedor).`,
+      budget_switch: (p: P) => `Seu orçamento de tokens não comporta esta execução em ${p.from}: ela roda em ${p.to}, o modelo econômico da turma.`,
+      budget_iterations: (p: P) => `O orçamento de tokens que resta comporta ${p.n} das ${p.asked} iterações pedidas: esta execução para depois de ${p.n}.`,
     },
     exec: {
       status: {

@@ -185,6 +185,8 @@ export interface RunState {
    * (the queued event); undefined once it has one.
    */
   queueAhead?: number
+  /** The server's estimate of that wait, in ms (undefined: none yet). */
+  queueWaitMs?: number
   /** Rebuilt from the history rather than streamed. */
   fromHistory: boolean
   /** From the history, rebuilt from its stored events (with everything a live run shows). */
@@ -321,7 +323,7 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
       }))
     }
     case 'exec_started':
-      return withIteration({ ...run, queueAhead: undefined }, e.payload.iteration, (it) => ({ ...it, phase: 'executing' }))
+      return withIteration({ ...run, queueAhead: undefined, queueWaitMs: undefined }, e.payload.iteration, (it) => ({ ...it, phase: 'executing' }))
     case 'exec_output': {
       const p = e.payload
       return withIteration(run, p.iteration, (it) => {
@@ -385,6 +387,7 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         finishedAt: e.ts,
         cancelling: false,
         queueAhead: undefined,
+        queueWaitMs: undefined,
         iterations: run.iterations.map((it) => (it.reflecting || it.auditing ? { ...it, reflecting: false, auditing: false } : it)),
       }
     }
@@ -420,7 +423,11 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
     case 'git':
       return { ...run, mode: 'workspace', git: applyGit(run.git, e.payload) }
     case 'queued':
-      return { ...run, queueAhead: e.payload.ahead > 0 ? e.payload.ahead : undefined }
+      return {
+        ...run,
+        queueAhead: e.payload.ahead > 0 ? e.payload.ahead : undefined,
+        queueWaitMs: e.payload.ahead > 0 && e.payload.wait_ms ? e.payload.wait_ms : undefined,
+      }
     default:
       return run // an event kind this UI does not know yet
   }

@@ -18,6 +18,9 @@ export const noLimits: ClassLimits = {
   cost_per_student_usd: 0,
   concurrent_executions: 0,
   scratch_workspace: false,
+  budget_window: 'class',
+  tokens_per_iteration: 0,
+  budget_profile: '',
 }
 
 export function classView(patch: Partial<ClassView> = {}): ClassView {
@@ -27,7 +30,7 @@ export function classView(patch: Partial<ClassView> = {}): ClassView {
     paused: false,
     limits: noLimits,
     iteration_cap: 50,
-    usage: { runs: 0, running_runs: 0, runs_last_hour: 0, tokens: 0, cost_usd: 0 },
+    usage: { runs: 0, running_runs: 0, runs_last_hour: 0, tokens: 0, cost_usd: 0, budget_tokens: 0, budget_held: 0, budget_cost_usd: 0 },
     ...patch,
   }
 }
@@ -56,7 +59,7 @@ export function wallEntry(name: string, run?: Partial<WallRun> | null, patch: Pa
     student_id: `st-${name}`,
     name,
     joined_at: `2026-11-21T10:00:0${name.length % 10}Z`,
-    usage: { runs: run ? 1 : 0, running_runs: 0, runs_last_hour: 0, tokens: 1200, cost_usd: 0 },
+    usage: { runs: run ? 1 : 0, running_runs: 0, runs_last_hour: 0, tokens: 1200, cost_usd: 0, budget_tokens: 1200, budget_held: 0, budget_cost_usd: 0 },
     ...(run !== undefined && run !== null ? { current: wallRun(name, run) } : {}),
     ...patch,
   }

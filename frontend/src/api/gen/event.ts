@@ -87,6 +87,11 @@ export interface RunStartedPayload {
 export interface QueuedPayload {
   iteration: number /* int */;
   ahead: number /* int */;
+  /**
+   * WaitMS estimates the wait in milliseconds from the place and the
+   * recent executions' times (0: nothing to judge by yet, or Ahead 0).
+   */
+  wait_ms?: number /* int64 */;
 }
 export interface IterationPayload {
   iteration: number /* int */;
@@ -273,7 +278,9 @@ export const NoticeWorktreeMetaFailed = "worktree_meta_failed"; // path, detail
 export const NoticeWorktreeRemoveFailed = "worktree_remove_failed"; // path, detail
 export const NoticeWorktreeRemoved = "worktree_removed"; // branch, path
 export const NoticeFallback = "fallback"; // from, to: the provider answered from model to instead of from
-export type Notice = typeof NoticeRetry | typeof NoticeReflectionEmpty | typeof NoticeNoChange | typeof NoticeMetadataFailed | typeof NoticeSandbox | typeof NoticeWorktreeKept | typeof NoticeWorktreeMetaFailed | typeof NoticeWorktreeRemoveFailed | typeof NoticeWorktreeRemoved | typeof NoticeFallback;
+export const NoticeBudgetSwitch = "budget_switch"; // from, to: a class's token budget moved the run from profile from to its budget profile to
+export const NoticeBudgetIterations = "budget_iterations"; // n, asked: a class's token budget left room for n of the asked iterations
+export type Notice = typeof NoticeRetry | typeof NoticeReflectionEmpty | typeof NoticeNoChange | typeof NoticeMetadataFailed | typeof NoticeSandbox | typeof NoticeWorktreeKept | typeof NoticeWorktreeMetaFailed | typeof NoticeWorktreeRemoveFailed | typeof NoticeWorktreeRemoved | typeof NoticeFallback | typeof NoticeBudgetSwitch | typeof NoticeBudgetIterations;
 export interface ToolCallPayload {
   iteration: number /* int */;
   id?: string;

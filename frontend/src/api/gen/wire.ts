@@ -62,6 +62,11 @@ export interface ClassView {
    */
   iteration_cap: number /* int */;
   usage: ClassUsage;
+  /**
+   * BudgetSince is when the budgets' window began (RFC 3339; "" = the
+   * class's start: the window is the whole class).
+   */
+  budget_since?: string;
 }
 /**
  * ClassLimits is what the instructor allows each student. Zero means "no
@@ -91,9 +96,29 @@ export interface ClassLimits {
    * workspace mode for students.
    */
   scratch_workspace: boolean;
+  /**
+   * BudgetWindow is what the token and cost budgets count: "class" (or
+   * ""), "session" (since this `loopforge class` opened it), "day" (since
+   * midnight) or "week" (since Monday), the server's time.
+   */
+  budget_window: string;
+  /**
+   * TokensPerIteration is what a student's run holds of the token
+   * budgets per iteration from its start (0 = 5,000): runs that start
+   * together cannot pass a budget together.
+   */
+  tokens_per_iteration: number /* int */;
+  /**
+   * BudgetProfile, when set, is where a student's run goes when the
+   * budgets have no room for it, instead of a refusal; the budgets do not
+   * count its runs (a local or cheap profile).
+   */
+  budget_profile: string;
 }
 /**
- * ClassUsage counts what has been spent.
+ * ClassUsage counts what has been spent. Tokens and CostUSD are all of it;
+ * the budget fields what the budgets count in their window (runs on the
+ * budget profile left out) and what running runs hold beyond their use.
  */
 export interface ClassUsage {
   runs: number /* int */;
@@ -101,6 +126,9 @@ export interface ClassUsage {
   runs_last_hour: number /* int */;
   tokens: number /* int */;
   cost_usd: number /* float64 */;
+  budget_tokens: number /* int */;
+  budget_held: number /* int */;
+  budget_cost_usd: number /* float64 */;
 }
 /**
  * Assignment is what the instructor pushes to every student: their run form
@@ -162,6 +190,21 @@ export interface WallRun {
    * QueuePosition > 0: the run's next execution waits behind this many.
    */
   queue_position?: number /* int */;
+  /**
+   * QueueWaitMS estimates that wait (0: nothing to judge by yet).
+   */
+  queue_wait_ms?: number /* int64 */;
+  /**
+   * BudgetFrom is the profile the class's budgets moved this run from,
+   * to the budget profile ("" = not moved).
+   */
+  budget_from?: string;
+  /**
+   * ErrorCode and ErrorParams name why an ended run failed (a class
+   * budget: class.quota.*), for the wall to word.
+   */
+  error_code?: string;
+  error_params?: { [key: string]: string};
 }
 /**
  * ClassSummary is one class in the history (GET /api/classes).

@@ -150,6 +150,30 @@ describe('the student app', () => {
     await waitFor(() => expect(screen.queryByTestId('queue-notice')).toBeNull())
   })
 
+  it('tells the wait the server estimates: "about 5 s", none before there is one', async () => {
+    const { api } = await studentReady()
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'hello' } })
+    fireEvent.click(screen.getByTestId('run'))
+    await screen.findByTestId('run-view')
+    const [started, iter] = twoIterationRun('run-1')
+    act(() => {
+      api.events.emit(started)
+      api.events.emit(iter)
+      api.events.emit({ type: 'queued', run_id: 'run-1', seq: 3, ts: '2026-11-21T10:00:01Z', payload: { iteration: 1, ahead: 4 } })
+    })
+    expect((await screen.findByTestId('queue-notice')).textContent).toBe(' Waiting for a sandbox: 4 ahead of you')
+    act(() => api.events.emit({ type: 'queued', run_id: 'run-1', seq: 4, ts: '2026-11-21T10:00:02Z', payload: { iteration: 1, ahead: 3, wait_ms: 4200 } }))
+    await waitFor(() => expect(screen.getByTestId('queue-notice').textContent).toBe(' Waiting for a sandbox: 3 ahead of you (about 5 s)'))
+  })
+
+  it('the usage line counts what the budget counts, held tokens included', async () => {
+    await studentReady({
+      limits: { ...classView().limits, tokens_per_student: 150000 },
+      usage: { runs: 5, running_runs: 1, runs_last_hour: 5, tokens: 90000, cost_usd: 0, budget_tokens: 30000, budget_held: 25000, budget_cost_usd: 0 },
+    })
+    expect(screen.getByTestId('student-usage').textContent).toContain('55k of 150k tokens')
+  })
+
   it('a student removed by the instructor is told so when the connection drops', async () => {
     const { api } = await studentReady()
     api.call.mockRejectedValue(new ApiError('removed from the class', 401))
@@ -237,6 +261,35 @@ describe('the instructor’s Class tab', () => {
     expect(within(form).getByTestId('limit-max-iterations')).toHaveProperty('value', '5')
     act(() => stores.settings.getState().setLang('pt'))
     await waitFor(() => expect(screen.getByTestId('limits-summary-items').textContent).toBe('5 iterações por execução · 2 execuções por vez · 20 execuções por hora · 150.000 tokens · turma: 3.000.000 tokens'))
+  })
+
+  it('the wall shows a run moved to the budget model, one a budget stopped, and the estimated queue wait', async () => {
+    const { api } = await instructorReady()
+    const card = (name: string) => screen.getAllByTestId('wall-card').find((c) => c.getAttribute('data-student') === name)!
+    act(() => {
+      api.events.emitClass({ type: 'wall', payload: wallEntry('Ana', { iteration: 1, queue_position: 2, queue_wait_ms: 3500, provider: 'ollama', budget_from: 'openai' }) })
+      api.events.emitClass({
+        type: 'wall',
+        payload: wallEntry('Caio', { status: 'error', ended_at: new Date().toISOString(), error_code: 'class.quota.tokens', error_params: { limit: '150000' } }),
+      })
+    })
+    await waitFor(() => expect(within(card('Ana')).getByTestId('wall-queue').textContent).toBe('2 ahead · about 4 s'))
+    expect(within(card('Ana')).getByTestId('wall-budget-switch').textContent).toBe('budget: moved from openai')
+    await waitFor(() => expect(within(card('Caio')).getByTestId('wall-budget-stop').textContent).toBe('Your token budget (150,000) is used up.'))
+    expect(within(card('Ana')).queryByTestId('wall-budget-stop')).toBeNull()
+  })
+
+  it('the limits form sets the budgets’ window, hold and budget model, and the summary says them', async () => {
+    const { ops } = await instructorReady({ limits: { ...instructorClass().limits, tokens_per_student: 150000 } })
+    fireEvent.click(screen.getByTestId('class-limits'))
+    const limits = await screen.findByTestId('limits-form')
+    fireEvent.change(within(limits).getByTestId('limit-budget-window'), { target: { value: 'week' } })
+    fireEvent.change(within(limits).getByTestId('limit-tokens-iteration'), { target: { value: '4000' } })
+    fireEvent.change(within(limits).getByTestId('limit-budget-profile'), { target: { value: 'fake' } })
+    fireEvent.click(within(limits).getByTestId('limits-save'))
+    await waitFor(() => expect(ops.ClassSettings).toHaveBeenCalled())
+    expect(ops.ClassSettings.mock.calls[0][0]).toMatchObject({ budget_window: 'week', tokens_per_iteration: 4000, budget_profile: 'fake', tokens_per_student: 150000 })
+    await waitFor(() => expect(screen.getByTestId('limits-summary-items').textContent).toBe('150,000 tokens · budgets per week · then fake'))
   })
 
   it('warns beside the code when the class has no limits', async () => {

@@ -76,6 +76,28 @@ export function LimitsForm({ cls }: { cls: ClassView }) {
         <NumberField label={t.tokensForClass} value={l.tokens_for_class} onChange={(n) => set({ tokens_for_class: n })} step={1000} testId="limit-tokens-class" />
         <NumberField label={t.costPerStudent} value={l.cost_per_student_usd} onChange={(n) => set({ cost_per_student_usd: n })} step={0.01} testId="limit-cost" />
         <NumberField label={t.concurrentExecutions} value={l.concurrent_executions} onChange={(n) => set({ concurrent_executions: n })} testId="limit-executions" />
+        <NumberField label={t.tokensPerIteration} value={l.tokens_per_iteration} onChange={(n) => set({ tokens_per_iteration: n })} step={500} testId="limit-tokens-iteration" />
+        <label className="class-field">
+          <span>{t.budgetWindow}</span>
+          <select value={l.budget_window || 'class'} onChange={(e) => set({ budget_window: e.target.value })} data-testid="limit-budget-window">
+            {Object.entries(t.windows).map(([w, label]) => (
+              <option key={w} value={w}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="class-field">
+          <span>{t.budgetProfile}</span>
+          <select value={l.budget_profile ?? ''} onChange={(e) => set({ budget_profile: e.target.value })} data-testid="limit-budget-profile">
+            <option value="">{t.budgetProfileNone}</option>
+            {providers.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name} · {p.model}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
       <div className="class-grid">
         <Checks

@@ -15,6 +15,9 @@ export function limitItems(l: ClassLimits): string[] {
   add(l.tokens_per_student, t.tokens)
   add(l.cost_per_student_usd, t.cost, 2)
   add(l.tokens_for_class, t.classTokens)
+  const budgets = l.tokens_per_student > 0 || l.tokens_for_class > 0 || l.cost_per_student_usd > 0
+  if (budgets && l.budget_window && l.budget_window !== 'class') out.push(t.window(l.budget_window))
+  if (l.budget_profile) out.push(t.budgetProfile(l.budget_profile))
   return out
 }
 

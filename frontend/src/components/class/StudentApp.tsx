@@ -77,7 +77,8 @@ export function StudentBanners() {
   const usage = [
     l.concurrent_runs > 0 ? t.running(u.running_runs, l.concurrent_runs) : null,
     l.runs_per_hour > 0 ? t.runsHour(u.runs_last_hour, l.runs_per_hour) : null,
-    l.tokens_per_student > 0 ? t.tokens(count(u.tokens), count(l.tokens_per_student)) : null,
+    // What the budget counts (its window; runs moved to the budget model left out), running runs' holds included.
+    l.tokens_per_student > 0 ? t.tokens(count(u.budget_tokens + u.budget_held), count(l.tokens_per_student)) : null,
   ].filter((x): x is string => x != null)
   return (
     <div className="class-banners">

@@ -1,9 +1,9 @@
 import { memo } from 'react'
 import type { WallEntry } from '../../api/gen/wire'
-import { elapsedMs, wallState } from '../../classroom'
+import { elapsedMs, waitSpan, wallState } from '../../classroom'
 import { clock, count } from '../../format'
 import { useNow } from '../../hooks/useNow'
-import { strings } from '../../strings'
+import { errorText, strings } from '../../strings'
 
 interface WallProps {
   entries: WallEntry[]
@@ -54,6 +54,9 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
   const state = wallState(e)
   const r = e.current
   const queued = r && r.status === 'running' ? (r.queue_position ?? 0) : 0
+  const wait = queued > 0 ? waitSpan(r?.queue_wait_ms) : null
+  // A run a budget stopped says which; other errors keep the status pill alone.
+  const budgetStop = r?.error_code?.startsWith('class.quota.') ? errorText(r.error_code, r.error_params, t.budgetStopped) : null
   return (
     <button
       type="button"
@@ -85,6 +88,11 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
             {r.provider}
             {r.model && <span className="muted"> · {r.model}</span>}
           </span>
+          {r.budget_from && (
+            <span className="wall-budget tag" data-testid="wall-budget-switch">
+              {t.movedFrom(r.budget_from)}
+            </span>
+          )}
           <span className="wall-progress">
             <span>{t.iteration(r.iteration, r.max_iterations)}</span>
             <span className="wall-time" data-testid="wall-elapsed">
@@ -96,10 +104,16 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
             {queued > 0 && (
               <span className="wall-queue" data-testid="wall-queue">
                 {t.ahead(queued)}
+                {wait && ` · ${strings.classroom.queue.about(wait)}`}
               </span>
             )}
             <span className="wall-usage muted">{t.tokens(count(e.usage.tokens))}</span>
           </span>
+          {budgetStop && (
+            <span className="wall-stop notice-warn" data-testid="wall-budget-stop" title={budgetStop}>
+              {budgetStop}
+            </span>
+          )}
         </>
       ) : (
         <span className="wall-none muted">{t.noRun}</span>

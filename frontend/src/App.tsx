@@ -134,6 +134,7 @@ function Shell({ classMode }: { classMode: boolean }) {
                 stores.compare.getState().open(detail)
                 setTab('run')
               }}
+              onComparisonContinued={() => setTab('run')}
             />
           )}
         </ErrorBoundary>

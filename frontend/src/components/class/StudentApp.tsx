@@ -56,6 +56,7 @@ export function StudentApp() {
               stores.compare.getState().open(detail)
               setTab('run')
             }}
+            onComparisonContinued={() => setTab('run')}
           />
         )}
       </main>

@@ -10,6 +10,7 @@ import { HistoryView } from './components/HistoryView'
 import { StatsView } from './components/StatsView'
 import { RunTab } from './components/FirstRun'
 import { route } from './classroom'
+import { guardDrops } from './drop'
 import { StoresProvider, useClassroom, useSettings, useStores, type Stores } from './stores'
 import { effectiveTheme } from './stores/settings'
 import { shortcut } from './stage'
@@ -66,6 +67,12 @@ function Root() {
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
+  }, [stores])
+
+  // Web: a folder dropped on the page must not replace the app (the desktop takes drops natively).
+  useEffect(() => {
+    if (stores.api.face === 'desktop') return
+    return guardDrops(window, (name) => stores.workdir.getState().noteDrop(name))
   }, [stores])
 
   useEffect(() => {

@@ -89,6 +89,10 @@ const en = {
     loading: 'Loading…',
     noSubfolders: 'No subfolders here.',
     use: 'Use this folder',
+    dropped: (name: string) =>
+      `You dropped “${name}”. A browser does not tell the page where a dropped folder is on this machine: choose it with Browse…, or type its path with Change.`,
+    droppedNoBrowse: (name: string) => `You dropped “${name}”. A browser does not tell the page where a dropped folder is on this machine: type its path with Change.`,
+    dismiss: 'Dismiss',
   },
 
   run: {
@@ -685,6 +689,10 @@ const pt: Strings = {
     loading: 'Carregando…',
     noSubfolders: 'Nenhuma subpasta aqui.',
     use: 'Usar esta pasta',
+    dropped: (name: string) =>
+      `Você soltou “${name}”. O navegador não diz à página onde fica nesta máquina uma pasta solta nela: escolha-a com Procurar…, ou digite o caminho em Alterar.`,
+    droppedNoBrowse: (name: string) => `Você soltou “${name}”. O navegador não diz à página onde fica nesta máquina uma pasta solta nela: digite o caminho em Alterar.`,
+    dismiss: 'Fechar',
   },
 
   run: {

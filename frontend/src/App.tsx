@@ -69,10 +69,14 @@ function Root() {
     return () => window.removeEventListener('keydown', onKey)
   }, [stores])
 
-  // Web: a folder dropped on the page must not replace the app (the desktop takes drops natively).
+  // A folder dropped on the page must not replace the app. The web face says
+  // what a browser allows; the desktop window takes drops natively (app.go),
+  // so there the guard only stands by.
   useEffect(() => {
-    if (stores.api.face === 'desktop') return
-    return guardDrops(window, (name) => stores.workdir.getState().noteDrop(name))
+    const desktop = stores.api.face === 'desktop'
+    return guardDrops(window, (name) => {
+      if (!desktop) stores.workdir.getState().noteDrop(name)
+    })
   }, [stores])
 
   useEffect(() => {

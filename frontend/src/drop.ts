@@ -3,10 +3,11 @@
 // app would be gone. guardDrops cancels that for every drag that carries
 // files and reports what was dropped by name, the one thing a browser lets a
 // page know of a dropped folder (never its path on disk). Text dragged within
-// the page (into the prompt) is left alone. The desktop window needs none of
-// this: Wails takes the drop natively and sets the folder (app.go).
+// the page (into the prompt) is left alone. The desktop window takes folder
+// drops natively (GTK, desktop_gtk.go) and WebKit sees none; this guard is
+// there all the same, should a drop ever reach the page.
 
-/** droppedName is the name of the first file or folder in dt ("" = none). */
+/** droppedName is the name of the first file or folder in dt, else the last part of its first file:// URI ("" = none). */
 export function droppedName(dt: DataTransfer): string {
   const first = dt.files?.[0]
   if (first) return first.name
@@ -14,22 +15,42 @@ export function droppedName(dt: DataTransfer): string {
     const f = item.kind === 'file' ? item.getAsFile() : null
     if (f) return f.name
   }
-  return ''
+  const uri = dt
+    .getData('text/uri-list')
+    .split(/\r?\n/)
+    .find((l) => l.trim() && !l.startsWith('#'))
+  if (!uri?.startsWith('file:')) return ''
+  try {
+    return decodeURIComponent(new URL(uri.trim()).pathname.replace(/\/+$/, '').split('/').pop() ?? '')
+  } catch {
+    return ''
+  }
 }
 
-function carriesFiles(e: DragEvent): boolean {
-  return e.dataTransfer != null && Array.from(e.dataTransfer.types).includes('Files')
+function isTextField(t: EventTarget | null): boolean {
+  return t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && t.type === 'text') || (t instanceof HTMLElement && t.isContentEditable)
 }
 
-/** guardDrops keeps file drops on target from navigating away; onDrop gets the dropped name. Returns the clean-up. */
+/**
+ * fromOutside: a drag the browser would open in place of the page: files (a
+ * browser's view of a file manager's drag) or a URI list (WebKitGTK's view of
+ * a GTK file manager's: text/uri-list, no "Files"). A URI list over a text
+ * field is typed into it, so that is left alone, and so is any other text.
+ */
+function fromOutside(e: DragEvent): boolean {
+  const types = Array.from(e.dataTransfer?.types ?? [])
+  return types.includes('Files') || (types.includes('text/uri-list') && !isTextField(e.target))
+}
+
+/** guardDrops keeps drops from outside the page from navigating away; onDrop gets the dropped name. Returns the clean-up. */
 export function guardDrops(target: Window, onDrop: (name: string) => void): () => void {
   const over = (e: DragEvent) => {
-    if (!carriesFiles(e)) return
+    if (!fromOutside(e)) return
     e.preventDefault() // this page takes the drop: the browser does not open the file
     e.dataTransfer!.dropEffect = 'copy'
   }
   const drop = (e: DragEvent) => {
-    if (!carriesFiles(e)) return
+    if (!fromOutside(e)) return
     e.preventDefault()
     const name = droppedName(e.dataTransfer!)
     if (name) onDrop(name)

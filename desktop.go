@@ -61,8 +61,11 @@ func runDesktop(svc *service.Service, dist fs.FS) error {
 		AssetServer:      &assetserver.Options{Assets: dist},
 		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 252, A: 1},
 		OnStartup:        app.startup,
-		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
-		Bind:             []any{app},
+		// WebKit never takes a drop itself (it would open the dropped folder in
+		// place of the app). On Linux GTK takes folder drops (takeFolderDrops,
+		// desktop_gtk.go), elsewhere Wails' file drop (app.startup).
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: takeFolderDrops == nil, DisableWebViewDrop: true},
+		Bind:        []any{app},
 		// A binding rejects with the same body as a failed web request
 		// (wire.ErrorBody: text, code, parameters), so the frontend words it the
 		// same way on both faces.

@@ -5,6 +5,7 @@ package main
 /*
 #cgo pkg-config: gtk+-3.0
 #include <gtk/gtk.h>
+void loopforgeTakeFolderDrops(void);
 */
 import "C"
 
@@ -34,4 +35,25 @@ var windowCheck = func() error {
 		return fmt.Errorf("%w: GTK cannot open the display %q", cli.ErrNoWindow, os.Getenv("DISPLAY")+os.Getenv("WAYLAND_DISPLAY"))
 	}
 	return nil
+}
+
+// folderDropped gets the path of a folder dropped on the window (set by takeFolderDrops).
+var folderDropped func(path string)
+
+// takeFolderDrops makes GTK hand every folder dropped on the window to
+// onFolder (desktop_drop_gtk.c). Not Wails' file drop: with Wails v2.15 on
+// Linux, DisableWebViewDrop leaves the webview no drop site at all (every
+// drop refused), and without it WebKit opens the dropped folder in place of
+// the app after Wails has read it (wailsapp/wails#3563, #3686); both seen
+// with a real drop under Xvfb (scripts/drop-test.sh).
+var takeFolderDrops = func(onFolder func(path string)) {
+	folderDropped = onFolder
+	C.loopforgeTakeFolderDrops()
+}
+
+//export loopforgeFolderDropped
+func loopforgeFolderDropped(path *C.char) {
+	p := C.GoString(path)
+	// Off GTK's main loop: setting the folder stats it, and the event goes to the page.
+	go folderDropped(p)
 }

@@ -6,3 +6,6 @@ package main
 // (desktop_gtk.go); the CLI build has no window, and WebView2 and Cocoa
 // report their own errors.
 var windowCheck func() error
+
+// takeFolderDrops: nil here, where Wails' own file drop is used (desktop.go).
+var takeFolderDrops func(onFolder func(path string))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs whatever is missing for building and testing loopforge on Debian/Ubuntu.
 # Idempotent: every step checks first. Uses sudo when not root.
-# WITH_BROWSER=1 also installs Xvfb and Chromium (headless UI checks, CI).
+# WITH_BROWSER=1 also installs Xvfb and Chromium (headless UI checks, CI), and xdotool and GTK 3 for
+# Python (scripts/drop-test.sh).
 # WITH_RELEASE=1 also installs what `make release` and scripts/install-test.sh use (makensis, zip,
 # dpkg-shlibdeps, debootstrap, Xvfb).
 set -euo pipefail
@@ -23,6 +24,10 @@ pkg-config --exists webkit2gtk-4.0 2>/dev/null || pkg-config --exists webkit2gtk
 if [ "${WITH_BROWSER:-0}" = 1 ]; then
   command -v Xvfb >/dev/null     || need+=" xvfb xauth"
   command -v chromium >/dev/null || need+=" chromium"
+  # scripts/drop-test.sh: a real drop on the window (xdotool drags from a small GTK source).
+  command -v xdotool >/dev/null  || need+=" xdotool"
+  /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk' 2>/dev/null ||
+    need+=" python3-gi gir1.2-gtk-3.0"
 fi
 if [ "${WITH_RELEASE:-0}" = 1 ]; then
   command -v makensis >/dev/null       || need+=" nsis"

@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,5 +129,107 @@ func TestCancelOneColumnLeavesOthersRunning(t *testing.T) {
 	}
 	if _, err := svc.Comparison(ctx, "nope"); err == nil || errors.Is(err, context.Canceled) {
 		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// threadOfRun is the stored thread of a run, as role: content lines.
+func threadOfRun(t *testing.T, svc *Service, runID string) []string {
+	t.Helper()
+	msgs, err := svc.store.ListMessages(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Role + ": " + m.Content
+	}
+	return out
+}
+
+// A follow-up on a comparison goes on with every provider asked, each in
+// its own thread: its own first answer, never another provider's.
+func TestCompareFollowUpContinuesEachProvidersThread(t *testing.T) {
+	svc := newCompareService(t)
+	ctx := context.Background()
+	providers := []string{"fast", "fixer", "never"}
+	first, err := svc.StartCompare(ctx, CompareRequest{RunRequest: RunRequest{Prompt: "one", MaxIterations: 1}, Providers: providers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range first.Runs {
+		if _, err := svc.Wait(ctx, r.RunID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, err := svc.StartCompare(ctx, CompareRequest{
+		RunRequest: RunRequest{Prompt: "two", MaxIterations: 1, SessionID: first.SessionID}, Providers: providers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.SessionID != first.SessionID || len(next.Runs) != 3 {
+		t.Fatalf("follow-up: %+v, want 3 runs in session %s", next, first.SessionID)
+	}
+	// What each provider answered first (fixer's first answer is its failing one: one iteration).
+	answered := map[string]string{"fast": "print('fast')", "fixer": "print(1/0)", "never": "raise SystemExit(3)"}
+	for i, r := range next.Runs {
+		if r.Provider != providers[i] {
+			t.Fatalf("run %d is %s, want %s", i, r.Provider, providers[i])
+		}
+		if _, err := svc.Wait(ctx, r.RunID); err != nil {
+			t.Fatal(err)
+		}
+		thread := threadOfRun(t, svc, r.RunID)
+		at := slices.Index(thread, "user: two")
+		if len(thread) < 4 || thread[0] != "user: one" || at < 2 {
+			t.Fatalf("%s's thread: %q", r.Provider, thread)
+		}
+		before := strings.Join(thread[:at], "\n")
+		for p, code := range answered {
+			if has := strings.Contains(before, code); has != (p == r.Provider) {
+				t.Errorf("%s's thread holds %s's answer: %v (%q)", r.Provider, p, has, before)
+			}
+		}
+	}
+	d, err := svc.Session(ctx, first.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Runs) != 6 || d.Runs[3].Prompt != "two" {
+		t.Fatalf("session runs: %d, want 6", len(d.Runs))
+	}
+
+	// One provider continued alone (the last run is never's): its own thread, not never's.
+	one, err := svc.StartRun(ctx, RunRequest{Prompt: "three", Provider: "fast", MaxIterations: 1, SessionID: first.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Wait(ctx, one.RunID); err != nil {
+		t.Fatal(err)
+	}
+	thread := threadOfRun(t, svc, one.RunID)
+	if !slices.Contains(thread, "user: two") || !slices.Contains(thread, "user: three") || strings.Contains(strings.Join(thread, "\n"), "SystemExit") {
+		t.Fatalf("fast's thread after a follow-up of its own: %q", thread)
+	}
+}
+
+func TestCompareFollowUpRefusesASingleRunSession(t *testing.T) {
+	svc := newCompareService(t)
+	ctx := context.Background()
+	single, err := svc.StartRun(ctx, RunRequest{Prompt: "one", Provider: "fast", MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Wait(ctx, single.RunID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.StartCompare(ctx, CompareRequest{
+		RunRequest: RunRequest{Prompt: "two", SessionID: single.SessionID}, Providers: []string{"fast", "never"}})
+	var se *Error
+	if !errors.As(err, &se) || se.Code != CodeCompareSession || !errors.Is(err, ErrInvalidRequest) {
+		t.Fatalf("err = %v, want %s", err, CodeCompareSession)
+	}
+	d, _ := svc.Session(ctx, single.SessionID)
+	if len(d.Runs) != 1 {
+		t.Fatalf("a refused follow-up started runs: %d", len(d.Runs))
 	}
 }

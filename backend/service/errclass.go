@@ -132,6 +132,7 @@ const (
 	CodeCompareTooFew      Code = "request.compare_too_few"    // n
 	CodeCompareTwice       Code = "request.compare_twice"      // provider
 	CodeCompareRerun       Code = "request.compare_rerun"      //
+	CodeCompareSession     Code = "request.compare_session"    //
 	CodeRetryRunning       Code = "request.retry_running"      //
 	CodeRetryWorkspace     Code = "request.retry_workspace"    //
 	CodeSettings           Code = "request.settings"           // detail

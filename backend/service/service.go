@@ -393,20 +393,16 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		if err != nil {
 			return RunInfo{}, err
 		}
-		if sess.Mode == "compare" && p.set.Workspace != nil {
+		if sess.Mode == modeCompare && p.set.Workspace != nil {
 			// Its providers each had a worktree; a run here would edit the
 			// user's checkout on a branch another provider may share.
 			return RunInfo{}, invalid(CodeCompareRerun, nil, "a provider of a workspace comparison cannot be re-run in that session; start a new comparison")
 		}
 		if resume != nil {
 			history = resume
-		} else if n := len(sess.Runs); n > 0 && !req.Fresh {
-			msgs, err := s.store.ListMessages(ctx, sess.Runs[n-1].ID)
-			if err != nil {
+		} else if from := threadRun(sess, sess.Runs, p.prof.Name); from != nil && !req.Fresh {
+			if history, err = s.threadOf(ctx, from.ID); err != nil {
 				return RunInfo{}, err
-			}
-			for _, m := range msgs {
-				history = append(history, provider.Message{Role: provider.Role(m.Role), Content: m.Content})
 			}
 		}
 	} else {
@@ -543,22 +539,41 @@ func (s *Service) threadOf(ctx context.Context, runID string) ([]provider.Messag
 }
 
 // threadBefore is the thread run started from: that of the run before it
-// in its session, if any.
+// in its session (in a comparison, before it on its provider), if any.
 func (s *Service) threadBefore(ctx context.Context, run *store.Run) ([]provider.Message, error) {
 	sess, err := s.store.GetSession(ctx, run.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	for i, r := range sess.Runs {
-		if r.ID == run.ID && i > 0 {
-			return s.threadOf(ctx, sess.Runs[i-1].ID)
+		if r.ID == run.ID {
+			if from := threadRun(sess, sess.Runs[:i], run.Provider); from != nil {
+				return s.threadOf(ctx, from.ID)
+			}
+			return nil, nil
 		}
 	}
 	return nil, nil
 }
 
+// threadRun is the run among runs (sess's, in start order) whose thread a
+// follow-up on providerName goes on with: the latest one; in a comparison,
+// the latest of that provider, since each provider of a comparison keeps
+// its own thread (another's answers are not its to continue). nil: none, a
+// new thread.
+func threadRun(sess *store.Session, runs []store.Run, providerName string) *store.Run {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if sess.Mode != modeCompare || runs[i].Provider == providerName {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
 // CompareRequest runs one prompt on several providers at once; the other
-// fields apply to every run.
+// fields apply to every run. With RunRequest.SessionID it continues that
+// comparison: each provider goes on with its own thread there (a provider
+// new to it starts one), as a follow-up typed on the comparison.
 type CompareRequest struct {
 	RunRequest
 	Providers []string
@@ -597,7 +612,10 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 		p.class = ticket
 		preps = append(preps, p)
 	}
-	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "compare", Kind: store.SessionScript, Workdir: s.Workdir()}
+	if req.SessionID != "" {
+		return s.continueCompare(ctx, req, preps)
+	}
+	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: modeCompare, Kind: store.SessionScript, Workdir: s.Workdir()}
 	if preps[0].set.Workspace != nil {
 		sess.Kind, sess.Workdir = store.SessionWorkspace, preps[0].set.Workdir
 	}
@@ -629,6 +647,44 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 			}
 			for _, p := range preps[i:] {
 				p.wt.discard(ctx)
+			}
+			return CompareInfo{}, err
+		}
+		info.Runs = append(info.Runs, ri)
+	}
+	return info, nil
+}
+
+// continueCompare starts a follow-up on the comparison req.SessionID: one
+// run per prepared provider, each given its own thread in that session.
+// Every thread is read before the first run starts, so a refusal starts
+// nothing.
+func (s *Service) continueCompare(ctx context.Context, req CompareRequest, preps []prepared) (CompareInfo, error) {
+	sess, err := s.store.GetSession(ctx, req.SessionID)
+	if err != nil {
+		return CompareInfo{}, err
+	}
+	if sess.Mode != modeCompare {
+		return CompareInfo{}, invalid(CodeCompareSession, nil, "session %s is not a comparison: continue it with one provider", sess.ID)
+	}
+	if sess.Kind == store.SessionWorkspace || preps[0].set.Workspace != nil {
+		// Each provider had a worktree of its own, now committed or kept.
+		return CompareInfo{}, invalid(CodeCompareRerun, nil, "a provider of a workspace comparison cannot be re-run in that session; start a new comparison")
+	}
+	threads := make([][]provider.Message, len(preps))
+	for i, p := range preps {
+		if from := threadRun(sess, sess.Runs, p.prof.Name); from != nil {
+			if threads[i], err = s.threadOf(ctx, from.ID); err != nil {
+				return CompareInfo{}, err
+			}
+		}
+	}
+	info := CompareInfo{SessionID: sess.ID}
+	for i, p := range preps {
+		ri, err := s.launch(ctx, sess, p, loop.Input{Prompt: req.Prompt, History: threads[i]})
+		if err != nil {
+			for _, started := range info.Runs {
+				_ = s.Cancel(started.RunID)
 			}
 			return CompareInfo{}, err
 		}

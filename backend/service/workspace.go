@@ -19,6 +19,9 @@ import (
 
 const modeWorkspace = "workspace"
 
+// modeCompare is a comparison session's mode (store.Session.Mode).
+const modeCompare = "compare"
+
 // cliKinds edit the workdir with their own tools; other kinds need
 // Capabilities.Tools to edit files through the workspace tools.
 var cliKinds = map[string]bool{config.KindCodex: true, config.KindClaude: true, config.KindGemini: true}

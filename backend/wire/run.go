@@ -63,7 +63,8 @@ type WorkspaceTask struct {
 }
 
 // CompareRequest runs one prompt on several providers at once; the other
-// fields apply to every run.
+// fields apply to every run. With SessionID it continues that comparison:
+// each provider goes on with its own thread there.
 type CompareRequest struct {
 	RunRequest `tstype:",extends"`
 	Providers  []string `json:"providers"`

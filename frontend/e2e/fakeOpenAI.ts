@@ -16,6 +16,9 @@
 //     offers tools): the model calls write_file on calc.py — with a wrong
 //     add() on its first attempt, the right one after a failed validation —
 //     and, given the tool's result, answers with a short summary;
+//   - a prompt containing LONG_PRINT gets LONG_CODE: a twelve-line program
+//     that prints 40 lines and RESULT=42, then sleeps for an hour (the
+//     projector test: the newest output in view while it runs);
 //   - a prompt containing PLOT_MARKER gets a program that draws a
 //     matplotlib figure and shows it (plt.show());
 //   - the auditor (system prompt "strict code reviewer") approves in JSON.
@@ -42,6 +45,22 @@ export const SLOW_PRINT = 'SLOW-PRINT'
 export const SLOW_CODE = "import sys, time\nname = sys.stdin.readline().strip() or 'nobody'\nprint('counting sheep for ' + name)\ntime.sleep(3600)"
 /** A prompt with this marker is answered with PLOT_CODE. */
 export const PLOT_MARKER = 'PLOT-FIGURE'
+/** A prompt with this marker gets LONG_CODE. */
+export const LONG_PRINT = 'LONG-PRINT'
+export const LONG_CODE = [
+  'import time',
+  '',
+  '',
+  'def square(n):',
+  '    return n * n',
+  '',
+  '',
+  'for i in range(1, 41):',
+  "    print(f'{i:2d} squared is {square(i)}')",
+  "print('RESULT=42')",
+  '# the class reads the result while the program still runs',
+  'time.sleep(3600)',
+].join('\n')
 export const PLOT_CODE = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3, 4], [1, 4, 9, 16], marker='o')\nplt.title('squares')\nplt.show()\nprint('plotted')"
 
 export const WORKSPACE_MARKER = 'WORKSPACE-CALC'
@@ -153,6 +172,8 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
       answer = program(structured, FAILING_CODE, PROSE_ANSWER)
     } else if (firstUser.includes(SLOW_PRINT)) {
       answer = program(structured, SLOW_CODE, 'A program that prints, then takes its time.')
+    } else if (firstUser.includes(LONG_PRINT)) {
+      answer = program(structured, LONG_CODE, 'Squares of 1 to 40, then the result, then a long wait.')
     } else if (firstUser.includes(PLOT_MARKER)) {
       answer = program(structured, PLOT_CODE, 'Draws the squares with matplotlib.')
     } else if (firstUser.includes('STALL')) {

@@ -10,6 +10,7 @@ import { HistoryView } from './components/HistoryView'
 import { StatsView } from './components/StatsView'
 import { RunTab } from './components/FirstRun'
 import { route } from './classroom'
+import { guardDrops } from './drop'
 import { StoresProvider, useClassroom, useSettings, useStores, type Stores } from './stores'
 import { effectiveTheme } from './stores/settings'
 import { shortcut } from './stage'
@@ -66,6 +67,16 @@ function Root() {
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
+  }, [stores])
+
+  // A folder dropped on the page must not replace the app. The web face says
+  // what a browser allows; the desktop window takes drops natively (app.go),
+  // so there the guard only stands by.
+  useEffect(() => {
+    const desktop = stores.api.face === 'desktop'
+    return guardDrops(window, (name) => {
+      if (!desktop) stores.workdir.getState().noteDrop(name)
+    })
   }, [stores])
 
   useEffect(() => {
@@ -134,6 +145,7 @@ function Shell({ classMode }: { classMode: boolean }) {
                 stores.compare.getState().open(detail)
                 setTab('run')
               }}
+              onComparisonContinued={() => setTab('run')}
             />
           )}
         </ErrorBoundary>

@@ -102,6 +102,10 @@ const en = {
     loading: 'Loading…',
     noSubfolders: 'No subfolders here.',
     use: 'Use this folder',
+    dropped: (name: string) =>
+      `You dropped “${name}”. A browser does not tell the page where a dropped folder is on this machine: choose it with Browse…, or type its path with Change.`,
+    droppedNoBrowse: (name: string) => `You dropped “${name}”. A browser does not tell the page where a dropped folder is on this machine: type its path with Change.`,
+    dismiss: 'Dismiss',
   },
 
   run: {
@@ -533,6 +537,10 @@ const en = {
     followUp: 'Continue with a follow-up prompt',
     followUpPlaceholder: 'e.g. Now add comments in Portuguese and a small test.',
     continue: 'Continue',
+    continueWith: 'Continue with',
+    continueEach: (n: number) => (n === 1 ? 'this provider goes on with its own thread' : `each of the ${n} goes on with its own thread`),
+    continueNone: 'tick at least one provider',
+    continueCompare: (n: number) => `Continue all ${n}`,
     delete: 'Delete session',
     confirmDelete: 'Delete this session and all its runs? This cannot be undone.',
     confirm: 'Delete',
@@ -572,6 +580,7 @@ const en = {
     'request.compare_too_few': (p: P) => `A comparison needs at least two providers (got ${p.n}).`,
     'request.compare_twice': (p: P) => `Provider ${p.provider} is listed twice.`,
     'request.compare_rerun': () => 'A provider of a workspace comparison cannot be re-run in that session: start a new comparison.',
+    'request.compare_session': () => 'That session is not a comparison: continue it with one provider.',
     'request.retry_running': () => 'That run is still going: it can be tried again once it ends.',
     'request.retry_workspace': () => 'A run in workspace mode cannot be tried again from where it stopped: start the task again.',
     'request.settings': (p: P) => `Unusable run settings: ${p.detail}`,
@@ -717,6 +726,10 @@ const pt: Strings = {
     loading: 'Carregando…',
     noSubfolders: 'Nenhuma subpasta aqui.',
     use: 'Usar esta pasta',
+    dropped: (name: string) =>
+      `Você soltou “${name}”. O navegador não diz à página onde fica nesta máquina uma pasta solta nela: escolha-a com Procurar…, ou digite o caminho em Alterar.`,
+    droppedNoBrowse: (name: string) => `Você soltou “${name}”. O navegador não diz à página onde fica nesta máquina uma pasta solta nela: digite o caminho em Alterar.`,
+    dismiss: 'Fechar',
   },
 
   run: {
@@ -1135,6 +1148,10 @@ const pt: Strings = {
     followUp: 'Continuar com um novo prompt',
     followUpPlaceholder: 'ex.: Agora adicione comentários em português e um pequeno teste.',
     continue: 'Continuar',
+    continueWith: 'Continuar com',
+    continueEach: (n: number) => (n === 1 ? 'este provedor segue a sua própria conversa' : `cada um dos ${n} segue a sua própria conversa`),
+    continueNone: 'marque pelo menos um provedor',
+    continueCompare: (n: number) => `Continuar os ${n}`,
     delete: 'Excluir sessão',
     confirmDelete: 'Excluir esta sessão e todas as suas execuções? Isto não pode ser desfeito.',
     confirm: 'Excluir',
@@ -1169,6 +1186,7 @@ const pt: Strings = {
     'request.compare_too_few': (p: P) => `Uma comparação precisa de pelo menos dois provedores (recebidos: ${p.n}).`,
     'request.compare_twice': (p: P) => `O provedor ${p.provider} aparece duas vezes.`,
     'request.compare_rerun': () => 'Um provedor de uma comparação de projetos não pode ser executado de novo nessa sessão: inicie uma nova comparação.',
+    'request.compare_session': () => 'Essa sessão não é uma comparação: continue-a com um provedor.',
     'request.retry_running': () => 'Essa execução ainda está em andamento: ela pode ser tentada de novo quando terminar.',
     'request.retry_workspace': () => 'Uma execução no modo projeto não pode ser retomada de onde parou: comece a tarefa de novo.',
     'request.settings': (p: P) => `Configurações de execução inutilizáveis: ${p.detail}`,

@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'react'
 import { duration } from '../format'
 import { execNote, execOutcome, strings } from '../strings'
 import type { ExecResult, IterationView } from '../stores/runModel'
@@ -23,12 +24,17 @@ export function ExecPanel({ it, live, runId, stdin = '' }: { it: IterationView; 
             {s.exec.status[x.status] ?? x.status}
           </span>
         )}
+        {/* On the title's line, not a line of its own: on a projector the output needs the room. */}
+        {!x && running && (
+          <span className="pill pill-running pulse" data-testid="exec-running">
+            {s.running}
+          </span>
+        )}
       </div>
-      {!x && running && <p className="muted pulse">{s.running}</p>}
       {!x && printed && (
         // Until exec_finished: what the program printed so far (and, if it never came, all there is).
         <div className="exec-live" data-testid="exec-live">
-          <OutputStreams stdout={o.stdout} stderr={o.stderr} />
+          <OutputStreams stdout={o.stdout} stderr={o.stderr} follow={running} />
           {(o.stdoutCapped || o.stderrCapped) && <p className="muted small">{s.liveCapped}</p>}
           {!running && <p className="muted small">{s.unfinished}</p>}
         </div>
@@ -131,16 +137,20 @@ function skipped(x: ExecResult): string[] {
 /**
  * OutputStreams: a program's stdout and stderr, each labelled, omitted when
  * empty. testIdPrefix tells an execution's streams ("stdout") from a
- * validation command's ("validation-stdout").
+ * validation command's ("validation-stdout"). follow (a program still
+ * printing) keeps each box scrolled to its newest line unless the user
+ * scrolled up in it.
  */
-export function OutputStreams({ stdout, stderr, testIdPrefix = '' }: { stdout?: string; stderr?: string; testIdPrefix?: string }) {
+export function OutputStreams({ stdout, stderr, testIdPrefix = '', follow = false }: { stdout?: string; stderr?: string; testIdPrefix?: string; follow?: boolean }) {
   const s = strings.live
+  const out = useFollowEnd<HTMLPreElement>(follow, stdout)
+  const err = useFollowEnd<HTMLPreElement>(follow, stderr)
   return (
     <>
       {stdout && (
         <div className="out">
           <span className="out-label">{s.stdout}</span>
-          <pre className="out-stdout" data-testid={`${testIdPrefix}stdout`}>
+          <pre className="out-stdout" data-testid={`${testIdPrefix}stdout`} ref={out.ref} onScroll={out.onScroll}>
             {stdout}
           </pre>
         </div>
@@ -148,11 +158,26 @@ export function OutputStreams({ stdout, stderr, testIdPrefix = '' }: { stdout?: 
       {stderr && (
         <div className="out">
           <span className="out-label out-label-err">{s.stderr}</span>
-          <pre className="out-stderr" data-testid={`${testIdPrefix}stderr`}>
+          <pre className="out-stderr" data-testid={`${testIdPrefix}stderr`} ref={err.ref} onScroll={err.onScroll}>
             {stderr}
           </pre>
         </div>
       )}
     </>
   )
+}
+
+/** useFollowEnd scrolls its element to the end whenever text grows, while on and while the user has not scrolled up in it. */
+function useFollowEnd<T extends HTMLElement>(on: boolean, text: string | undefined) {
+  const ref = useRef<T>(null)
+  const atEnd = useRef(true)
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (on && el && atEnd.current) el.scrollTop = el.scrollHeight
+  }, [on, text])
+  const onScroll = () => {
+    const el = ref.current
+    if (el) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 4
+  }
+  return { ref, onScroll }
 }

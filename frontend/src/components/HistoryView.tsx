@@ -43,14 +43,22 @@ export function isWorkspaceSession(detail: SessionDetail): boolean {
   return detail.kind === 'workspace'
 }
 
+/** comparedProviders: the providers of a comparison session, in the order they first ran ([] for another session). */
+export function comparedProviders(detail: SessionDetail): string[] {
+  if (detail.mode !== 'compare') return []
+  return [...new Set((detail.runs ?? []).map((r) => r.provider))]
+}
+
 /** HistoryView: search and open past sessions, replay a run, continue or delete. */
 interface Callbacks {
   onContinued(runId: string): void
   /** Shows a comparison session in the comparison view. */
   onOpenComparison(detail: SessionDetail): void
+  /** A follow-up started on several providers of a comparison (shown by the compare store). */
+  onComparisonContinued(): void
 }
 
-export function HistoryView({ onContinued, onOpenComparison }: Callbacks) {
+export function HistoryView({ onContinued, onOpenComparison, onComparisonContinued }: Callbacks) {
   const stores = useStores()
   const h = strings.history
   const query = useHistory((x) => x.query)
@@ -132,7 +140,7 @@ export function HistoryView({ onContinued, onOpenComparison }: Callbacks) {
           ))}
         </ul>
       </aside>
-      <SessionPanel onContinued={onContinued} onOpenComparison={onOpenComparison} />
+      <SessionPanel onContinued={onContinued} onOpenComparison={onOpenComparison} onComparisonContinued={onComparisonContinued} />
     </div>
   )
 }
@@ -143,7 +151,7 @@ async function openSession(stores: ReturnType<typeof useStores>, id: string): Pr
   if (d && last) stores.runs.getState().loadStored(d, last.id)
 }
 
-function SessionPanel({ onContinued, onOpenComparison }: Callbacks) {
+function SessionPanel(callbacks: Callbacks) {
   const stores = useStores()
   const h = strings.history
   const detail = useHistory((x) => x.detail)
@@ -164,10 +172,10 @@ function SessionPanel({ onContinued, onOpenComparison }: Callbacks) {
       </section>
     )
   if (detailLoading || !detail || detail.id !== selectedId) return <section className="session-detail muted pulse">{h.loading}</section>
-  return <SessionDetailView key={detail.id} detail={detail} onContinued={onContinued} onOpenComparison={onOpenComparison} />
+  return <SessionDetailView key={detail.id} detail={detail} {...callbacks} />
 }
 
-function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: SessionDetail } & Callbacks) {
+function SessionDetailView({ detail, onContinued, onOpenComparison, onComparisonContinued }: { detail: SessionDetail } & Callbacks) {
   const stores = useStores()
   const h = strings.history
   const runs = detail.runs ?? []
@@ -183,12 +191,33 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
     setRunId(id)
   }
 
+  // A comparison goes on with the providers ticked here (all of them unless the user unticks some).
+  const compared = comparedProviders(detail)
+  const [continueWith, setContinueWith] = useState(compared)
+  const chosen = compared.filter((p) => continueWith.includes(p))
+
   const doContinue = async () => {
-    if (!followUp.trim()) return
+    if (!followUp.trim() || (compared.length > 0 && chosen.length === 0)) return
     const last = runs[runs.length - 1]
     setContinuing(true)
     setContinueError(null)
     const req = followUpRequest(stores, detail, last?.id, followUp)
+    if (chosen.length > 1) {
+      // Each provider goes on with its own thread in this comparison (the server picks it).
+      const { provider: _, ...rest } = req
+      void _
+      const sid = await stores.compare.getState().start({ ...rest, providers: chosen })
+      setContinuing(false)
+      if (sid) {
+        setFollowUp('')
+        void stores.history.getState().load()
+        onComparisonContinued()
+      } else {
+        setContinueError(stores.compare.getState().startError)
+      }
+      return
+    }
+    if (chosen.length === 1) req.provider = chosen[0]
     const id = await stores.runs.getState().start(req)
     setContinuing(false)
     if (id) {
@@ -290,9 +319,27 @@ function SessionDetailView({ detail, onContinued, onOpenComparison }: { detail: 
           onChange={(e) => setFollowUp(e.target.value)}
           data-testid="follow-up"
         />
+        {compared.length > 1 && (
+          <fieldset className="continue-with" data-testid="continue-with">
+            <legend className="field-label">{h.continueWith}</legend>
+            {compared.map((p) => (
+              <label key={p} className="check" data-testid={`continue-with-${p}`}>
+                <input
+                  type="checkbox"
+                  checked={continueWith.includes(p)}
+                  onChange={(e) => setContinueWith((cur) => (e.target.checked ? [...cur.filter((x) => x !== p), p] : cur.filter((x) => x !== p)))}
+                />
+                {p}
+              </label>
+            ))}
+            <span className="muted small" data-testid="continue-with-note">
+              {chosen.length === 0 ? h.continueNone : h.continueEach(chosen.length)}
+            </span>
+          </fieldset>
+        )}
         <div className="actions">
-          <button type="submit" className="btn btn-primary" disabled={continuing || !followUp.trim()} data-testid="continue">
-            {continuing ? strings.run.starting : h.continue}
+          <button type="submit" className="btn btn-primary" disabled={continuing || !followUp.trim() || (compared.length > 0 && chosen.length === 0)} data-testid="continue">
+            {continuing ? strings.run.starting : chosen.length > 1 ? h.continueCompare(chosen.length) : h.continue}
           </button>
         </div>
         {continueError && (

@@ -24,6 +24,7 @@ export function WorkdirControl() {
   const canChoose = useWorkdir((s) => s.canChoose)
   const canBrowse = useWorkdir((s) => s.canBrowse)
   const picking = useWorkdir((s) => s.picker != null)
+  const dropped = useWorkdir((s) => s.dropped)
   const [editing, setEditing] = useState(false)
   const [typed, setTyped] = useState('')
 
@@ -99,6 +100,21 @@ export function WorkdirControl() {
         </form>
       )}
       {picking && <FolderPicker />}
+      {dropped != null && (
+        <div className="drop-note notice" role="status" data-testid="drop-note">
+          <p>{canBrowse ? w.dropped(dropped) : w.droppedNoBrowse(dropped)}</p>
+          <div className="drop-note-actions">
+            {canBrowse && (
+              <button type="button" className="btn btn-small btn-primary" onClick={() => void stores.workdir.getState().openPicker()} data-testid="drop-browse">
+                {w.browse}
+              </button>
+            )}
+            <button type="button" className="btn btn-small" onClick={() => stores.workdir.getState().clearDrop()} data-testid="drop-dismiss">
+              {w.dismiss}
+            </button>
+          </div>
+        </div>
+      )}
       {error && (
         <span className="workdir-error" role="alert" data-testid="workdir-error">
           {errorWords(error)}

@@ -28,6 +28,14 @@ export interface WorkdirState {
   canBrowse: boolean
   /** The open folder picker; null when closed. */
   picker: PickerState | null
+  /**
+   * Web: the name of a folder (or file) just dropped on the page. A browser
+   * gives a page the name only, never the path, so the face says so and
+   * points to the picker; null = nothing to say.
+   */
+  dropped: string | null
+  noteDrop(name: string): void
+  clearDrop(): void
   load(): Promise<void>
   set(path: string): Promise<boolean>
   choose(): Promise<void>
@@ -55,6 +63,13 @@ export function createWorkdirStore(api: Api): WorkdirStore {
     canChoose: api.chooseWorkdir != null,
     canBrowse: api.folders != null,
     picker: null,
+    dropped: null,
+    noteDrop(name) {
+      set({ dropped: name })
+    },
+    clearDrop() {
+      set({ dropped: null })
+    },
     async load() {
       try {
         set({ path: await api.workdir(), loaded: true })
@@ -85,7 +100,7 @@ export function createWorkdirStore(api: Api): WorkdirStore {
       set({ error: null })
     },
     async openPicker() {
-      set({ picker: { listing: null, loading: false, saving: false, error: null }, error: null })
+      set({ picker: { listing: null, loading: false, saving: false, error: null }, error: null, dropped: null })
       await get().browse('')
     },
     async browse(path) {

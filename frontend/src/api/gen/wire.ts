@@ -633,7 +633,8 @@ export interface WorkspaceTask {
 }
 /**
  * CompareRequest runs one prompt on several providers at once; the other
- * fields apply to every run.
+ * fields apply to every run. With SessionID it continues that comparison:
+ * each provider goes on with its own thread there.
  */
 export interface CompareRequest extends RunRequest {
   providers: string[];

@@ -57,6 +57,7 @@ export function StudentApp() {
               stores.compare.getState().open(detail)
               setTab('run')
             }}
+            onComparisonContinued={() => setTab('run')}
           />
         )}
       </main>

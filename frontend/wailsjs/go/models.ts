@@ -43,6 +43,10 @@ export namespace wire {
 	    started_at: string;
 	    ended_at?: string;
 	    queue_position?: number;
+	    queue_wait_ms?: number;
+	    budget_from?: string;
+	    error_code?: string;
+	    error_params?: Record<string, string>;
 	}
 	export interface WallEntry {
 	    student_id: string;
@@ -58,6 +62,9 @@ export namespace wire {
 	    runs_last_hour: number;
 	    tokens: number;
 	    cost_usd: number;
+	    budget_tokens: number;
+	    budget_held: number;
+	    budget_cost_usd: number;
 	}
 	export interface ClassLimits {
 	    providers: string[];
@@ -70,6 +77,9 @@ export namespace wire {
 	    cost_per_student_usd: number;
 	    concurrent_executions: number;
 	    scratch_workspace: boolean;
+	    budget_window: string;
+	    tokens_per_iteration: number;
+	    budget_profile: string;
 	}
 	export interface ClassView {
 	    id: string;
@@ -82,6 +92,7 @@ export namespace wire {
 	    limits: ClassLimits;
 	    iteration_cap: number;
 	    usage: ClassUsage;
+	    budget_since?: string;
 	}
 	export interface ClassDetail {
 	    class: ClassView;

@@ -86,7 +86,7 @@ describe('error words', () => {
     const p = { exit: '1', signal: 'killed', detail: 'ValueError: boom', ms: '30000', seconds: '35', bytes: '8388608', controllers: 'pids,memory,cpu', limit: '128', n: '3', max: '8', name: 'fig.png' }
     for (const code of values('Outcome')) expect(w.outcome[code](p), code).not.toMatch(/undefined|NaN/)
     for (const code of values('Note')) expect(w.notes[code](p), code).not.toMatch(/undefined|NaN/)
-    const q = { provider: 'gemini-api', reason: 'rate_limit', status: '429', wait_ms: '4000', retry: '1', max: '3', note: 'no_network', detail: 'x', path: '/w', branch: 'b', from: 'claude-x-5', to: 'claude-y-4' }
+    const q = { provider: 'gemini-api', reason: 'rate_limit', status: '429', wait_ms: '4000', retry: '1', max: '3', note: 'no_network', detail: 'x', path: '/w', branch: 'b', from: 'claude-x-5', to: 'claude-y-4', n: '2', asked: '5' }
     for (const code of values('Notice')) expect(strings.live.notices[code](q), code).not.toMatch(/undefined|NaN/)
   })
 

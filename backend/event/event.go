@@ -30,6 +30,7 @@ const (
 	RunFinished      Kind = "run_finished"      // RunFinishedPayload
 	Log              Kind = "log"               // LogPayload: a notice for the user (retry, warning)
 	Queued           Kind = "queued"            // QueuedPayload: an execution waits for a sandbox slot (class mode)
+	Tested           Kind = "tested"            // TestsPayload: the run's tests judged the iteration's program (tests.go)
 
 	// Workspace mode (design.md §4).
 	ToolCalled Kind = "tool_called" // ToolCallPayload: a workspace tool an API model called, with its result

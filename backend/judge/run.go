@@ -201,3 +201,21 @@ func clipTail(s string) string {
 	}
 	return fmt.Sprintf("[%d bytes before]…\n", len(s)-evidenceBytes) + strings.ToValidUTF8(s[len(s)-evidenceBytes:], "")
 }
+
+// English words a verdict in English, for the CLI and the model's prompts
+// (the app words it in the UI's language).
+func English(v event.Verdict) string {
+	switch v {
+	case event.VerdictPassed:
+		return "passed"
+	case event.VerdictWrongAnswer:
+		return "wrong answer"
+	case event.VerdictRuntimeError:
+		return "runtime error"
+	case event.VerdictTimeLimit:
+		return "time limit exceeded"
+	case event.VerdictMemoryLimit:
+		return "memory limit exceeded"
+	}
+	return string(v)
+}

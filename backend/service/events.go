@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -414,6 +415,8 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 
 	out := make(chan event.Event, 64)
 	subn := &Subscription{C: out}
+	// A student reads hidden tests' verdicts, never their evidence.
+	student := access.From(ctx).IsStudent()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -422,6 +425,9 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 		send := func(e event.Event) bool {
 			if e.Seq <= last {
 				return true
+			}
+			if student {
+				e = event.ForStudent(e)
 			}
 			select {
 			case out <- e:

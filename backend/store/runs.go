@@ -19,11 +19,6 @@ type Run struct {
 	Model         string          `json:"model"`
 	Prompt        string          `json:"prompt"` // what this run was asked (a follow-up differs from the session's prompt)
 	Stdin         string          `json:"stdin"`  // what the generated code read on standard input ("" = nothing)
-	// Tests is the run's test suite as YAML (backend/judge; "" = none), and
-	// TestsPassed of TestsTotal how its last judged program fared.
-	Tests       string `json:"tests,omitempty"`
-	TestsPassed int    `json:"tests_passed,omitempty"`
-	TestsTotal  int    `json:"tests_total,omitempty"`
 	Status        event.RunStatus `json:"status"`
 	MaxIterations int             `json:"max_iterations"`
 	Reflect       bool            `json:"reflect"`
@@ -41,6 +36,11 @@ type Run struct {
 	StartedAt    time.Time         `json:"started_at"`
 	FinishedAt   *time.Time        `json:"finished_at"` // nil while running
 	DurationMS   int64             `json:"duration_ms"`
+	// Tests is the run's test suite as YAML (backend/judge; "" = none), and
+	// TestsPassed of TestsTotal how its last judged program fared.
+	Tests       string `json:"tests,omitempty"`
+	TestsPassed int    `json:"tests_passed,omitempty"`
+	TestsTotal  int    `json:"tests_total,omitempty"`
 	// Owner is the process executing the run (an id from backend/owner);
 	// only runs whose owner is gone are recovered as interrupted.
 	Owner string `json:"-"`

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
@@ -37,10 +38,18 @@ func (r RunRequest) ToService() (service.RunRequest, error) {
 		}
 		timeout = d
 	}
+	var tests *judge.Suite
+	if r.Tests != "" {
+		suite, err := judge.Parse([]byte(r.Tests))
+		if err != nil {
+			return service.RunRequest{}, service.TestsError(err)
+		}
+		tests = suite
+	}
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
 		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh, Retry: r.Retry,
-		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin,
+		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin, Tests: tests,
 		Mode: string(r.Mode), Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task.toLoop(),
 	}, nil
 }
@@ -142,7 +151,7 @@ func FromRun(r store.Run) StoredRun {
 		Status: r.Status, MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
 		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt,
-		FinishedAt: r.FinishedAt, DurationMS: r.DurationMS}
+		FinishedAt: r.FinishedAt, DurationMS: r.DurationMS, Tests: r.Tests, TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 }
 
 // FromIteration converts a stored iteration.

@@ -88,6 +88,12 @@ type StoredRun struct {
 	// FinishedAt is null while the run is running.
 	FinishedAt *time.Time `json:"finished_at" tstype:"string | null"`
 	DurationMS int64      `json:"duration_ms"`
+	// Tests is the run's tests as YAML ("" = none; a student gets the
+	// visible ones), TestsPassed of TestsTotal how its last judged program
+	// fared (0 of 0: not judged).
+	Tests       string `json:"tests,omitempty"`
+	TestsPassed int    `json:"tests_passed"`
+	TestsTotal  int    `json:"tests_total"`
 }
 
 // StoredIteration is one attempt of a stored run.

@@ -13,6 +13,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/service"
 )
 
 // answers replies with its programs in turn (the last one again when they
@@ -129,5 +130,40 @@ func TestTestsFlagMistakesExit2(t *testing.T) {
 		if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
 			t.Errorf("%v: exit %d:\n%s", args, code, stderr)
 		}
+	}
+}
+
+// stats sums the tests of the runs that had some.
+func TestStatsShowTestsPassed(t *testing.T) {
+	if _, err := sandbox.NewRunner(sandbox.Options{}); err != nil {
+		t.Skipf("no sandbox on this machine: %v", err)
+	}
+	home := t.TempDir()
+	m := &answers{programs: []string{subtracts, adds}}
+	if code, _, stderr := cliRunModel(t, home, "", m, "run", "-p", "fake", "-n", "1", "--no-reflect", "--tests", testsFile(t), "sum"); code != ExitFailed {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	code, stdout, stderr := cliRunModel(t, home, "", m, "stats")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "TESTS") || !strings.HasSuffix(strings.TrimSpace(lines[len(lines)-1]), "0/2") {
+		t.Errorf("stats:\n%s", stdout)
+	}
+}
+
+func TestComparisonTableHasTestsWhenTheRunsHad(t *testing.T) {
+	rows := []service.ComparisonRow{{Provider: "a", TestsPassed: 3, TestsTotal: 5}, {Provider: "b", TestsPassed: 5, TestsTotal: 5}}
+	var b strings.Builder
+	printComparison(&b, rows)
+	out := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.HasSuffix(out[0], "TESTS") || !strings.HasSuffix(out[1], "3/5") || !strings.HasSuffix(out[2], "5/5") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	b.Reset()
+	printComparison(&b, []service.ComparisonRow{{Provider: "a"}})
+	if strings.Contains(b.String(), "TESTS") {
+		t.Errorf("a comparison without tests has a TESTS column:\n%s", b.String())
 	}
 }

@@ -183,7 +183,8 @@ func FromComparison(rows []service.ComparisonRow) []ComparisonRow {
 		return ComparisonRow{RunID: r.RunID, Provider: r.Provider, Model: r.Model, Status: r.Status,
 			Iterations: r.Iterations, IterationsToSuccess: r.IterationsToSuccess, WallMS: r.WallMS,
 			FirstTokenMS: r.FirstTokenMS, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			CostUSD: r.CostUSD, LinesOfCode: r.LinesOfCode, FinalExitCode: r.FinalExitCode}
+			CostUSD: r.CostUSD, LinesOfCode: r.LinesOfCode, FinalExitCode: r.FinalExitCode,
+			TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 	})
 }
 
@@ -196,7 +197,8 @@ func fromStatsGroup(g service.StatsGroup) StatsGroup {
 	return StatsGroup{Provider: g.Provider, Model: g.Model, Runs: g.Runs, Successes: g.Successes,
 		Failures: g.Failures, Cancelled: g.Cancelled, ExecTimeouts: g.ExecTimeouts, SuccessRate: g.SuccessRate,
 		AvgDurationMS: g.AvgMS, MedianDurationMS: g.MedianMS, AvgIterationsToSuccess: g.AvgIterationsToSuccess,
-		InputTokens: g.InputTokens, OutputTokens: g.OutputTokens, CostUSD: g.CostUSD}
+		InputTokens: g.InputTokens, OutputTokens: g.OutputTokens, CostUSD: g.CostUSD,
+		TestedRuns: g.TestedRuns, TestsPassed: g.TestsPassed, TestsTotal: g.TestsTotal}
 }
 
 // FromFolderListing converts a folder picker listing.

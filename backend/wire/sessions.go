@@ -162,6 +162,10 @@ type ComparisonRow struct {
 	CostUSD       float64 `json:"cost_usd"`
 	LinesOfCode   int     `json:"lines_of_code"`
 	FinalExitCode *int    `json:"final_exit_code" tstype:"number | null"`
+	// TestsPassed of TestsTotal: the run's last judged program (0 of 0:
+	// the comparison had no tests).
+	TestsPassed int `json:"tests_passed"`
+	TestsTotal  int `json:"tests_total"`
 }
 
 // Stats summarise the history, in total and per provider and model.
@@ -191,4 +195,9 @@ type StatsGroup struct {
 	InputTokens            int     `json:"input_tokens"`
 	OutputTokens           int     `json:"output_tokens"`
 	CostUSD                float64 `json:"cost_usd"`
+	// TestedRuns had tests; TestsPassed of TestsTotal add up their last
+	// judged programs' tests.
+	TestedRuns  int `json:"tested_runs"`
+	TestsPassed int `json:"tests_passed"`
+	TestsTotal  int `json:"tests_total"`
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/sandbox"
@@ -78,5 +79,36 @@ func TestHiddenTestsNeverReachAStudent(t *testing.T) {
 	}
 	if !strings.Contains(d.Runs[0].Tests, "shown") || d.Runs[0].TestsPassed != 1 || d.Runs[0].TestsTotal != 2 {
 		t.Errorf("the student's run: tests %q, %d/%d", d.Runs[0].Tests, d.Runs[0].TestsPassed, d.Runs[0].TestsTotal)
+	}
+}
+
+// The built-in exercises come with tests; a student's list has only the
+// visible ones.
+func TestPresetsCarryTestsAndHideHiddenOnesFromStudents(t *testing.T) {
+	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, nil)
+	find := func(ps []config.Preset, id string) config.Preset {
+		for _, p := range ps {
+			if p.ID == id {
+				return p
+			}
+		}
+		t.Fatalf("no preset %s", id)
+		return config.Preset{}
+	}
+	mine := find(svc.PresetsFor(context.Background()), "soma-pt")
+	if mine.Suite().Hidden() != 2 || len(mine.Tests) != 4 {
+		t.Fatalf("instructor's soma-pt: %+v", mine.Tests)
+	}
+	if ds := find(svc.PresetsFor(context.Background()), "data-structures-pt"); ds.Prompt == "" || len(ds.Tests) == 0 {
+		t.Errorf("the seed's preset: %+v", ds)
+	}
+	v := openClass(t, svc, ClassLimits{})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	theirs := find(svc.PresetsFor(ana), "soma-pt")
+	if len(theirs.Tests) != 2 || theirs.Suite().Hidden() != 0 {
+		t.Errorf("a student's soma-pt: %+v", theirs.Tests)
+	}
+	if again := find(svc.PresetsFor(context.Background()), "soma-pt"); len(again.Tests) != 4 {
+		t.Errorf("the student's list changed the instructor's: %+v", again.Tests)
 	}
 }

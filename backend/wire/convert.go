@@ -98,7 +98,9 @@ func fromKeyRejection(k *service.KeyRejection) *KeyRejection {
 
 // FromPresets converts the prompt presets.
 func FromPresets(ps []config.Preset) []Preset {
-	return each(ps, func(p config.Preset) Preset { return Preset{ID: p.ID, Title: p.Title, Prompt: p.Prompt} })
+	return each(ps, func(p config.Preset) Preset {
+		return Preset{ID: p.ID, Title: p.Title, Prompt: p.Prompt, Tests: p.Suite().YAML()}
+	})
 }
 
 // FromDefaults converts the run settings.

@@ -26,8 +26,8 @@ type ComparisonRow struct {
 	FinalExitCode       *int            `json:"final_exit_code"`
 	// TestsPassed of TestsTotal: the run's last judged program (0 of 0:
 	// the comparison had no tests).
-	TestsPassed int `json:"tests_passed"`
-	TestsTotal  int `json:"tests_total"`
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // Comparison returns one row per run of the session, in start order.

@@ -29,9 +29,9 @@ type StatsGroup struct {
 	CostUSD                float64 `json:"cost_usd"`
 	// TestedRuns had tests; TestsPassed of TestsTotal add up their last
 	// judged programs' tests.
-	TestedRuns  int `json:"tested_runs"`
-	TestsPassed int `json:"tests_passed"`
-	TestsTotal  int `json:"tests_total"`
+	TestedRuns  int `json:"tested_runs,omitempty"`
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // Stats is the history summarised: a total and one group per provider+model.

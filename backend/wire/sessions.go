@@ -92,8 +92,8 @@ type StoredRun struct {
 	// visible ones), TestsPassed of TestsTotal how its last judged program
 	// fared (0 of 0: not judged).
 	Tests       string `json:"tests,omitempty"`
-	TestsPassed int    `json:"tests_passed"`
-	TestsTotal  int    `json:"tests_total"`
+	TestsPassed int    `json:"tests_passed,omitempty"`
+	TestsTotal  int    `json:"tests_total,omitempty"`
 }
 
 // StoredIteration is one attempt of a stored run.
@@ -164,8 +164,8 @@ type ComparisonRow struct {
 	FinalExitCode *int    `json:"final_exit_code" tstype:"number | null"`
 	// TestsPassed of TestsTotal: the run's last judged program (0 of 0:
 	// the comparison had no tests).
-	TestsPassed int `json:"tests_passed"`
-	TestsTotal  int `json:"tests_total"`
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // Stats summarise the history, in total and per provider and model.
@@ -197,7 +197,7 @@ type StatsGroup struct {
 	CostUSD                float64 `json:"cost_usd"`
 	// TestedRuns had tests; TestsPassed of TestsTotal add up their last
 	// judged programs' tests.
-	TestedRuns  int `json:"tested_runs"`
-	TestsPassed int `json:"tests_passed"`
-	TestsTotal  int `json:"tests_total"`
+	TestedRuns  int `json:"tested_runs,omitempty"`
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }

@@ -33,6 +33,8 @@ export interface ComposerFields {
   allowNetwork: boolean
   /** Script mode: the text given to the program's standard input (what input() reads); "" = none. */
   stdin: string
+  /** Script mode: the tests that judge each program, as YAML (backend/judge); "" = none. */
+  tests: string
 }
 
 export interface ComposerState extends ComposerFields {
@@ -87,6 +89,7 @@ export const composerDefaults: ComposerFields = {
   constraints: '',
   allowNetwork: false,
   stdin: '',
+  tests: '',
 }
 
 const KEY = 'loopforge.composer'
@@ -119,6 +122,7 @@ interface Saved {
   inputs: string
   constraints: string
   stdin: string
+  tests: string
 }
 
 /** lines splits a textarea into its trimmed, non-empty lines. */
@@ -149,6 +153,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     inputs: text(saved.inputs),
     constraints: text(saved.constraints),
     stdin: text(saved.stdin),
+    tests: text(saved.tests),
   }
   const store = createStore<ComposerState>()((set, get) => ({
     ...init,
@@ -214,6 +219,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
         req.reflect = s.reflect
         req.language = s.language
         if (s.stdin) req.stdin = s.stdin
+        if (s.tests.trim()) req.tests = s.tests
       }
       if (s.allowNetwork && !sessionId) req.allow_network = true
       if (provider) req.provider = provider
@@ -228,8 +234,8 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     },
   }))
   store.subscribe((s) => {
-    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin } = s
-    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin })
+    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, tests } = s
+    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, tests })
   })
   return store
 }

@@ -279,6 +279,21 @@ func (s *Suite) YAML() string {
 	return string(b)
 }
 
+// SampleInput is the stdin of the first visible IO test that has one: the
+// input the program's own run (outside the tests) is given when the run
+// has none. Never a hidden test's.
+func (s *Suite) SampleInput() string {
+	if s == nil {
+		return ""
+	}
+	for _, c := range s.Cases {
+		if !c.Hidden && c.Assert == "" && c.Stdin != "" {
+			return c.Stdin
+		}
+	}
+	return ""
+}
+
 // Visible is s without its hidden tests: what a student may be shown.
 func (s *Suite) Visible() *Suite {
 	out := &Suite{}

@@ -27,6 +27,13 @@ func TestParseForms(t *testing.T) {
 	if err != nil || len(again.Cases) != 2 || again.Cases[1].Assert != s.Cases[1].Assert || *again.Cases[0].Expected != "3" {
 		t.Fatalf("round trip: %+v %v\n%s", again, err, s.YAML())
 	}
+	if in := s.SampleInput(); in != "1 2" {
+		t.Errorf("sample input %q", in)
+	}
+	hiddenFirst, _ := Parse([]byte("- {stdin: secret, expected: '1', hidden: true}\n- {stdin: shown, expected: '1'}\n"))
+	if in := hiddenFirst.SampleInput(); in != "shown" {
+		t.Errorf("sample input %q: a hidden test's stdin", in)
+	}
 	if v := s.Visible(); len(v.Cases) != 1 || v.Cases[0].Hidden {
 		t.Errorf("visible %+v", v)
 	}

@@ -52,9 +52,19 @@ func TestLoopRunsUntilTheTestsPass(t *testing.T) {
 	if out.Tests == nil || !out.Tests.AllPassed() {
 		t.Errorf("outcome tests %+v", out.Tests)
 	}
-	// The first program exited cleanly, yet its iteration failed.
+	// The first program exited cleanly (its own run read the first
+	// visible test's input), yet its iteration failed.
 	if got := iterationStatuses(t, rec); got != "error,success" {
 		t.Errorf("iterations %s", got)
+	}
+	for _, e := range rec.events {
+		if e.Type == event.ExecFinished {
+			var x event.ExecPayload
+			_ = e.Decode(&x)
+			if x.Status != sandbox.StatusOK {
+				t.Errorf("the program's own run: %s %s", x.Status, x.Stderr)
+			}
+		}
 	}
 	// The fix request carried the visible tests' evidence.
 	fix := m.requests[2].Messages[len(m.requests[2].Messages)-1].Content

@@ -45,8 +45,9 @@ func main() {
 	runs := flag.Int("runs", 2, "runs per student, one after the other")
 	delay := flag.Duration("chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
 	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default, its CPUs)")
+	tests := flag.Int("tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
 	flag.Parse()
-	if err := run(*students, *runs, *delay, *execs); err != nil {
+	if err := run(*students, *runs, *delay, *execs, *tests); err != nil {
 		fmt.Fprintln(os.Stderr, "classload:", err)
 		os.Exit(1)
 	}
@@ -55,6 +56,8 @@ func main() {
 type runTimes struct {
 	sent, wall, token time.Time
 	queued, served    time.Time // server timestamps of the first queued and the ahead-0 events
+	finished          time.Time // run_finished on the instructor's socket
+	executions        int       // exec_finished events plus the tests each tested event ran
 	status            string
 	done              chan struct{}
 }
@@ -75,7 +78,7 @@ func (t *tracker) get(id string) *runTimes {
 	return r
 }
 
-func run(nStudents, nRuns int, delay time.Duration, execs int) error {
+func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 	tmp, err := os.MkdirTemp("", "classload-")
 	if err != nil {
 		return err
@@ -131,7 +134,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := student(base, code, fmt.Sprintf("Student %02d", i+1), nRuns, tr); err != nil {
+			if err := student(base, code, fmt.Sprintf("Student %02d", i+1), nRuns, nTests, tr); err != nil {
 				errs <- err
 			}
 		}()
@@ -143,7 +146,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 		return err
 	}
 	hwm, rss := memory(cmd.Process.Pid)
-	report(tr, nStudents, nRuns, elapsed, hwm, rss)
+	report(tr, nStudents, nRuns, nTests, elapsed, hwm, rss)
 	return nil
 }
 
@@ -240,6 +243,15 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 					r.served = m.TS
 				}
 				tr.mu.Unlock()
+			case "exec_finished", "tested":
+				var p struct {
+					Total int `json:"total"`
+				}
+				_ = json.Unmarshal(m.Payload, &p)
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				r.executions += max(p.Total, 1) // exec_finished has no total: one execution
+				tr.mu.Unlock()
 			case "run_finished":
 				var p struct {
 					Status string `json:"status"`
@@ -247,7 +259,7 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 				_ = json.Unmarshal(m.Payload, &p)
 				r := tr.get(m.RunID)
 				tr.mu.Lock()
-				r.status = p.Status
+				r.status, r.finished = p.Status, now
 				tr.mu.Unlock()
 				close(r.done)
 			}
@@ -256,8 +268,9 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 	return ws, nil
 }
 
-// student joins and runs nRuns runs, each after the previous ended.
-func student(base, code, name string, nRuns int, tr *tracker) error {
+// student joins and runs nRuns runs, each after the previous ended, each
+// with nTests tests the program passes.
+func student(base, code, name string, nRuns, nTests int, tr *tracker) error {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 5 * time.Minute}
 	body, _ := json.Marshal(map[string]string{"code": code, "name": name})
@@ -271,8 +284,12 @@ func student(base, code, name string, nRuns int, tr *tracker) error {
 	}
 	for i := range nRuns {
 		sent := time.Now()
-		resp, err := c.Post(base+"/api/runs", "application/json",
-			strings.NewReader(fmt.Sprintf(`{"prompt":"classload %s run %d"}`, name, i)))
+		req := map[string]string{"prompt": fmt.Sprintf("classload %s run %d", name, i)}
+		if nTests > 0 {
+			req["tests"] = "tests:\n" + strings.Repeat("  - {expected: \"45\"}\n", nTests)
+		}
+		body, _ := json.Marshal(req)
+		resp, err := c.Post(base+"/api/runs", "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -326,8 +343,9 @@ func memory(pid int) (hwm, rss string) {
 	return hwm, rss
 }
 
-func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss string) {
-	var wall, token, waits []time.Duration
+func report(tr *tracker, nStudents, nRuns, nTests int, elapsed time.Duration, hwm, rss string) {
+	var wall, token, waits, whole []time.Duration
+	executions := 0
 	statuses := map[string]int{}
 	queued := 0
 	tr.mu.Lock()
@@ -342,6 +360,10 @@ func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss s
 		if !r.token.IsZero() {
 			token = append(token, r.token.Sub(r.sent))
 		}
+		if !r.finished.IsZero() {
+			whole = append(whole, r.finished.Sub(r.sent))
+		}
+		executions += r.executions
 		if !r.queued.IsZero() && !r.served.IsZero() {
 			queued++
 			waits = append(waits, r.served.Sub(r.queued))
@@ -349,6 +371,8 @@ func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss s
 	}
 	tr.mu.Unlock()
 	fmt.Printf("%d students × %d runs = %d runs in %s; statuses %v\n", nStudents, nRuns, nStudents*nRuns, elapsed.Round(time.Millisecond), statuses)
+	fmt.Printf("tests per run: %d; executions: %d (%.1f a run)\n", nTests, executions, float64(executions)/float64(max(1, nStudents*nRuns)))
+	fmt.Printf("run from the POST to run_finished:           %s\n", stats(whole))
 	fmt.Printf("run on the instructor's wall after the POST: %s\n", stats(wall))
 	fmt.Printf("first token on the instructor's socket:      %s\n", stats(token))
 	fmt.Printf("executions that queued: %d of %d; queue wait: %s\n", queued, nStudents*nRuns, stats(waits))

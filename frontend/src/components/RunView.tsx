@@ -272,8 +272,9 @@ export function RunView({ runId, replay = false, stage = false, keys = false, re
           ) : (
             <div className="iter-side">
               <CodePanel key={`${run.runId}`} it={it} prev={prev} ending={ending} language={run.language} />
-              <ExecPanel it={it} live={live} runId={run.runId} stdin={run.stdin} />
+              {/* With tests, their verdicts decide: above the program's own run. */}
               <TestsPanel tests={it.tests} />
+              <ExecPanel it={it} live={live} runId={run.runId} stdin={run.stdin} />
             </div>
           )}
         </div>

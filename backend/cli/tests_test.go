@@ -73,6 +73,8 @@ func TestRunWithTestsEndToEnd(t *testing.T) {
 	for _, want := range []string{
 		"iteration 1: tests 0/2 passed ✗✗\n", "  test 1 (small): wrong answer\n", "│ -5\n", "│ +-1\n",
 		"iteration 2: tests 2/2 passed ✓✓\n", "success after 2 iterations (2/2 tests passed, ",
+		"the code gets 3 bytes on its standard input\n", // the first visible test's, for the program's own run
+		"  │ 5\n", // what that run printed, under the success
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -357,12 +357,8 @@ func (r *runner) execute(ctx context.Context, it int, code string) (sandbox.Resu
 func (r *runner) execRequest() sandbox.Request {
 	req := sandbox.Request{Language: r.lang.Sandbox, Limits: r.set.Limits, AllowNetwork: r.set.AllowNetwork,
 		Images: r.set.Images != nil}
-	if in := r.set.Stdin; in != "" {
-		req.Stdin = []byte(in)
-	} else if in := r.set.Tests.SampleInput(); in != "" {
-		// A program judged by IO tests reads its input: its own run gets
-		// the first visible test's rather than an EOFError on screen.
-		req.Stdin = []byte(in)
+	if r.set.Stdin != "" {
+		req.Stdin = []byte(r.set.Stdin)
 	}
 	return req
 }

@@ -31,7 +31,7 @@ func TestLoopRunsUntilTheTestsPass(t *testing.T) {
 	m := &scripted{replies: []reply{{text: fenced(wrong)}, {text: "subtracted instead of adding"}, {text: fenced(right)}, {text: fenced(wrong)}}}
 	var rec recorder
 	out := Run(context.Background(), m, realSandbox(t), rec.emit,
-		Settings{MaxIterations: 4, Reflect: true, Tests: suite, Limits: sandbox.Limits{Timeout: 20 * time.Second}},
+		Settings{MaxIterations: 4, Reflect: true, Tests: suite, Stdin: "2 3", Limits: sandbox.Limits{Timeout: 20 * time.Second}},
 		Input{Prompt: "read two numbers, print their sum"})
 	if out.Status != event.RunStatusSuccess || out.Iterations != 2 || strings.TrimSpace(out.FinalCode) != right {
 		t.Fatalf("outcome %s after %d iterations (%v), code %q", out.Status, out.Iterations, out.Err, out.FinalCode)
@@ -52,19 +52,9 @@ func TestLoopRunsUntilTheTestsPass(t *testing.T) {
 	if out.Tests == nil || !out.Tests.AllPassed() {
 		t.Errorf("outcome tests %+v", out.Tests)
 	}
-	// The first program exited cleanly (its own run read the first
-	// visible test's input), yet its iteration failed.
+	// The first program exited cleanly, yet its iteration failed.
 	if got := iterationStatuses(t, rec); got != "error,success" {
 		t.Errorf("iterations %s", got)
-	}
-	for _, e := range rec.events {
-		if e.Type == event.ExecFinished {
-			var x event.ExecPayload
-			_ = e.Decode(&x)
-			if x.Status != sandbox.StatusOK {
-				t.Errorf("the program's own run: %s %s", x.Status, x.Stderr)
-			}
-		}
 	}
 	// The fix request carried the visible tests' evidence.
 	fix := m.requests[2].Messages[len(m.requests[2].Messages)-1].Content

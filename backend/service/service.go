@@ -716,6 +716,13 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 			return prepared{}, TestsError(err)
 		}
 		set.Tests = req.Tests
+		if set.Stdin == "" {
+			// A program judged by IO tests reads its input: its own run
+			// gets the first visible test's (never a hidden one's) rather
+			// than an EOFError beside passing tests, and the run keeps and
+			// shows it as its input.
+			set.Stdin = req.Tests.SampleInput()
+		}
 	}
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -58,5 +59,28 @@ func TestHandoutShowsTests(t *testing.T) {
 	_, plain := render(t, fixture(), FormatMarkdown, "")
 	if strings.Contains(string(plain), "tests passed") {
 		t.Error("a run without tests shows tests")
+	}
+}
+
+// The JSON export carries a run's tests and counts to loopforge import.
+func TestJSONKeepsTests(t *testing.T) {
+	b := withTests(fixture())
+	for i := range b.Runs {
+		if b.Runs[i].ID == "run-claude" {
+			b.Runs[i].Tests = "tests:\n    - expected: \"2.0\"\n"
+		}
+	}
+	_, data := render(t, b, FormatJSON, "")
+	back, err := ReadBundle(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range back.Runs {
+		if r.ID == "run-claude" && (r.Tests == "" || r.TestsPassed != 2 || r.TestsTotal != 2) {
+			t.Errorf("run after the round trip: %+v", r)
+		}
+	}
+	if back.tests("run-claude", 1) == nil {
+		t.Error("the tested events did not come back")
 	}
 }

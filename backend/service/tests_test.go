@@ -10,6 +10,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/sandbox"
+	"github.com/loopforge/loopforge/backend/store"
 )
 
 // A hidden test's input, expected output and the program's answer to it
@@ -110,5 +111,27 @@ func TestPresetsCarryTestsAndHideHiddenOnesFromStudents(t *testing.T) {
 	}
 	if again := find(svc.PresetsFor(context.Background()), "soma-pt"); len(again.Tests) != 4 {
 		t.Errorf("the student's list changed the instructor's: %+v", again.Tests)
+	}
+}
+
+// --retry goes on with the run's own tests.
+func TestRetryKeepsTheRunsTests(t *testing.T) {
+	svc := newService(t, &echoModel{answers: []string{"print(1)"}})
+	ctx := context.Background()
+	sess := &store.Session{Title: "sum", Prompt: "sum", Mode: "script", Kind: store.SessionScript}
+	if err := svc.store.CreateSession(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	lost := &store.Run{SessionID: sess.ID, Provider: "fake", Prompt: "sum", Status: event.RunStatusInterrupted, MaxIterations: 3,
+		Language: "python", Tests: "tests:\n  - {stdin: '2 3', expected: '5'}\n  - {stdin: '1 1', expected: '2', hidden: true}\n"}
+	if err := svc.store.CreateRun(ctx, lost); err != nil {
+		t.Fatal(err)
+	}
+	req := RunRequest{Retry: lost.ID}
+	if _, err := svc.retry(ctx, &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.Tests == nil || len(req.Tests.Cases) != 2 || req.Tests.Hidden() != 1 {
+		t.Fatalf("the retry's tests: %+v", req.Tests)
 	}
 }

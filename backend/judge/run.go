@@ -52,7 +52,9 @@ func Run(ctx context.Context, x Executor, base sandbox.Request, code string, s *
 func runCase(ctx context.Context, x Executor, base sandbox.Request, code string, c Case) (event.TestResult, error) {
 	req := base
 	req.LiveStdout, req.LiveStderr, req.Images = nil, nil, false
-	if d, _ := c.timeout(); d > 0 {
+	// A test's own time limit can only shorten the run's: the run's is
+	// what the user (or a class's cap) allowed one execution.
+	if d, _ := c.timeout(); d > 0 && d < base.Limits.Effective().Timeout {
 		req.Limits.Timeout = d
 		req.Limits.CPUSeconds = 0 // derived from the timeout again
 	}

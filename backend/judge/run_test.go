@@ -145,3 +145,16 @@ func TestCancelledRunIsAnErrorNotAVerdict(t *testing.T) {
 		t.Fatal("a cancelled run judged the program")
 	}
 }
+
+// A test's own timeout shortens the run's, never lengthens it.
+func TestATestsTimeoutOnlyShortensTheRuns(t *testing.T) {
+	x := runner(t)
+	base := sandbox.Request{Language: "python", Limits: sandbox.Limits{Timeout: 1 * time.Second}}
+	p, err := Run(context.Background(), x, base, "while True:\n    pass", parse(t, "[{expected: '1', timeout: 5m}]"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Results[0]; r.Verdict != event.VerdictTimeLimit {
+		t.Fatalf("a 5m test timeout under a 1s run limit: %s (%s)", r.Verdict, r.Detail)
+	}
+}

@@ -72,7 +72,8 @@ type Case struct {
 	// Hidden: the student and the model see the verdict only, never the
 	// input, expected output or traceback.
 	Hidden bool `yaml:"hidden,omitempty" json:"hidden,omitempty"`
-	// Timeout is this test's time limit ("" = the run's), e.g. "2s".
+	// Timeout is this test's time limit, e.g. "2s" ("" = the run's; never
+	// more than the run's).
 	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 }
 

@@ -19,6 +19,7 @@ import (
 func (e *env) compareCmd() *cobra.Command {
 	var f runFlags
 	var providers []string
+	var rep repeatFlags
 	cmd := &cobra.Command{
 		Use:   "compare -p NAME -p NAME [flags] [PROMPT]",
 		Short: "Run one prompt on several providers at once and compare them",
@@ -27,11 +28,16 @@ func (e *env) compareCmd() *cobra.Command {
 			"time, time to first token, tokens, cost, lines of code, final exit code. Ctrl-C cancels all.\n" +
 			"Exit code 0 when every provider succeeded, 1 otherwise.",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("repeat") || rep.reflectAB {
+				return e.compareRepeat(cmd, f, rep, providers, args)
+			}
 			return e.compare(cmd, f, providers, args)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&providers, "provider", "p", nil, "provider profile (repeat: at least two)")
+	fl.IntVar(&rep.n, "repeat", 1, "run the comparison N times (at most 20) and summarise per provider: pass^N, pass@1, iterations to green, time and cost with their spread")
+	fl.BoolVar(&rep.reflectAB, "reflect-ab", false, "with --repeat: each round twice, reflection on and off, summarised apart")
 	f.bind(fl, "model for every provider (default: each profile's)", "JSON Lines: every event, then a final {\"type\":\"comparison\"} line")
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -439,5 +440,84 @@ func TestCompareTable(t *testing.T) {
 	}
 	if r := loopforge(t, home, nil, "compare", "-p", "good", "x"); r.code != 2 {
 		t.Fatalf("one provider: exit %d", r.code)
+	}
+}
+
+// TestCompareWithTests: the built binary judges each provider's programs by
+// --tests: one provider's second program passes, the other's never does,
+// and the table has the tests passed.
+func TestCompareWithTests(t *testing.T) {
+	good := httptest.NewServer(&fakeOpenAI{})
+	defer good.Close()
+	bad := httptest.NewServer(&fakeOpenAI{alwaysFail: true})
+	defer bad.Close()
+	home := t.TempDir()
+	yml := fmt.Sprintf("providers:\n  good:\n    kind: openai\n    model: m-good\n    base_url: %s/v1\n    api_key_env: \"\"\n  bad:\n    kind: openai\n    model: m-bad\n    base_url: %s/v1\n    api_key_env: \"\"\n", good.URL, bad.URL)
+	tests := filepath.Join(home, "hello.yml")
+	if err := os.WriteFile(filepath.Join(home, "loopforge.yml"), []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tests, []byte("tests:\n  - {name: greets, expected: 'fixed: hello', match: exact}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := loopforge(t, home, nil, "compare", "-p", "good", "-p", "bad", "-n", "2", "--tests", tests, "print hello")
+	if r.code != 1 {
+		t.Fatalf("exit %d (want 1: one provider failed)\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], "TESTS") {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
+	if f := strings.Fields(lines[1]); f[0] != "good" || f[2] != "success" || f[len(f)-1] != "1/1" {
+		t.Errorf("good row: %q", lines[1])
+	}
+	if f := strings.Fields(lines[2]); f[0] != "bad" || f[2] != "limit_reached" || f[len(f)-1] != "0/1" {
+		t.Errorf("bad row: %q", lines[2])
+	}
+	for _, want := range []string{"[good] iteration 1: tests 0/1 passed", "[good] iteration 2: tests 1/1 passed", "[bad] iteration 2: tests 0/1 passed"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	r = loopforge(t, home, nil, "stats")
+	if first, _, _ := strings.Cut(r.stdout, "\n"); r.code != 0 || !strings.HasSuffix(strings.TrimSpace(first), "TESTS") {
+		t.Errorf("stats (exit %d):\n%s", r.code, r.stdout)
+	}
+}
+
+// TestCompareRepeat: --repeat 2 --reflect-ab runs the comparison twice with
+// reflection on and twice with it off, and summarises each provider and
+// setting: the provider that fixes its program passes every repeat, the
+// one that never does passes none.
+func TestCompareRepeat(t *testing.T) {
+	good := httptest.NewServer(&fakeOpenAI{})
+	defer good.Close()
+	bad := httptest.NewServer(&fakeOpenAI{alwaysFail: true})
+	defer bad.Close()
+	home := t.TempDir()
+	yml := fmt.Sprintf("providers:\n  good:\n    kind: openai\n    model: m-good\n    base_url: %s/v1\n    api_key_env: \"\"\n  bad:\n    kind: openai\n    model: m-bad\n    base_url: %s/v1\n    api_key_env: \"\"\n", good.URL, bad.URL)
+	if err := os.WriteFile(filepath.Join(home, "loopforge.yml"), []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := loopforge(t, home, nil, "compare", "-p", "good", "-p", "bad", "-n", "2", "--repeat", "2", "--reflect-ab", "print hello")
+	if r.code != 1 {
+		t.Fatalf("exit %d (want 1: bad never passes)\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	t.Logf("summary:\n%s", r.stdout)
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "PROVIDER  REFLECT  PASS^2  PASS@1") {
+		t.Fatalf("summary:\n%s", r.stdout)
+	}
+	want := [][]string{{"good", "on", "yes", "2/2", "2.0"}, {"bad", "on", "no", "0/2", "-"}, {"good", "off", "yes", "2/2", "2.0"}, {"bad", "off", "no", "0/2", "-"}}
+	for i, w := range want {
+		if f := strings.Fields(lines[i+1]); len(f) < 5 || !slices.Equal(f[:5], w) {
+			t.Errorf("row %d: %q, want it to start %v", i+1, lines[i+1], w)
+		}
+	}
+	if n := strings.Count(r.stderr, "[round "); n != 8 {
+		t.Errorf("%d round lines (want 2 rounds × 2 settings × 2 providers):\n%s", n, r.stderr)
+	}
+	if r := loopforge(t, home, nil, "compare", "-p", "good", "-p", "bad", "--repeat", "0", "x"); r.code != 2 {
+		t.Errorf("--repeat 0: exit %d", r.code)
 	}
 }

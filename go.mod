@@ -15,6 +15,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/gzuidhof/tygo v0.2.21
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/tmaxmax/go-sse v0.12.0
 	github.com/yuin/goldmark v1.8.7
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 func (e *env) compareCmd() *cobra.Command {
 	var f runFlags
 	var providers []string
+	var rep repeatFlags
 	cmd := &cobra.Command{
 		Use:   "compare -p NAME -p NAME [flags] [PROMPT]",
 		Short: "Run one prompt on several providers at once and compare them",
@@ -26,11 +28,16 @@ func (e *env) compareCmd() *cobra.Command {
 			"time, time to first token, tokens, cost, lines of code, final exit code. Ctrl-C cancels all.\n" +
 			"Exit code 0 when every provider succeeded, 1 otherwise.",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("repeat") || rep.reflectAB {
+				return e.compareRepeat(cmd, f, rep, providers, args)
+			}
 			return e.compare(cmd, f, providers, args)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&providers, "provider", "p", nil, "provider profile (repeat: at least two)")
+	fl.IntVar(&rep.n, "repeat", 1, "run the comparison N times (at most 20) and summarise per provider: pass^N, pass@1, iterations to green, time and cost with their spread")
+	fl.BoolVar(&rep.reflectAB, "reflect-ab", false, "with --repeat: each round twice, reflection on and off, summarised apart")
 	f.bind(fl, "model for every provider (default: each profile's)", "JSON Lines: every event, then a final {\"type\":\"comparison\"} line")
 	return cmd
 }
@@ -129,6 +136,10 @@ func compareLine(w io.Writer, name string, ev event.Event) {
 		} else {
 			fmt.Fprintf(w, "[%s] iteration %d: error: %s\n", name, d.Iteration, oneLine(d.Summary))
 		}
+	case event.Tested:
+		var t event.TestsPayload
+		_ = ev.Decode(&t)
+		fmt.Fprintf(w, "[%s] iteration %d: tests %d/%d passed\n", name, t.Iteration, t.Passed, t.Total)
 	case event.RunFinished:
 		var p event.RunFinishedPayload
 		_ = ev.Decode(&p)
@@ -161,13 +172,24 @@ func compareLine(w io.Writer, name string, ev event.Event) {
 	}
 }
 
+// printComparison writes the table; a TESTS column (passed/total) is there
+// when the comparison had tests.
 func printComparison(w io.Writer, rows []service.ComparisonRow) {
+	tests := slices.ContainsFunc(rows, func(r service.ComparisonRow) bool { return r.TestsTotal > 0 })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVIDER\tMODEL\tSTATUS\tITER\tTO SUCCESS\tWALL\tFIRST TOKEN\tTOKENS IN/OUT\tCOST\tLINES\tEXIT")
+	head := "PROVIDER\tMODEL\tSTATUS\tITER\tTO SUCCESS\tWALL\tFIRST TOKEN\tTOKENS IN/OUT\tCOST\tLINES\tEXIT"
+	if tests {
+		head += "\tTESTS"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%d\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%d\t%s",
 			r.Provider, dash(r.Model), r.Status, r.Iterations, optInt(r.IterationsToSuccess),
 			ms(r.WallMS), optMS(r.FirstTokenMS), r.InputTokens, r.OutputTokens, cost(r.CostUSD), r.LinesOfCode, optInt(r.FinalExitCode))
+		if tests {
+			fmt.Fprintf(tw, "\t%d/%d", r.TestsPassed, r.TestsTotal)
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
 }

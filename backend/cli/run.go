@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
@@ -29,6 +30,7 @@ type runFlags struct {
 	noReflect, json, allowNetwork                                             bool
 	mode, task, auditor                                                       string
 	validate                                                                  []string
+	tests                                                                     string
 }
 
 func (e *env) runCmd() *cobra.Command {
@@ -123,7 +125,8 @@ func (f *runFlags) bind(fl *pflag.FlagSet, modelUsage, jsonUsage string) {
 	fl.StringVar(&f.workdir, "workdir", "", "directory whose loopforge.yml and .env apply, and that workspace mode edits (default: the current one)")
 	fl.StringVar(&f.mode, "mode", "", "script (default: code runs in the sandbox) or workspace (the model edits the workdir, a git repository)")
 	fl.StringArrayVar(&f.validate, "validate", nil, "workspace mode: a command that must pass after each attempt, e.g. 'pytest -q' (repeatable)")
-	fl.StringVar(&f.task, "task", "", "workspace mode: a YAML task file (instructions, inputs, constraints, validate)")
+	fl.StringVar(&f.task, "task", "", "a YAML task file: instructions and tests (script mode), or instructions, inputs, constraints, validate (workspace mode)")
+	fl.StringVar(&f.tests, "tests", "", "script mode: a YAML file of tests that judge each program (stdin → expected output, or Python assertions); success = all pass")
 	fl.StringVar(&f.auditor, "auditor", "", "workspace mode: a provider profile that reviews each passing change")
 }
 
@@ -133,13 +136,23 @@ func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.Ru
 	if f.stdin == "-" && f.promptFile == "-" {
 		return service.RunRequest{}, "", usagef("--stdin - and --prompt-file - cannot both read this command's stdin")
 	}
-	var task *loop.Task
+	var (
+		task  *loop.Task
+		tests *judge.Suite
+	)
 	if f.task != "" {
-		t, err := loadTask(f.task)
+		t, suite, err := loadTask(f.task)
 		if err != nil {
 			return service.RunRequest{}, "", err
 		}
-		task = t
+		task, tests = t, suite
+	}
+	if f.tests != "" {
+		suite, err := loadTests(f.tests)
+		if err != nil {
+			return service.RunRequest{}, "", err
+		}
+		tests = suite
 	}
 	var prompt string
 	if task != nil && len(args) == 0 && f.promptFile == "" {
@@ -154,11 +167,17 @@ func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.Ru
 	if f.mode == "workspace" && task == nil && len(args) == 0 && f.promptFile == "" {
 		return service.RunRequest{}, "", usagef("workspace mode needs a task: a prompt, --prompt-file or --task")
 	}
-	if f.mode != "workspace" && (task != nil || len(f.validate) > 0 || f.auditor != "") {
-		return service.RunRequest{}, "", usagef("--task, --validate and --auditor need --mode workspace")
+	if f.mode == "workspace" && !tests.Empty() {
+		return service.RunRequest{}, "", usagef("tests judge a script-mode program; a workspace run has --validate")
+	}
+	if f.mode != "workspace" && (len(f.validate) > 0 || f.auditor != "" || (task != nil && task.Workspace())) {
+		return service.RunRequest{}, "", usagef("--validate, --auditor and a task's inputs, constraints and validate need --mode workspace")
+	}
+	if f.mode != "workspace" {
+		task = nil // its instructions are the prompt; its tests are tests
 	}
 	req := service.RunRequest{Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language,
-		AllowNetwork: f.allowNetwork, Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task}
+		AllowNetwork: f.allowNetwork, Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task, Tests: tests}
 	if cmd.Flags().Changed("max-iterations") {
 		if err := config.CheckMaxIterations("--max-iterations", f.maxIter); err != nil {
 			return req, "", usagef("%v", err)
@@ -409,6 +428,10 @@ func (p *humanPrinter) event(e event.Event) error {
 		} else {
 			p.line("iteration %d: error: %s", d.Iteration, oneLine(d.Summary))
 		}
+	case event.Tested:
+		var t event.TestsPayload
+		_ = e.Decode(&t)
+		p.tests(t)
 	case event.Reflection:
 		var r event.ReflectionPayload
 		_ = e.Decode(&r)
@@ -487,9 +510,9 @@ func (p *humanPrinter) finish(f event.RunFinishedPayload) {
 	stats := fmt.Sprintf("%s, %d tokens in / %d out", took.Round(100*time.Millisecond), f.InputTokens, f.OutputTokens)
 	switch f.Status {
 	case event.RunStatusSuccess:
-		p.line("success after %d iteration%s (%s)", f.Iterations, plural(f.Iterations), stats)
+		p.line("success after %d iteration%s (%s%s)", f.Iterations, plural(f.Iterations), testsNote(f), stats)
 	case event.RunStatusLimitReached:
-		p.line("limit reached: no working code after %d iteration%s (%s); the last attempt follows", f.Iterations, plural(f.Iterations), stats)
+		p.line("limit reached: no working code after %d iteration%s (%s%s); the last attempt follows", f.Iterations, plural(f.Iterations), testsNote(f), stats)
 	case event.RunStatusCancelled:
 		p.line("cancelled after %d iteration%s", f.Iterations, plural(f.Iterations))
 	default:
@@ -501,6 +524,55 @@ func (p *humanPrinter) finish(f event.RunFinishedPayload) {
 	if f.FinalCode != "" && (f.Status == event.RunStatusSuccess || f.Status == event.RunStatusLimitReached) {
 		fmt.Fprint(p.out, f.FinalCode)
 	}
+}
+
+// tests shows an iteration's tests: a row of ✓ and ✗ with the count, then
+// the first failing test's evidence (a hidden one's verdict only).
+func (p *humanPrinter) tests(t event.TestsPayload) {
+	var row strings.Builder
+	for _, r := range t.Results {
+		if r.Verdict == event.VerdictPassed {
+			row.WriteString("✓")
+		} else {
+			row.WriteString("✗")
+		}
+	}
+	p.line("iteration %d: tests %d/%d passed %s", t.Iteration, t.Passed, t.Total, row.String())
+	for _, r := range t.Results {
+		if r.Verdict == event.VerdictPassed {
+			continue
+		}
+		name := ""
+		if r.Name != "" {
+			name = " (" + r.Name + ")"
+		}
+		p.line("  test %d%s: %s", r.Index, name, judge.English(r.Verdict))
+		evidence := r.Diff
+		if evidence == "" {
+			evidence = r.Detail
+		}
+		if r.Hidden || r.Redacted {
+			evidence = ""
+		}
+		lines := strings.Split(strings.TrimRight(evidence, "\n"), "\n")
+		if len(lines) > shownOutputLines {
+			lines = lines[len(lines)-shownOutputLines:]
+		}
+		for _, l := range lines {
+			if l != "" {
+				p.line("  │ %s", l)
+			}
+		}
+		return // the first failure is enough on a terminal; all are in the history
+	}
+}
+
+// testsNote is "3/5 tests passed, " for a run with tests, "" otherwise.
+func testsNote(f event.RunFinishedPayload) string {
+	if f.TestsTotal == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d tests passed, ", f.TestsPassed, f.TestsTotal)
 }
 
 func plural(n int) string {
@@ -519,27 +591,59 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// loadTask reads a YAML workspace task:
+// loadTask reads a YAML task: in script mode its instructions and tests,
+// in workspace mode the rest too:
 //
 //	instructions: Make the parser accept trailing commas.
 //	inputs: [parser.py, tests/]
 //	constraints: [standard library only]
 //	validate: ["pytest -q"]
-func loadTask(path string) (*loop.Task, error) {
+//	tests: [{stdin: "2 3", expected: "5"}]
+func loadTask(path string) (*loop.Task, *judge.Suite, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usagef("cannot read the task file: %v", err)
+		return nil, nil, usagef("cannot read the task file: %v", err)
 	}
-	var t loop.Task
+	var t struct {
+		loop.Task `yaml:",inline"`
+		Tests     yaml.Node `yaml:"tests"`
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&t); err != nil {
-		return nil, usagef("task file %s: %v", path, err)
+		return nil, nil, usagef("task file %s: %v", path, err)
 	}
 	if strings.TrimSpace(t.Instructions) == "" {
-		return nil, usagef("task file %s has no instructions", path)
+		return nil, nil, usagef("task file %s has no instructions", path)
 	}
-	return &t, nil
+	suite, err := judge.Parse(b) // the tests: list, with the judge's checks
+	if t.Tests.IsZero() {
+		suite, err = nil, nil
+	}
+	if err != nil {
+		return nil, nil, usagef("task file %s: %v", path, err)
+	}
+	return &t.Task, suite, nil
+}
+
+// loadTests reads --tests: a YAML file with a tests: list (a task file
+// too), or a bare list.
+func loadTests(path string) (*judge.Suite, error) {
+	b, err := readLimited(path, judge.MaxYAMLBytes+1)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, usagef("--tests: %s does not exist", path)
+	}
+	if err != nil {
+		return nil, usagef("--tests: cannot read %s: %v", path, err)
+	}
+	suite, err := judge.Parse(b)
+	if err != nil {
+		return nil, usagef("--tests %s: %v", path, err)
+	}
+	if suite.Empty() {
+		return nil, usagef("--tests %s: no tests in it", path)
+	}
+	return suite, nil
 }
 
 func orNone(s string) string {

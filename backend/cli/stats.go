@@ -32,14 +32,28 @@ func (e *env) statsCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PROVIDER\tMODEL\tRUNS\tOK\tFAILED\tCANCELLED\tEXEC TIMEOUTS\tAVG\tMEDIAN\tITER TO OK\tTOKENS IN/OUT\tCOST")
+			// TESTS (passed/total over the runs that had tests) only when
+			// some had.
+			tests := st.Total.TestedRuns > 0
+			head := "PROVIDER\tMODEL\tRUNS\tOK\tFAILED\tCANCELLED\tEXEC TIMEOUTS\tAVG\tMEDIAN\tITER TO OK\tTOKENS IN/OUT\tCOST"
+			if tests {
+				head += "\tTESTS"
+			}
+			fmt.Fprintln(tw, head)
 			row := func(name, model string, g service.StatsGroup) {
 				iters := "-"
 				if g.Successes > 0 {
 					iters = fmt.Sprintf("%.1f", g.AvgIterationsToSuccess)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d/%d\t%s\n", name, dash(model), g.Runs, g.Successes,
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d/%d\t%s", name, dash(model), g.Runs, g.Successes,
 					g.Failures, g.Cancelled, g.ExecTimeouts, ms(g.AvgMS), ms(g.MedianMS), iters, g.InputTokens, g.OutputTokens, cost(g.CostUSD))
+				switch {
+				case tests && g.TestedRuns > 0:
+					fmt.Fprintf(tw, "\t%d/%d", g.TestsPassed, g.TestsTotal)
+				case tests:
+					fmt.Fprint(tw, "\t-")
+				}
+				fmt.Fprintln(tw)
 			}
 			for _, g := range st.Groups {
 				row(g.Provider, g.Model, g)

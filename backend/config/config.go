@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/loopforge/loopforge/backend/judge"
 	"io"
 	"io/fs"
 	"math"
@@ -159,11 +160,21 @@ type fileWorkspace struct {
 	Sandbox        *bool  `yaml:"sandbox"`
 }
 
-// Preset is a named prompt from loopforge.yml.
+// Preset is a named prompt from loopforge.yml, with the tests that judge
+// its programs (backend/judge's format; none: the exit status decides).
 type Preset struct {
-	ID     string `yaml:"id" json:"id"`
-	Title  string `yaml:"title" json:"title"`
-	Prompt string `yaml:"prompt" json:"prompt"`
+	ID     string       `yaml:"id" json:"id"`
+	Title  string       `yaml:"title" json:"title"`
+	Prompt string       `yaml:"prompt" json:"prompt"`
+	Tests  []judge.Case `yaml:"tests,omitempty" json:"-"` // the wire sends them as YAML (wire.Preset)
+}
+
+// Suite is p's tests as a suite (nil when it has none).
+func (p Preset) Suite() *judge.Suite {
+	if len(p.Tests) == 0 {
+		return nil
+	}
+	return &judge.Suite{Cases: p.Tests}
 }
 
 type fileProfile struct {
@@ -447,6 +458,11 @@ func (c *Config) apply(path string, data []byte) error {
 		}
 		if p.ID == "" {
 			f.Presets[i].ID = fmt.Sprintf("user-%d", i+1)
+		}
+		if s := p.Suite(); s != nil {
+			if err := s.Check(); err != nil {
+				return &Error{File: path, Msg: fmt.Sprintf("presets[%d] (%s): %v", i, p.Title, err)}
+			}
 		}
 	}
 	c.Presets = f.Presets

@@ -528,3 +528,19 @@ func TestPassEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestPresetTests(t *testing.T) {
+	wd := t.TempDir()
+	write(t, wd, FileName, "presets:\n  - id: sum\n    title: Sum\n    prompt: Print the sum of two numbers\n    tests:\n      - {stdin: '2 3', expected: '5'}\n      - {stdin: '1 1', expected: '2', hidden: true}\n")
+	c, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Presets[0].Suite(); s == nil || len(s.Cases) != 2 || s.Hidden() != 1 {
+		t.Fatalf("%+v", c.Presets)
+	}
+	write(t, wd, FileName, "presets:\n  - title: Sum\n    prompt: p\n    tests: [{stdin: '2 3'}]\n")
+	if _, err := Load(Options{Workdir: wd, LookupEnv: envOf(map[string]string{"LOOPFORGE_HOME": t.TempDir()})}); err == nil || !strings.Contains(err.Error(), "test 1: needs expected") {
+		t.Fatalf("%v", err)
+	}
+}

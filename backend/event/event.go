@@ -30,6 +30,7 @@ const (
 	RunFinished      Kind = "run_finished"      // RunFinishedPayload
 	Log              Kind = "log"               // LogPayload: a notice for the user (retry, warning)
 	Queued           Kind = "queued"            // QueuedPayload: an execution waits for a sandbox slot (class mode)
+	Tested           Kind = "tested"            // TestsPayload: the run's tests judged the iteration's program (tests.go)
 
 	// Workspace mode: the model edits a project folder (backend/loop).
 	ToolCalled Kind = "tool_called" // ToolCallPayload: a workspace tool an API model called, with its result
@@ -97,6 +98,10 @@ type RunStartedPayload struct {
 	Workdir  string   `json:"workdir,omitempty"`
 	Validate []string `json:"validate,omitempty"`
 	Auditor  string   `json:"auditor,omitempty"`
+	// Tests is how many tests judge each iteration's program (0: none, the
+	// exit status decides), HiddenTests how many of them are hidden.
+	Tests       int `json:"tests,omitempty"`
+	HiddenTests int `json:"hidden_tests,omitempty"`
 }
 
 // QueuedPayload: the execution of Iteration waits behind Ahead others in
@@ -247,6 +252,10 @@ type RunFinishedPayload struct {
 	InputTokens  int    `json:"input_tokens"`
 	OutputTokens int    `json:"output_tokens"`
 	DurationMS   int64  `json:"duration_ms"`
+	// TestsPassed of TestsTotal: how the run's last judged program fared
+	// (absent: the run had no tests, or none was judged).
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // ErrorWorkspaceGuard (RunFinishedPayload.ErrorKind): loopforge stopped a

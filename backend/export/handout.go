@@ -50,6 +50,7 @@ type runView struct {
 	Final     outputView
 	HasFinal  bool // Final holds the output of the final code
 	Error     string
+	Tests     string // "3/5 tests passed" (the last judged program); "" without tests
 }
 
 type iterView struct {
@@ -63,6 +64,7 @@ type iterView struct {
 	NoAnswer   bool   // no answer was recorded (the run stopped during the call)
 	Answer     string // clipped answer when there was no code
 	Out        outputView
+	Tests      *testsView // nil: the run has no tests, or this program was not judged
 	Reflection string
 }
 
@@ -113,6 +115,7 @@ func (h *handout) run(idx int, r *store.Run) runView {
 		FinalHead:  l.t("finalCode"),
 		FinalCode:  r.FinalCode,
 		Error:      strings.TrimSpace(cleanText(sandbox.NameProgram(r.Error, prog))),
+		Tests:      runTests(r, l),
 	}
 	finalNote := l.t("isFinal")
 	if r.Status != event.RunStatusSuccess {
@@ -130,6 +133,10 @@ func (h *handout) run(idx int, r *store.Run) runView {
 	for _, it := range its {
 		iv := iterView{N: it.N, OK: it.Status == "success" || it.ExecStatus == "ok", Reflection: strings.TrimSpace(cleanText(it.Reflection))}
 		iv.Label = iterLabel(it, l)
+		if tp := h.b.tests(r.ID, it.N); tp != nil {
+			// The tests, not the exit status, decide.
+			iv.Tests, iv.OK = newTestsView(tp, l), tp.AllPassed()
+		}
 		switch {
 		case it.Code == "" && it.ExecStatus == "" && strings.TrimSpace(it.Content) == "":
 			iv.NoAnswer = true
@@ -277,6 +284,9 @@ func (h *handout) markdown() []byte {
 		if r.Sum.Cost != "—" {
 			facts = append(facts, l.t("cost", r.Sum.Cost))
 		}
+		if r.Tests != "" {
+			facts = append(facts, r.Tests)
+		}
 		p("%s.\n", strings.Join(facts, " · "))
 		if r.Error != "" {
 			p("\n**%s:** %s\n", l.t("error"), mdInline(oneLine(r.Error)))
@@ -301,6 +311,7 @@ func (h *handout) markdown() []byte {
 				p("%s", fence(it.Code, r.Fence))
 				mdOutput(&sb, it.Out)
 			}
+			mdTests(&sb, it.Tests, l)
 			if it.Reflection != "" {
 				p("\n**%s**\n\n%s", l.t("reflection"), quote(it.Reflection, l))
 			}
@@ -319,6 +330,21 @@ func (h *handout) markdown() []byte {
 		}
 	}
 	return []byte(sb.String())
+}
+
+// mdTests writes an iteration's tests: the count and row, then each
+// failing test with its evidence.
+func mdTests(sb *strings.Builder, t *testsView, l words) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(sb, "\n**%s:** %s %s\n", l.t("colTests"), mdInline(t.Summary), t.Row)
+	for _, f := range t.Failures {
+		fmt.Fprintf(sb, "\n- %s\n", mdInline(f.Label))
+		if f.Evidence != "" {
+			fmt.Fprintf(sb, "\n%s", fence(f.Evidence, "diff"))
+		}
+	}
 }
 
 func mdOutput(sb *strings.Builder, o outputView) {

@@ -75,6 +75,11 @@ type runFile struct {
 	StartedAt     time.Time         `json:"started_at"`
 	FinishedAt    *time.Time        `json:"finished_at"`
 	DurationMS    int64             `json:"duration_ms"`
+	// Tests (YAML) and how the last judged program fared; absent from
+	// runs without tests (and from files written before them).
+	Tests       string `json:"tests,omitempty"`
+	TestsPassed int    `json:"tests_passed,omitempty"`
+	TestsTotal  int    `json:"tests_total,omitempty"`
 }
 
 type iterationFile struct {
@@ -181,7 +186,7 @@ func runToFile(r store.Run) runFile {
 		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
 		InputTokens:  r.InputTokens,
 		OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		DurationMS: r.DurationMS}
+		DurationMS: r.DurationMS, Tests: r.Tests, TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 }
 
 func runFromFile(r runFile) store.Run {
@@ -190,7 +195,7 @@ func runFromFile(r runFile) store.Run {
 		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
 		InputTokens:  r.InputTokens,
 		OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		DurationMS: r.DurationMS}
+		DurationMS: r.DurationMS, Tests: r.Tests, TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 }
 
 // Iterations and messages have the same fields as their rows today; the

@@ -92,6 +92,9 @@ func notebook(b *Bundle, r *store.Run, l words) ([]byte, error) {
 		prov += ", " + t
 	}
 	md.WriteString("*" + prov + ".*")
+	if t := runTests(r, l); t != "" {
+		md.WriteString("\n\n**" + l.t("colTests") + ":** " + mdInline(t))
+	}
 	if r.Status != event.RunStatusSuccess {
 		// Failing or cancelled code is no final code: say so above it.
 		md.WriteString("\n\n**" + l.t("lastAttempt") + ":** " + l.t("nbLast"))

@@ -91,6 +91,13 @@ func (f feed) dropped() bool {
 // this journal has the run's log open, else what the store holds. A run the
 // store does not know ends the subscription with the store's error.
 func (j *Journal) Subscribe(ctx context.Context, runID string, after int64) *Subscription {
+	return j.SubscribeView(ctx, runID, after, nil)
+}
+
+// SubscribeView is Subscribe with each event passed through view before it
+// is delivered (what a reader may see of it, e.g. a student's view of
+// hidden tests); nil delivers the events as stored.
+func (j *Journal) SubscribeView(ctx context.Context, runID string, after int64, view func(event.Event) event.Event) *Subscription {
 	out := make(chan event.Event, 64)
 	sub := &Subscription{C: out}
 	j.mu.Lock()
@@ -107,7 +114,7 @@ func (j *Journal) Subscribe(ctx context.Context, runID string, after int64) *Sub
 	if r != nil {
 		f = r.join()
 	}
-	d := &delivery{j: j, ctx: ctx, runID: runID, out: out, last: after, sub: sub}
+	d := &delivery{j: j, ctx: ctx, runID: runID, out: out, last: after, sub: sub, view: view}
 	go func() {
 		defer j.wg.Done()
 		defer close(out)
@@ -125,6 +132,7 @@ type delivery struct {
 	out   chan<- event.Event
 	last  int64 // the last seq delivered
 	sub   *Subscription
+	view  func(event.Event) event.Event // nil: as stored
 }
 
 func (d *delivery) run(f feed) {
@@ -189,6 +197,9 @@ func (d *delivery) fromStore(upTo int64) bool {
 func (d *delivery) send(e event.Event) bool {
 	if e.Seq <= d.last {
 		return true
+	}
+	if d.view != nil {
+		e = d.view(e)
 	}
 	select {
 	case d.out <- e:

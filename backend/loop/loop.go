@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/sandbox"
 )
@@ -59,6 +60,10 @@ type Settings struct {
 	// Stdin is given to the generated code's standard input (script mode);
 	// "" = none (it reads EOF).
 	Stdin string
+	// Tests judge each iteration's program (script mode): success is every
+	// test passing instead of a clean exit. Each test is one more
+	// execution after the program's own. nil or empty: no tests.
+	Tests *judge.Suite
 	// Workdir and Mode are passed to coding CLIs: "" and script mode give
 	// each call a private empty directory and no write access.
 	Workdir string
@@ -112,6 +117,9 @@ type Outcome struct {
 	// Err explains event.RunStatusError (a provider or recording failure) and
 	// event.RunStatusCancelled (the context's cause).
 	Err error
+	// Tests are the results of the last program the tests judged (nil:
+	// the run has no tests, or no program was judged).
+	Tests *event.TestsPayload
 }
 
 // ErrInvalidSettings reports unusable settings before anything starts.
@@ -279,20 +287,29 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			return fail(out, ctx.Err())
 		}
 
-		// decide
-		if res.Status == sandbox.StatusOK {
-			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: "ran cleanly"}); err != nil {
+		// judge, then decide
+		v := verdict{res: res}
+		if !r.set.Tests.Empty() {
+			tests, err := r.test(ctx, it, code)
+			if err != nil {
+				return fail(out, err)
+			}
+			v.tests = &tests
+			out.Tests = v.tests
+		}
+		if v.passed() {
+			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: v.summary()}); err != nil {
 				return fail(out, err)
 			}
 			out.Status = event.RunStatusSuccess
 			return out
 		}
-		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: res.Description()}); err != nil {
+		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: v.summary()}); err != nil {
 			return fail(out, err)
 		}
 		// The report joins the thread even at the limit, so a follow-up
 		// prompt on this session knows how the last attempt failed.
-		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: execFailedPrompt.render(feedbackData(res))})
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: v.feedback()})
 		out.Messages = msgs
 		if it >= r.set.MaxIterations {
 			out.Status = event.RunStatusLimitReached
@@ -302,7 +319,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 		// reflect
 		reflection = ""
 		if r.set.Reflect {
-			reflection, err = r.reflect(ctx, it, code, res)
+			reflection, err = r.reflect(ctx, it, code, v)
 			if err != nil {
 				return fail(out, err)
 			}
@@ -472,15 +489,12 @@ func (r *runner) count(u provider.Usage) { r.usage = r.usage.Add(u) }
 
 // reflect asks the model why the code failed. The answer is plain text; an
 // empty one is allowed and means "continue with the history only".
-func (r *runner) reflect(ctx context.Context, it int, code string, res sandbox.Result) (string, error) {
-	d := feedbackData(res)
+func (r *runner) reflect(ctx context.Context, it int, code string, v verdict) (string, error) {
 	req := provider.Request{
 		Workdir: r.set.Workdir, Mode: provider.ModeScript, // reflecting never needs to edit anything
 		System: reflectSystemPrompt.render(r.promptData()),
-		Messages: []provider.Message{{Role: provider.RoleUser, Content: reflectUserPrompt.render(reflectData{
-			Prompt: r.prompt, Fence: r.lang.Fence, Code: strings.TrimRight(code, "\n"),
-			Description: d.Description, Stderr: d.Stderr,
-		})}},
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: reflectUserPrompt.render(v.reflectData(
+			reflectData{Prompt: r.prompt, Fence: r.lang.Fence, Code: strings.TrimRight(code, "\n")}))}},
 	}
 	resp, err := r.call(ctx, it, event.PhaseReflect, req)
 	if err != nil {

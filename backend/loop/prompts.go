@@ -31,6 +31,7 @@ const (
 	generateSystemPrompt prompt[languageData]    = "generate_system.tmpl"
 	formatErrorPrompt    prompt[formatErrorData] = "format_error.tmpl"
 	execFailedPrompt     prompt[execFeedback]    = "exec_failed.tmpl"
+	testsFailedPrompt    prompt[testsFeedback]   = "tests_failed.tmpl"
 	reflectSystemPrompt  prompt[languageData]    = "reflect_system.tmpl"
 	reflectUserPrompt    prompt[reflectData]     = "reflect_user.tmpl"
 	withReflectionPrompt prompt[reflectionData]  = "with_reflection.tmpl"
@@ -62,6 +63,25 @@ type execFeedback struct {
 	Stdout      string
 }
 
+// testsFeedback reports the tests a program failed: the evidence of the
+// visible ones, the verdict alone of the hidden ones.
+type testsFeedback struct {
+	Passed, Total int
+	Failures      []testFailure
+}
+
+// testFailure is one failed test as the model may see it.
+type testFailure struct {
+	Index          int
+	Name           string
+	Verdict        string // in English: "wrong answer"
+	Hidden, Assert bool
+	Input          string
+	Expected       string
+	Actual         string
+	Detail         string
+}
+
 // reflectData asks why a program failed.
 type reflectData struct {
 	Prompt      string
@@ -69,6 +89,7 @@ type reflectData struct {
 	Code        string
 	Description string
 	Stderr      string
+	Tests       *testsFeedback // the run's tests, when it has some
 }
 
 // reflectionData adds a reflection to the next generation's last message.

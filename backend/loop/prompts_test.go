@@ -30,7 +30,9 @@ var promptCases = []promptCase{
 	caseOf(formatErrorPrompt, formatErrorData{languageData{Language: "Python", Fence: "python", Structured: true}, "no code block"}),
 	caseOf(execFailedPrompt, execFeedback{Description: "exit status 1", ExitCode: 1, Stderr: "Traceback", Stdout: "partial"}),
 	caseOf(reflectSystemPrompt, languageData{Language: "POSIX shell", Fence: "sh"}),
-	caseOf(reflectUserPrompt, reflectData{Prompt: "greet", Fence: "python", Code: "print(1/0)", Description: "exit status 1", Stderr: "ZeroDivisionError"}),
+	caseOf(reflectUserPrompt, reflectData{Prompt: "greet", Fence: "python", Code: "print(1/0)", Description: "exit status 1",
+		Stderr: "ZeroDivisionError", Tests: &sampleTests}),
+	caseOf(testsFailedPrompt, sampleTests),
 	caseOf(withReflectionPrompt, reflectionData{Feedback: "it failed", Reflection: "divide by something else"}),
 	caseOf(wsSystemPrompt, wsSystemData{Tools: true, Validate: []string{"go test ./..."}}),
 	caseOf(wsImplementPrompt, implementData{Instructions: "Fix add", Constraints: []string{"POSIX sh"}, Validate: []string{"sh test.sh"},
@@ -40,6 +42,12 @@ var promptCases = []promptCase{
 	caseOf(auditSystemPrompt, struct{}{}),
 	caseOf(auditUserPrompt, auditData{Instructions: "Fix add", Constraints: []string{"POSIX sh"}, Diff: "+add", Summary: "fixed it"}),
 }
+
+var sampleTests = testsFeedback{Passed: 1, Total: 3, Failures: []testFailure{
+	{Index: 2, Name: "sum", Verdict: "wrong answer", Input: "2 3", Expected: "5", Actual: "6"},
+	{Index: 3, Verdict: "runtime error", Assert: true, Input: "assert f() == 1", Detail: "NameError"},
+	{Index: 4, Verdict: "wrong answer", Hidden: true},
+}}
 
 // Every template executes with its typed data, and every field it names
 // exists in that type, in branches the samples do not take too.
@@ -125,6 +133,22 @@ func checkFields(node parse.Node, dot reflect.Type) []string {
 		return checkBranch(n.Pipe, n.List, n.ElseList, dot, func(t reflect.Type) reflect.Type { return t })
 	case *parse.RangeNode:
 		return checkBranch(n.Pipe, n.List, n.ElseList, dot, elemType)
+	case *parse.TemplateNode:
+		// {{template "name" pipeline}}: that template, with dot the
+		// pipeline's type.
+		inner := dot
+		var bad []string
+		if n.Pipe != nil {
+			inner, bad = pipeType(n.Pipe, dot)
+		}
+		tm := templates().Lookup(n.Name)
+		if tm == nil || inner == nil {
+			return append(bad, fmt.Sprintf("%q: no template, or no type for its dot", node))
+		}
+		for inner.Kind() == reflect.Pointer {
+			inner = inner.Elem()
+		}
+		return append(bad, checkFields(tm.Tree.Root, inner)...)
 	default:
 		return []string{fmt.Sprintf("%q: not followed by this check", node)}
 	}

@@ -59,6 +59,12 @@ type Task struct {
 	Validate     []string `yaml:"validate" json:"validate,omitempty"`
 }
 
+// Workspace reports whether t asks for more than instructions: inputs,
+// constraints or validation, which only a workspace run has.
+func (t *Task) Workspace() bool {
+	return len(t.Inputs) > 0 || len(t.Constraints) > 0 || len(t.Validate) > 0
+}
+
 // RunMeta is the record of one workspace run, written as JSON to
 // .loopforge/runs/<start time>.json in the workdir (git-ignored: it is for
 // the user; nothing reads it back). What the run did not reach is left out.

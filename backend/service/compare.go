@@ -24,6 +24,10 @@ type ComparisonRow struct {
 	CostUSD             float64         `json:"cost_usd"` // 0 when the provider reports none
 	LinesOfCode         int             `json:"lines_of_code"`
 	FinalExitCode       *int            `json:"final_exit_code"`
+	// TestsPassed of TestsTotal: the run's last judged program (0 of 0:
+	// the comparison had no tests).
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // Comparison returns one row per run of the session, in start order.
@@ -39,7 +43,7 @@ func (s *Service) Comparison(ctx context.Context, sessionID string) ([]Compariso
 	for _, r := range sess.Runs {
 		row := ComparisonRow{RunID: r.ID, Provider: r.Provider, Model: r.Model, Status: r.Status,
 			Iterations: r.Iterations, WallMS: r.DurationMS, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			CostUSD: r.CostUSD, LinesOfCode: export.LinesOfCode(r.FinalCode)}
+			CostUSD: r.CostUSD, LinesOfCode: export.LinesOfCode(r.FinalCode), TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 		if r.Status == event.RunStatusSuccess {
 			n := r.Iterations
 			row.IterationsToSuccess = &n

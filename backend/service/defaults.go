@@ -2,7 +2,7 @@ package service
 
 import (
 	"github.com/loopforge/loopforge/backend/config"
-	"github.com/loopforge/loopforge/backend/loop"
+	"github.com/loopforge/loopforge/backend/exercises"
 )
 
 // Defaults are the run settings a form should start from: loopforge.yml's
@@ -61,12 +61,8 @@ func (s *Service) Defaults() Defaults {
 		MaxPromptBytes: config.MaxPromptBytes}
 }
 
-// Presets lists the built-in teaching prompts, then the user's own from
-// loopforge.yml.
+// Presets lists the built-in exercises (the seed's data-structures prompt
+// first; each with its tests), then the user's own from loopforge.yml.
 func (s *Service) Presets() []config.Preset {
-	out := []config.Preset{
-		{ID: "data-structures-pt", Title: "Estruturas de dados (pt)", Prompt: loop.Preset("data-structures-pt")},
-		{ID: "data-structures-en", Title: "Data structures (en)", Prompt: loop.Preset("data-structures-en")},
-	}
-	return append(out, s.conf().Presets...)
+	return append(exercises.All(), s.conf().Presets...)
 }

@@ -127,6 +127,7 @@ const (
 	CodeMaxIterations      Code = "request.max_iterations"     // n, max
 	CodeTimeout            Code = "request.timeout"            // value, max
 	CodeLanguage           Code = "request.language"           // language
+	CodeTests              Code = "request.tests"              // test (1-based; "0": the suite as a whole), detail
 	CodeMode               Code = "request.mode"               // mode
 	CodeNeedsWorkspace     Code = "request.needs_workspace"    //
 	CodeCompareTooFew      Code = "request.compare_too_few"    // n

@@ -236,10 +236,11 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 	}
 	// Each language's table starts at "errors: {" and ends at the first
 	// line that closes it: strings.ts has the general ones, strings.class.ts
-	// the classroom's (spread into them), English first.
+	// the classroom's and strings.tests.ts the tests' (spread into them),
+	// English first.
 	key := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`)
 	have := []map[string]bool{{}, {}}
-	for _, f := range []string{"strings.ts", "strings.class.ts"} {
+	for _, f := range []string{"strings.ts", "strings.class.ts", "strings.tests.ts"} {
 		src, err := os.ReadFile("../../frontend/src/" + f)
 		if err != nil {
 			t.Fatal(err)
@@ -260,12 +261,12 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 	for i := range have {
 		for c := range codes {
 			if !have[i][c] {
-				t.Errorf("table %d (strings.ts + strings.class.ts) has no words for %s", i, c)
+				t.Errorf("table %d (strings.ts + strings.class.ts + strings.tests.ts) has no words for %s", i, c)
 			}
 		}
 		for c := range have[i] {
 			if !codes[c] {
-				t.Errorf("table %d (strings.ts + strings.class.ts) words %s, which the backend never sends", i, c)
+				t.Errorf("table %d (strings.ts + strings.class.ts + strings.tests.ts) words %s, which the backend never sends", i, c)
 			}
 		}
 	}

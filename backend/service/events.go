@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/journal"
 	"github.com/loopforge/loopforge/backend/store"
@@ -85,7 +86,16 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 	if err := s.checkFollow(ctx, runID); err != nil {
 		return nil, err
 	}
-	return s.journal.Subscribe(ctx, runID, after), nil
+	return s.journal.SubscribeView(ctx, runID, after, viewFor(ctx)), nil
+}
+
+// viewFor is what the caller may see of a run's events: a student reads
+// hidden tests' verdicts, never their evidence.
+func viewFor(ctx context.Context) func(event.Event) event.Event {
+	if access.From(ctx).IsStudent() {
+		return event.ForStudent
+	}
+	return nil
 }
 
 // Follow calls fn for every event of runID after seq `after`, in order,
@@ -94,6 +104,10 @@ func (s *Service) Subscribe(ctx context.Context, runID string, after int64) (*Su
 func (s *Service) Follow(ctx context.Context, runID string, after int64, fn func(event.Event) error) error {
 	if err := s.checkFollow(ctx, runID); err != nil {
 		return err
+	}
+	if view := viewFor(ctx); view != nil {
+		inner := fn
+		fn = func(e event.Event) error { return inner(view(e)) }
 	}
 	return s.journal.Follow(ctx, runID, after, fn)
 }

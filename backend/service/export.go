@@ -3,12 +3,34 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/loopforge/loopforge/backend/access"
+	"github.com/loopforge/loopforge/backend/judge"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/store"
 )
+
+// studentRuns is runs as the caller may see them: a student's runs keep
+// their visible tests only.
+func studentRuns(ctx context.Context, runs []store.Run) []store.Run {
+	if !access.From(ctx).IsStudent() {
+		return runs
+	}
+	out := make([]store.Run, len(runs))
+	for i, r := range runs {
+		if r.Tests != "" {
+			if suite, err := judge.Parse([]byte(r.Tests)); err == nil {
+				r.Tests = suite.Visible().YAML()
+			} else {
+				r.Tests = ""
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
 
 // Bundle gathers everything about a session for export.
 func (s *Service) Bundle(ctx context.Context, sessionID string) (*export.Bundle, error) {
@@ -17,7 +39,7 @@ func (s *Service) Bundle(ctx context.Context, sessionID string) (*export.Bundle,
 		return nil, err
 	}
 	b := &export.Bundle{Format: export.FormatName, Version: export.Version, Exported: time.Now().UTC(),
-		Session: *sess, Runs: sess.Runs,
+		Session: *sess, Runs: studentRuns(ctx, sess.Runs),
 		Iterations: map[string][]store.Iteration{}, Messages: map[string][]store.Message{}, Events: map[string][]event.Event{}}
 	for _, r := range sess.Runs {
 		if b.Iterations[r.ID], err = s.store.ListIterations(ctx, r.ID); err != nil {
@@ -28,6 +50,13 @@ func (s *Service) Bundle(ctx context.Context, sessionID string) (*export.Bundle,
 		}
 		if b.Events[r.ID], err = s.store.EventsAfter(ctx, r.ID, 0, 0); err != nil {
 			return nil, err
+		}
+		if access.From(ctx).IsStudent() {
+			// A student's export, like its live view, has hidden tests'
+			// verdicts only.
+			for i, e := range b.Events[r.ID] {
+				b.Events[r.ID][i] = event.ForStudent(e)
+			}
 		}
 		imgs, err := s.store.ListImages(ctx, r.ID, true)
 		if err != nil {

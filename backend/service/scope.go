@@ -128,11 +128,20 @@ func (l ClassLimits) defaultProvider(configured string) string {
 	return configured
 }
 
-// PresetsFor is Presets for the caller: a student sees the allowed ones.
+// PresetsFor is Presets for the caller: a student sees the allowed ones,
+// with their visible tests only.
 func (s *Service) PresetsFor(ctx context.Context) []config.Preset {
 	all := s.Presets()
 	l, student := s.studentLimits(ctx)
-	if !student || len(l.Presets) == 0 {
+	if !student {
+		return all
+	}
+	for i, p := range all {
+		if p.Suite() != nil {
+			all[i].Tests = p.Suite().Visible().Cases
+		}
+	}
+	if len(l.Presets) == 0 {
 		return all
 	}
 	return slices.DeleteFunc(all, func(p config.Preset) bool { return !slices.Contains(l.Presets, p.ID) })

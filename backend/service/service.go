@@ -28,6 +28,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/export"
 	"github.com/loopforge/loopforge/backend/journal"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/owner"
 	"github.com/loopforge/loopforge/backend/provider"
@@ -321,6 +322,9 @@ type RunRequest struct {
 	// Stdin is given to the generated code's standard input (what input()
 	// reads), at most config.MaxStdinBytes; script mode only.
 	Stdin string
+	// Tests judge each iteration's program (script mode): the run succeeds
+	// when all pass. nil: none (a retry keeps the run's own).
+	Tests *judge.Suite
 
 	// Workspace mode (Mode "workspace"): the provider edits files in Workdir
 	// ("" = the service's workdir), Validate commands (appended to Task's)
@@ -521,6 +525,13 @@ func (s *Service) retry(ctx context.Context, req *RunRequest) ([]provider.Messag
 	}
 	if req.Stdin == "" {
 		req.Stdin = run.Stdin
+	}
+	if req.Tests == nil && run.Tests != "" {
+		suite, err := judge.Parse([]byte(run.Tests))
+		if err != nil {
+			return nil, TestsError(err)
+		}
+		req.Tests = suite
 	}
 	return thread, nil
 }
@@ -747,6 +758,22 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 		return prepared{}, fmt.Errorf("%w: an input (stdin) is for script mode, where the generated program runs; workspace commands read none", ErrInvalidRequest)
 	}
 	set.Stdin = req.Stdin
+	if !req.Tests.Empty() {
+		if req.Mode == modeWorkspace {
+			return prepared{}, TestsError(&judge.Error{Msg: "tests judge a script-mode program; a workspace run has its validation commands"})
+		}
+		if err := req.Tests.CheckLanguage(lang.Sandbox); err != nil {
+			return prepared{}, TestsError(err)
+		}
+		set.Tests = req.Tests
+		if set.Stdin == "" {
+			// A program judged by IO tests reads its input: its own run
+			// gets the first visible test's (never a hidden one's) rather
+			// than an EOFError beside passing tests, and the run keeps and
+			// shows it as its input.
+			set.Stdin = req.Tests.SampleInput()
+		}
+	}
 	if strings.TrimSpace(req.Prompt) == "" {
 		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
 	}
@@ -793,7 +820,8 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, in loop.Input) (RunInfo, error) {
 	prompt := in.Prompt
 	run := &store.Run{SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt, Status: event.RunStatusRunning,
-		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Stdin: p.set.Stdin}
+		Owner: s.owner.ID(), MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Stdin: p.set.Stdin,
+		Tests: p.set.Tests.YAML()}
 	if p.set.Workspace != nil {
 		run.Language = export.LanguageDiff // its result is the patch it made
 	}
@@ -811,6 +839,7 @@ func (s *Service) launch(ctx context.Context, sess *store.Session, p prepared, i
 		SessionID: sess.ID, Provider: p.prof.Name, Model: p.prof.Model, Prompt: prompt,
 		MaxIterations: p.set.MaxIterations, Reflect: p.set.Reflect, Language: p.lang.Fence, Mode: runMode(p.set),
 		AllowNetwork: p.set.AllowNetwork, Stdin: p.set.Stdin, Workdir: p.set.Workdir, Validate: validateOf(p.set), Auditor: p.auditor,
+		Tests: testsCount(p.set.Tests), HiddenTests: p.set.Tests.Hidden(),
 	})); err != nil {
 		cancel(err)
 		s.finish(ar, run, loop.Outcome{Status: event.RunStatusError, Err: err}, time.Now())
@@ -904,6 +933,9 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		run.Model = out.Model
 	}
 	run.FinishedAt, run.DurationMS = &now, time.Since(start).Milliseconds()
+	if out.Tests != nil {
+		run.TestsPassed, run.TestsTotal = out.Tests.Passed, out.Tests.Total
+	}
 	if out.Err != nil {
 		setRunError(run, out.Err)
 	}
@@ -931,6 +963,7 @@ func (s *Service) finish(ar *activeRun, run *store.Run, out loop.Outcome, start 
 		Status: status, Iterations: out.Iterations, FinalCode: out.FinalCode, Error: run.Error, ErrorKind: errorKind,
 		ErrorCode: run.ErrorCode, ErrorParams: run.ErrorParams, Model: out.Model,
 		InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, DurationMS: run.DurationMS,
+		TestsPassed: run.TestsPassed, TestsTotal: run.TestsTotal,
 	})); err != nil {
 		s.log.Error("recording run_finished", "run", run.ID, "err", err)
 	}
@@ -1015,4 +1048,21 @@ func title(prompt string) string {
 		line = string(r[:79]) + "…"
 	}
 	return line
+}
+
+// testsCount is how many tests judge a run (0: none).
+func testsCount(s *judge.Suite) int {
+	if s.Empty() {
+		return 0
+	}
+	return len(s.Cases)
+}
+
+// TestsError is a suite that cannot be used, as the request's mistake.
+func TestsError(err error) error {
+	params := map[string]string{"detail": err.Error()}
+	if je, ok := errors.AsType[*judge.Error](err); ok {
+		params = map[string]string{"test": strconv.Itoa(je.Test), "detail": je.Msg}
+	}
+	return &Error{Code: CodeTests, Params: params, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 }

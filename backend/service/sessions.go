@@ -48,7 +48,7 @@ func (s *Service) Session(ctx context.Context, id string) (*SessionDetail, error
 		return nil, err
 	}
 	d := &SessionDetail{ID: sess.ID, Title: sess.Title, Prompt: sess.Prompt, Mode: sess.Mode, Kind: sess.Kind, Workdir: sess.Workdir,
-		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Runs: sess.Runs, Iterations: map[string][]store.Iteration{},
+		CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Runs: studentRuns(ctx, sess.Runs), Iterations: map[string][]store.Iteration{},
 		Images: map[string][]store.Image{}}
 	if d.Runs == nil {
 		d.Runs = []store.Run{}

@@ -27,6 +27,11 @@ type StatsGroup struct {
 	InputTokens            int     `json:"input_tokens"`
 	OutputTokens           int     `json:"output_tokens"`
 	CostUSD                float64 `json:"cost_usd"`
+	// TestedRuns had tests; TestsPassed of TestsTotal add up their last
+	// judged programs' tests.
+	TestedRuns  int `json:"tested_runs,omitempty"`
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // Stats is the history summarised: a total and one group per provider+model.
@@ -83,6 +88,11 @@ func group(facts []store.RunFact) StatsGroup {
 			g.Failures++
 		}
 		g.ExecTimeouts += f.ExecTimeouts
+		if f.TestsTotal > 0 {
+			g.TestedRuns++
+			g.TestsPassed += f.TestsPassed
+			g.TestsTotal += f.TestsTotal
+		}
 		g.InputTokens += f.InputTokens
 		g.OutputTokens += f.OutputTokens
 		g.CostUSD += f.CostUSD

@@ -18,6 +18,9 @@ type RunFact struct {
 	OutputTokens int
 	CostUSD      float64
 	ExecTimeouts int // iterations whose generated code hit the time limit
+	// TestsPassed of TestsTotal: the run's last judged program (0 of 0: the
+	// run had no tests).
+	TestsPassed, TestsTotal int
 }
 
 // RunFacts lists every run that has ended (running ones are left out), oldest
@@ -26,6 +29,7 @@ type RunFact struct {
 func (s *Store) RunFacts(ctx context.Context) ([]RunFact, error) {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT r.provider, r.model, r.status, r.iterations, r.duration_ms, r.input_tokens, r.output_tokens, r.cost_usd,
+		       r.tests_passed, r.tests_total,
 		       (SELECT count(*) FROM iterations i WHERE i.run_id = r.id AND i.exec_status = 'timeout')
 		FROM runs r
 		WHERE r.status <> ?
@@ -38,7 +42,7 @@ func (s *Store) RunFacts(ctx context.Context) ([]RunFact, error) {
 	for rows.Next() {
 		var f RunFact
 		if err := rows.Scan(&f.Provider, &f.Model, &f.Status, &f.Iterations, &f.DurationMS,
-			&f.InputTokens, &f.OutputTokens, &f.CostUSD, &f.ExecTimeouts); err != nil {
+			&f.InputTokens, &f.OutputTokens, &f.CostUSD, &f.TestsPassed, &f.TestsTotal, &f.ExecTimeouts); err != nil {
 			return nil, fmt.Errorf("store: run facts: %w", err)
 		}
 		out = append(out, f)

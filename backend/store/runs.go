@@ -36,6 +36,11 @@ type Run struct {
 	StartedAt    time.Time         `json:"started_at"`
 	FinishedAt   *time.Time        `json:"finished_at"` // nil while running
 	DurationMS   int64             `json:"duration_ms"`
+	// Tests is the run's test suite as YAML (backend/judge; "" = none), and
+	// TestsPassed of TestsTotal how its last judged program fared.
+	Tests       string `json:"tests,omitempty"`
+	TestsPassed int    `json:"tests_passed,omitempty"`
+	TestsTotal  int    `json:"tests_total,omitempty"`
 	// Owner is the process executing the run (an id from backend/owner);
 	// only runs whose owner is gone are recovered as interrupted.
 	Owner string `json:"-"`
@@ -65,12 +70,13 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (
 				id, session_id, provider, model, status, max_iterations, reflect, language,
 				iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-				started_at, finished_at, duration_ms, prompt, owner, stdin, error_code, error_params)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				started_at, finished_at, duration_ms, prompt, owner, stdin, error_code, error_params,
+				tests, tests_passed, tests_total)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
 			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
 			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt, r.Owner, r.Stdin,
-			r.ErrorCode, paramsJSON(r.ErrorParams)); err != nil {
+			r.ErrorCode, paramsJSON(r.ErrorParams), r.Tests, r.TestsPassed, r.TestsTotal); err != nil {
 			err = constraintErr(err)
 			if errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("session %q: %w", r.SessionID, err)
@@ -86,7 +92,8 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 }
 
 // UpdateRun saves the progress and outcome fields of r (status, iterations,
-// final code, error, tokens, cost, finished_at, duration, and the model,
+// final code, error, tokens, cost, finished_at, duration, tests passed and
+// total, and the model,
 // which is the one that answered when the provider fell back to another)
 // and marks its session updated, so the history list shows recent activity
 // first. The fields fixed at creation (session, provider, settings, start
@@ -97,12 +104,12 @@ func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 		err := tx.QueryRowContext(ctx, `UPDATE runs SET
 				status = ?, iterations = ?, final_code = ?, error = ?, error_code = ?, error_params = ?,
 				input_tokens = ?, output_tokens = ?, cost_usd = ?,
-				finished_at = ?, duration_ms = ?, model = ?
+				finished_at = ?, duration_ms = ?, model = ?, tests_passed = ?, tests_total = ?
 			WHERE id = ?
 			RETURNING session_id`,
 			r.Status, r.Iterations, r.FinalCode, r.Error, r.ErrorCode, paramsJSON(r.ErrorParams),
 			r.InputTokens, r.OutputTokens, r.CostUSD,
-			nullTime(r.FinishedAt), r.DurationMS, r.Model, r.ID).Scan(&sessionID)
+			nullTime(r.FinishedAt), r.DurationMS, r.Model, r.TestsPassed, r.TestsTotal, r.ID).Scan(&sessionID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -304,7 +311,8 @@ const interruptedMsg = "the loopforge process running this was stopped before th
 
 const runColumns = `id, session_id, provider, model, status, max_iterations, reflect, language,
 	iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-	started_at, finished_at, duration_ms, prompt, stdin, error_code, error_params`
+	started_at, finished_at, duration_ms, prompt, stdin, error_code, error_params,
+	tests, tests_passed, tests_total`
 
 func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs `+where, args...)
@@ -323,7 +331,7 @@ func queryRuns(ctx context.Context, q querier, where string, args ...any) ([]Run
 		if err := rows.Scan(&r.ID, &r.SessionID, &r.Provider, &r.Model, &r.Status, &r.MaxIterations,
 			&r.Reflect, &r.Language, &r.Iterations, &r.FinalCode, &r.Error, &r.InputTokens,
 			&r.OutputTokens, &r.CostUSD, &started, &finished, &r.DurationMS, &r.Prompt, &r.Stdin,
-			&r.ErrorCode, &params); err != nil {
+			&r.ErrorCode, &params, &r.Tests, &r.TestsPassed, &r.TestsTotal); err != nil {
 			return nil, err
 		}
 		if params != "" && params != "{}" {

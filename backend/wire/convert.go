@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
@@ -37,10 +38,18 @@ func (r RunRequest) ToService() (service.RunRequest, error) {
 		}
 		timeout = d
 	}
+	var tests *judge.Suite
+	if r.Tests != "" {
+		suite, err := judge.Parse([]byte(r.Tests))
+		if err != nil {
+			return service.RunRequest{}, service.TestsError(err)
+		}
+		tests = suite
+	}
 	return service.RunRequest{
 		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
 		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh, Retry: r.Retry,
-		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin,
+		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin, Tests: tests,
 		Mode: string(r.Mode), Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task.toLoop(),
 	}, nil
 }
@@ -89,7 +98,9 @@ func fromKeyRejection(k *service.KeyRejection) *KeyRejection {
 
 // FromPresets converts the prompt presets.
 func FromPresets(ps []config.Preset) []Preset {
-	return each(ps, func(p config.Preset) Preset { return Preset{ID: p.ID, Title: p.Title, Prompt: p.Prompt} })
+	return each(ps, func(p config.Preset) Preset {
+		return Preset{ID: p.ID, Title: p.Title, Prompt: p.Prompt, Tests: p.Suite().YAML()}
+	})
 }
 
 // FromDefaults converts the run settings.
@@ -142,7 +153,7 @@ func FromRun(r store.Run) StoredRun {
 		Status: r.Status, MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language,
 		Iterations: r.Iterations, FinalCode: r.FinalCode, Error: r.Error, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, StartedAt: r.StartedAt,
-		FinishedAt: r.FinishedAt, DurationMS: r.DurationMS}
+		FinishedAt: r.FinishedAt, DurationMS: r.DurationMS, Tests: r.Tests, TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 }
 
 // FromIteration converts a stored iteration.
@@ -174,7 +185,8 @@ func FromComparison(rows []service.ComparisonRow) []ComparisonRow {
 		return ComparisonRow{RunID: r.RunID, Provider: r.Provider, Model: r.Model, Status: r.Status,
 			Iterations: r.Iterations, IterationsToSuccess: r.IterationsToSuccess, WallMS: r.WallMS,
 			FirstTokenMS: r.FirstTokenMS, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			CostUSD: r.CostUSD, LinesOfCode: r.LinesOfCode, FinalExitCode: r.FinalExitCode}
+			CostUSD: r.CostUSD, LinesOfCode: r.LinesOfCode, FinalExitCode: r.FinalExitCode,
+			TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal}
 	})
 }
 
@@ -187,7 +199,8 @@ func fromStatsGroup(g service.StatsGroup) StatsGroup {
 	return StatsGroup{Provider: g.Provider, Model: g.Model, Runs: g.Runs, Successes: g.Successes,
 		Failures: g.Failures, Cancelled: g.Cancelled, ExecTimeouts: g.ExecTimeouts, SuccessRate: g.SuccessRate,
 		AvgDurationMS: g.AvgMS, MedianDurationMS: g.MedianMS, AvgIterationsToSuccess: g.AvgIterationsToSuccess,
-		InputTokens: g.InputTokens, OutputTokens: g.OutputTokens, CostUSD: g.CostUSD}
+		InputTokens: g.InputTokens, OutputTokens: g.OutputTokens, CostUSD: g.CostUSD,
+		TestedRuns: g.TestedRuns, TestsPassed: g.TestsPassed, TestsTotal: g.TestsTotal}
 }
 
 // FromFolderListing converts a folder picker listing.

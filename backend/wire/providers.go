@@ -50,6 +50,9 @@ type Preset struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Prompt string `json:"prompt"`
+	// Tests are the preset's tests as YAML, for the run form's Tests panel
+	// ("" = none; a student gets the visible ones only).
+	Tests string `json:"tests,omitempty"`
 }
 
 // Defaults are the configured run settings (loopforge.yml), the run form's

@@ -27,6 +27,10 @@ type RunRequest struct {
 	// Stdin is given to the generated code's standard input (what input()
 	// reads); script mode only, at most 64 KiB.
 	Stdin string `json:"stdin,omitempty"`
+	// Tests judge each iteration's program (script mode), as YAML: a
+	// `tests:` list or a bare list (backend/judge). "" = none: the exit
+	// status decides.
+	Tests string `json:"tests,omitempty"`
 
 	// Mode is "script" (the default: one script run in the sandbox) or
 	// "workspace" (the model edits the git repository in Workdir, "" = the

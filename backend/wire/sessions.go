@@ -88,6 +88,12 @@ type StoredRun struct {
 	// FinishedAt is null while the run is running.
 	FinishedAt *time.Time `json:"finished_at" tstype:"string | null"`
 	DurationMS int64      `json:"duration_ms"`
+	// Tests is the run's tests as YAML ("" = none; a student gets the
+	// visible ones), TestsPassed of TestsTotal how its last judged program
+	// fared (0 of 0: not judged).
+	Tests       string `json:"tests,omitempty"`
+	TestsPassed int    `json:"tests_passed,omitempty"`
+	TestsTotal  int    `json:"tests_total,omitempty"`
 }
 
 // StoredIteration is one attempt of a stored run.
@@ -156,6 +162,10 @@ type ComparisonRow struct {
 	CostUSD       float64 `json:"cost_usd"`
 	LinesOfCode   int     `json:"lines_of_code"`
 	FinalExitCode *int    `json:"final_exit_code" tstype:"number | null"`
+	// TestsPassed of TestsTotal: the run's last judged program (0 of 0:
+	// the comparison had no tests).
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // Stats summarise the history, in total and per provider and model.
@@ -185,4 +195,9 @@ type StatsGroup struct {
 	InputTokens            int     `json:"input_tokens"`
 	OutputTokens           int     `json:"output_tokens"`
 	CostUSD                float64 `json:"cost_usd"`
+	// TestedRuns had tests; TestsPassed of TestsTotal add up their last
+	// judged programs' tests.
+	TestedRuns  int `json:"tested_runs,omitempty"`
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }

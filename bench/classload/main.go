@@ -49,8 +49,9 @@ func main() {
 	runs := flag.Int("runs", 2, "runs per student, one after the other")
 	delay := flag.Duration("chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
 	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default, its CPUs)")
+	tests := flag.Int("tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
 	flag.Parse()
-	if err := run(*students, *runs, *delay, *execs); err != nil {
+	if err := run(*students, *runs, *delay, *execs, *tests); err != nil {
 		fmt.Fprintln(os.Stderr, "classload:", err)
 		os.Exit(1)
 	}
@@ -62,6 +63,8 @@ type runTimes struct {
 	execStart         time.Time     // server timestamp of exec_started
 	held              time.Duration // from the slot (served, else exec_started) to exec_finished
 	program           time.Duration // exec_finished's duration_ms: the program itself
+	finished          time.Time     // run_finished on the instructor's socket
+	executions        int           // exec_finished events plus the tests each tested event ran
 	status            string
 	done              chan struct{}
 }
@@ -82,7 +85,7 @@ func (t *tracker) get(id string) *runTimes {
 	return r
 }
 
-func run(nStudents, nRuns int, delay time.Duration, execs int) error {
+func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 	tmp, err := os.MkdirTemp("", "classload-")
 	if err != nil {
 		return err
@@ -146,7 +149,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := student(base, code, fmt.Sprintf("Student %02d", i+1), nRuns, tr); err != nil {
+			if err := student(base, code, fmt.Sprintf("Student %02d", i+1), nRuns, nTests, tr); err != nil {
 				errs <- err
 			}
 		}()
@@ -158,7 +161,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs int) error {
 		return err
 	}
 	hwm, rss := memory(cmd.Process.Pid)
-	report(tr, nStudents, nRuns, elapsed, hwm, rss)
+	report(tr, nStudents, nRuns, nTests, elapsed, hwm, rss)
 	own, children := cpu(cmd.Process.Pid)
 	bench, _ := cpu(os.Getpid())
 	fmt.Printf("CPU: the server %s itself, %s in the sandboxes it waited for; this bench (students, fake model) %s\n",
@@ -327,6 +330,16 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 					from = r.served
 				}
 				r.held, r.program = m.TS.Sub(from), time.Duration(p.DurationMS)*time.Millisecond
+				r.executions++
+				tr.mu.Unlock()
+			case "tested":
+				var p struct {
+					Total int `json:"total"`
+				}
+				_ = json.Unmarshal(m.Payload, &p)
+				r := tr.get(m.RunID)
+				tr.mu.Lock()
+				r.executions += p.Total
 				tr.mu.Unlock()
 			case "run_finished":
 				var p struct {
@@ -335,7 +348,7 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 				_ = json.Unmarshal(m.Payload, &p)
 				r := tr.get(m.RunID)
 				tr.mu.Lock()
-				r.status = p.Status
+				r.status, r.finished = p.Status, now
 				tr.mu.Unlock()
 				close(r.done)
 			}
@@ -345,7 +358,7 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 }
 
 // student joins and runs nRuns runs, each after the previous ended.
-func student(base, code, name string, nRuns int, tr *tracker) error {
+func student(base, code, name string, nRuns, nTests int, tr *tracker) error {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 5 * time.Minute}
 	body, _ := json.Marshal(map[string]string{"code": code, "name": name})
@@ -359,8 +372,12 @@ func student(base, code, name string, nRuns int, tr *tracker) error {
 	}
 	for i := range nRuns {
 		sent := time.Now()
-		resp, err := c.Post(base+"/api/runs", "application/json",
-			strings.NewReader(fmt.Sprintf(`{"prompt":"classload %s run %d"}`, name, i)))
+		req := map[string]string{"prompt": fmt.Sprintf("classload %s run %d", name, i)}
+		if nTests > 0 {
+			req["tests"] = "tests:\n" + strings.Repeat("  - {expected: \"45\"}\n", nTests)
+		}
+		body, _ := json.Marshal(req)
+		resp, err := c.Post(base+"/api/runs", "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -440,8 +457,9 @@ func memory(pid int) (hwm, rss string) {
 	return hwm, rss
 }
 
-func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss string) {
-	var wall, token, waits, held, program []time.Duration
+func report(tr *tracker, nStudents, nRuns, nTests int, elapsed time.Duration, hwm, rss string) {
+	var wall, token, waits, held, program, whole []time.Duration
+	executions := 0
 	statuses := map[string]int{}
 	queued := 0
 	tr.mu.Lock()
@@ -456,6 +474,10 @@ func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss s
 		if !r.token.IsZero() {
 			token = append(token, r.token.Sub(r.sent))
 		}
+		if !r.finished.IsZero() {
+			whole = append(whole, r.finished.Sub(r.sent))
+		}
+		executions += r.executions
 		if r.held > 0 {
 			held = append(held, r.held)
 			program = append(program, r.program)
@@ -467,6 +489,8 @@ func report(tr *tracker, nStudents, nRuns int, elapsed time.Duration, hwm, rss s
 	}
 	tr.mu.Unlock()
 	fmt.Printf("%d students × %d runs = %d runs in %s; statuses %v\n", nStudents, nRuns, nStudents*nRuns, elapsed.Round(time.Millisecond), statuses)
+	fmt.Printf("tests per run: %d; executions: %d (%.1f a run)\n", nTests, executions, float64(executions)/float64(max(1, nStudents*nRuns)))
+	fmt.Printf("run from the POST to run_finished:           %s\n", stats(whole))
 	fmt.Printf("run on the instructor's wall after the POST: %s\n", stats(wall))
 	fmt.Printf("first token on the instructor's socket:      %s\n", stats(token))
 	fmt.Printf("executions that queued: %d of %d; queue wait: %s\n", queued, nStudents*nRuns, stats(waits))

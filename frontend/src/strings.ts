@@ -1,6 +1,7 @@
 import type { ExecNote, ExecStatus, Note, Notice, Outcome, Protection } from './api/gen/event'
 import { bytes, integer, seconds } from './format'
 import { classEn, classPt } from './strings.class'
+import { testsEn, testsPt } from './strings.tests'
 import { firstRunEn, firstRunPt } from './strings.firstrun'
 // Every UI string in one place: an English and a Portuguese table with the
 // same keys (the type checker lists anything missing). `strings` is the
@@ -51,6 +52,7 @@ const en = {
   appTagline: 'Watch AI models write, run and fix code',
   nav: { run: 'Run', history: 'History', stats: 'Stats', class: classEn.tab },
   classroom: classEn,
+  tests: testsEn,
   firstRun: firstRunEn,
   language: { label: 'Language', en: 'English', pt: 'Português' },
   theme: {
@@ -566,6 +568,7 @@ const en = {
    */
   errors: {
     ...classEn.errors,
+    ...testsEn.errors,
     internal: (p: P) => `Something went wrong in loopforge: ${p.detail}`,
     'request.invalid': (p: P) => `Invalid request: ${p.detail}`,
     'request.prompt_empty': () => 'The prompt is empty.',
@@ -676,6 +679,7 @@ const pt: Strings = {
   appTagline: 'Veja modelos de IA escreverem, executarem e corrigirem código',
   nav: { run: 'Executar', history: 'Histórico', stats: 'Estatísticas', class: classPt.tab },
   classroom: classPt,
+  tests: testsPt,
   firstRun: firstRunPt,
   language: { label: 'Idioma', en: 'English', pt: 'Português' },
   theme: {
@@ -1172,6 +1176,7 @@ const pt: Strings = {
 
   errors: {
     ...classPt.errors,
+    ...testsPt.errors,
     internal: (p: P) => `Algo deu errado no loopforge: ${p.detail}`,
     'request.invalid': (p: P) => `Pedido inválido: ${p.detail}`,
     'request.prompt_empty': () => 'O prompt está vazio.',

@@ -97,6 +97,8 @@ export type RunEvent =
   | Envelope<'git', ev.GitPayload>
   /** Class mode: the iteration's execution waits for a sandbox (ahead ≥ 1), or got one (0). */
   | Envelope<'queued', ev.QueuedPayload>
+  /** The run's tests judged the iteration's program (a student's copy has no evidence of hidden tests). */
+  | Envelope<'tested', ev.TestsPayload>
 
 /** The server's answer to a subscription it cannot serve (e.g. unknown run). */
 export interface SubscriptionError {

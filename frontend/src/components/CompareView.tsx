@@ -162,6 +162,14 @@ function best(rows: ComparisonRow[], key: Key, ignoreZero = false): Set<number> 
   return new Set(vals.flatMap((v, i) => (v === min ? [i] : [])))
 }
 
+/** mostTestsPassed: the index set of the rows that passed the most tests (none when no row had tests, or none passed any). */
+export function mostTestsPassed(rows: ComparisonRow[]): Set<number> {
+  const passed = rows.map((r) => ((r.tests_total ?? 0) > 0 ? (r.tests_passed ?? 0) : -1))
+  const top = Math.max(-1, ...passed)
+  if (top <= 0) return new Set()
+  return new Set(passed.flatMap((v, i) => (v === top ? [i] : [])))
+}
+
 export function ComparisonTable({ rows }: { rows: ComparisonRow[] }) {
   const c = strings.compare
   const u = c.unknown
@@ -176,6 +184,10 @@ export function ComparisonTable({ rows }: { rows: ComparisonRow[] }) {
     { key: 'lines_of_code', label: c.lines, fmt: (r) => String(r.lines_of_code), num: true },
     { key: 'final_exit_code', label: c.exitCode, fmt: (r) => (r.final_exit_code == null ? u : String(r.final_exit_code)), num: true },
   ]
+  if (rows.some((r) => (r.tests_total ?? 0) > 0)) {
+    // With tests, how many passed is what matters most: first, the most highlighted.
+    cols.unshift({ key: 'tests_passed', label: strings.tests.column, fmt: (r) => ((r.tests_total ?? 0) > 0 ? `${r.tests_passed ?? 0}/${r.tests_total}` : u), best: mostTestsPassed(rows), num: true })
+  }
   return (
     <div className="table-wrap card">
       <h3 className="card-title">{c.table}</h3>

@@ -12,6 +12,7 @@ import { CompareView } from './CompareView'
 import { ProviderPicker } from './ProviderPicker'
 import { RunView } from './RunView'
 import { SandboxInfo } from './SandboxInfo'
+import { TestsField } from './TestsField'
 import { ModeSwitch, NetworkOptIn, WorkspaceFields } from './WorkspaceForm'
 
 /** A student's form (class mode): only what the instructor allows. */
@@ -153,7 +154,9 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
 
   const pickPreset = (id: string) => {
     const p = presets.find((x) => x.id === id)
-    setC(p ? { presetId: id, prompt: p.prompt } : { presetId: '' })
+    // A preset brings its tests (none: the Tests panel is emptied, so a
+    // preset never runs with another exercise's tests).
+    setC(p ? { presetId: id, prompt: p.prompt, tests: p.tests ?? '' } : { presetId: '' })
   }
 
   const stageProviders = comparing ? compareColumns.map((col) => col.provider) : active ? [active.provider || chosen[0]] : chosen
@@ -231,6 +234,7 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
               </p>
             )}
             {workspace && <WorkspaceFields folder={!student} />}
+            {!workspace && <TestsField />}
             <SandboxInfo />
           </div>
           <div className="composer-side">

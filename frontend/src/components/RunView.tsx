@@ -7,6 +7,7 @@ import { isRetryable, noticeText, strings } from '../strings'
 import { CodePanel, type CodeEnding } from './CodePanel'
 import { ExportMenu } from './ExportMenu'
 import { ExecPanel } from './ExecPanel'
+import { TestsPanel } from './TestsPanel'
 import { RunBanner } from './RunBanner'
 import { RunStats } from './RunStats'
 import { StreamPanel } from './StreamPanel'
@@ -271,6 +272,8 @@ export function RunView({ runId, replay = false, stage = false, keys = false, re
           ) : (
             <div className="iter-side">
               <CodePanel key={`${run.runId}`} it={it} prev={prev} ending={ending} language={run.language} />
+              {/* With tests, their verdicts decide: above the program's own run. */}
+              <TestsPanel tests={it.tests} />
               <ExecPanel it={it} live={live} runId={run.runId} stdin={run.stdin} />
             </div>
           )}

@@ -20,6 +20,8 @@ export function StatsView() {
   }, [stores])
 
   const groups = stats?.groups ?? []
+  // Some runs had tests: a column says how many of their tests passed.
+  const tested = (stats?.total.tested_runs ?? 0) > 0
   return (
     <section className="stats-page" data-testid="stats-view">
       <div className="stats-head">
@@ -55,15 +57,16 @@ export function StatsView() {
                   <th scope="col" className="num">{s.avgIterations}</th>
                   <th scope="col" className="num">{s.tokens}</th>
                   <th scope="col" className="num">{s.cost}</th>
+                  {tested && <th scope="col" className="num">{strings.tests.column}</th>}
                 </tr>
               </thead>
               <tbody>
                 {groups.map((g) => (
-                  <Row key={`${g.provider}/${g.model}`} g={g} />
+                  <Row key={`${g.provider}/${g.model}`} g={g} tested={tested} />
                 ))}
               </tbody>
               <tfoot>
-                <Row g={stats.total} total />
+                <Row g={stats.total} total tested={tested} />
               </tfoot>
             </table>
           </div>
@@ -74,7 +77,7 @@ export function StatsView() {
   )
 }
 
-function Row({ g, total = false }: { g: StatsGroup; total?: boolean }) {
+function Row({ g, total = false, tested = false }: { g: StatsGroup; total?: boolean; tested?: boolean }) {
   const s = strings.stats
   return (
     <tr data-testid={total ? 'stats-total' : 'stats-row'} data-provider={g.provider ?? ''}>
@@ -99,6 +102,11 @@ function Row({ g, total = false }: { g: StatsGroup; total?: boolean }) {
         {count(g.input_tokens)} / {count(g.output_tokens)}
       </td>
       <td className="num mono">{g.cost_usd > 0 ? `$${fixed(g.cost_usd, 2)}` : '—'}</td>
+      {tested && (
+        <td className="num mono" data-col="tests">
+          {g.tested_runs ? `${g.tests_passed ?? 0}/${g.tests_total ?? 0}` : '—'}
+        </td>
+      )}
     </tr>
   )
 }

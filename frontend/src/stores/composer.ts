@@ -39,6 +39,8 @@ export interface ComposerFields {
    * across reloads; a comparison uses each profile's own model.
    */
   models: Record<string, string>
+  /** Script mode: the tests that judge each program, as YAML (backend/judge); "" = none. */
+  tests: string
 }
 
 export interface ComposerState extends ComposerFields {
@@ -96,6 +98,7 @@ export const composerDefaults: ComposerFields = {
   allowNetwork: false,
   stdin: '',
   models: {},
+  tests: '',
 }
 
 const KEY = 'loopforge.composer'
@@ -129,6 +132,7 @@ interface Saved {
   constraints: string
   stdin: string
   models: Record<string, string>
+  tests: string
 }
 
 /** lines splits a textarea into its trimmed, non-empty lines. */
@@ -166,6 +170,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     constraints: text(saved.constraints),
     stdin: text(saved.stdin),
     models: stringMap(saved.models),
+    tests: text(saved.tests),
   }
   const store = createStore<ComposerState>()((set, get) => ({
     ...init,
@@ -235,6 +240,7 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
         req.reflect = s.reflect
         req.language = s.language
         if (s.stdin) req.stdin = s.stdin
+        if (s.tests.trim()) req.tests = s.tests
       }
       if (s.allowNetwork && !sessionId) req.allow_network = true
       if (provider) req.provider = provider
@@ -252,8 +258,8 @@ export function createComposerStore(kv: KV | null = defaultStorage()): ComposerS
     },
   }))
   store.subscribe((s) => {
-    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, models } = s
-    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, models })
+    const { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, models, tests } = s
+    writeJSON(kv, KEY, { prompt, presetId, providers, mode, validate, auditor, inputs, constraints, stdin, models, tests })
   })
   return store
 }

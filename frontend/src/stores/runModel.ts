@@ -4,6 +4,7 @@
 // live run and a replay alike.
 
 import type { ExecNote, ImageRef, ShownError, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
+import type { TestsPayload } from '../api/gen/event'
 
 /** storedMode: the mode of a stored session's runs — its kind (a comparison has either). */
 export function storedMode(detail: Pick<SessionDetail, 'kind'>): RunMode {
@@ -112,6 +113,8 @@ export interface IterationView {
   formatCode?: string
   formatParams?: Record<string, string>
   exec?: ExecResult
+  /** How the run's tests judged this iteration's program (none: no tests, or not judged yet). */
+  tests?: TestsPayload
   /** The output of the code while it runs (until exec_finished). */
   output?: LiveOutput
   summary?: string
@@ -359,6 +362,8 @@ export function applyEvent(run: RunState, m: StreamMessage): RunState {
         },
       }))
     }
+    case 'tested':
+      return withIteration(run, e.payload.iteration, (it) => ({ ...it, tests: e.payload }))
     case 'reflection':
       return withIteration(run, e.payload.iteration, (it) => ({ ...it, reflecting: false, reflection: e.payload.text || it.reflection }))
     case 'iteration_done': {

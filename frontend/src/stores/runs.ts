@@ -77,7 +77,10 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
       unsubs.set(runId, api.events.subscribe(runId, after, onMessage))
     }
     /** replay folds a finished run's stored events apart, and shows the result if it was a workspace run. */
-    const replay = (runId: string) => {
+    // replay rebuilds a stored run from its events. withTests: a script
+    // run whose stored iterations lack the tests' results (they are only
+    // in its tested events), which it adds to the stored copy.
+    const replay = (runId: string, withTests = false) => {
       if (unsubs.has(runId)) return
       let shadow = newRun({ runId })
       let done = false
@@ -91,13 +94,17 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         if (done) return
         if (m.type === 'error') return stop()
         shadow = applyEvent(shadow, m)
-        if (m.type === 'run_started' && shadow.mode !== 'workspace') return stop() // a script run: the stored copy is complete
+        if (m.type === 'run_started' && shadow.mode !== 'workspace' && !withTests) return stop() // a script run: the stored copy is complete
         if (m.type !== 'run_finished') return
         stop()
         const cur = get().runs[runId]
         // Only over the stored copy: a live copy already has everything.
         if (shadow.mode === 'workspace' && cur?.fromHistory) {
           set({ runs: { ...get().runs, [runId]: { ...shadow, fromHistory: true, replayed: true } } })
+        } else if (withTests && cur?.fromHistory) {
+          const tests = new Map(shadow.iterations.map((it) => [it.n, it.tests]))
+          const iterations = cur.iterations.map((it) => ({ ...it, tests: tests.get(it.n) }))
+          set({ runs: { ...get().runs, [runId]: { ...cur, iterations } } })
         }
       })
       if (done) off()
@@ -187,6 +194,7 @@ export function createRunsStore(api: Api, opts: RunsOptions = {}): RunsStore {
         // events: a workspace run (or a comparison's run, which may be one)
         // is rebuilt from its stored events, and replaces the stored copy.
         if (detail.mode !== 'script') replay(runId)
+        else if ((r.tests_total ?? 0) > 0) replay(runId, true)
       },
 
       setActive(runId) {

@@ -29,6 +29,7 @@ export const IterationDone: Kind = "iteration_done"; // IterationDonePayload
 export const RunFinished: Kind = "run_finished"; // RunFinishedPayload
 export const Log: Kind = "log"; // LogPayload: a notice for the user (retry, warning)
 export const Queued: Kind = "queued"; // QueuedPayload: an execution waits for a sandbox slot (class mode)
+export const Tested: Kind = "tested"; // TestsPayload: the run's tests judged the iteration's program (tests.go)
 /**
  * Workspace mode: the model edits a project folder (backend/loop).
  */
@@ -78,6 +79,12 @@ export interface RunStartedPayload {
   workdir?: string;
   validate?: string[];
   auditor?: string;
+  /**
+   * Tests is how many tests judge each iteration's program (0: none, the
+   * exit status decides), HiddenTests how many of them are hidden.
+   */
+  tests?: number /* int */;
+  hidden_tests?: number /* int */;
 }
 /**
  * QueuedPayload: the execution of Iteration waits behind Ahead others in
@@ -242,6 +249,12 @@ export interface RunFinishedPayload {
   input_tokens: number /* int */;
   output_tokens: number /* int */;
   duration_ms: number /* int64 */;
+  /**
+   * TestsPassed of TestsTotal: how the run's last judged program fared
+   * (absent: the run had no tests, or none was judged).
+   */
+  tests_passed?: number /* int */;
+  tests_total?: number /* int */;
 }
 /**
  * ErrorWorkspaceGuard (RunFinishedPayload.ErrorKind): loopforge stopped a
@@ -379,4 +392,68 @@ export type Note = typeof NoteNoFiles | typeof NoteNetworkAllowed | typeof NoteN
 export interface ExecNote {
   code: string; // Outcome or Note
   params?: { [key: string]: string};
+}
+
+//////////
+// source: tests.go
+
+/**
+ * Verdict is how one test of a program ended.
+ */
+export const VerdictPassed = "passed"; // the output matched (an assertion test: every assertion held)
+export const VerdictWrongAnswer = "wrong_answer"; // it ran, but printed something else (or an assertion failed)
+export const VerdictRuntimeError = "runtime_error"; // it crashed, or exited with a nonzero status, or flooded its output
+export const VerdictTimeLimit = "time_limit"; // it did not finish within the test's time limit
+export const VerdictMemoryLimit = "memory_limit"; // it ran out of memory
+export type Verdict = typeof VerdictPassed | typeof VerdictWrongAnswer | typeof VerdictRuntimeError | typeof VerdictTimeLimit | typeof VerdictMemoryLimit;
+/**
+ * TestKind says what a test checks.
+ */
+export const TestKindIO = "io"; // stdin in, stdout compared with the expected text
+export const TestKindAssert = "assert"; // Python assertions run against the program imported as a module
+export type TestKind = typeof TestKindIO | typeof TestKindAssert;
+/**
+ * TestResult is one test's verdict and its evidence. For a hidden test the
+ * evidence (Input, Expected, Actual, Diff, Detail) is for the instructor and
+ * the history only: Redacted drops it before a student sees the result.
+ */
+export interface TestResult {
+  index: number /* int */; // 1-based, in the suite's order
+  name?: string;
+  kind: TestKind;
+  hidden?: boolean;
+  /**
+   * Redacted: this hidden test's evidence was removed for the reader.
+   */
+  redacted?: boolean;
+  verdict: Verdict;
+  /**
+   * Match is how output was compared: exact, whitespace or number (IO tests).
+   */
+  match?: string;
+  /**
+   * Input is the stdin given (an IO test) or the assertion code (assert).
+   */
+  input?: string;
+  expected?: string;
+  actual?: string;
+  /**
+   * Diff is a unified diff from Expected to Actual (wrong answer, IO test).
+   */
+  diff?: string;
+  /**
+   * Detail explains a failure: the traceback or failed assertion, or how
+   * the execution ended ("timed out after 2s").
+   */
+  detail?: string;
+  duration_ms: number /* int64 */;
+}
+/**
+ * TestsPayload is one iteration's test results.
+ */
+export interface TestsPayload {
+  iteration: number /* int */;
+  passed: number /* int */;
+  total: number /* int */;
+  results: TestResult[];
 }

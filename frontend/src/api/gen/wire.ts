@@ -464,6 +464,11 @@ export interface Preset {
   id: string;
   title: string;
   prompt: string;
+  /**
+   * Tests are the preset's tests as YAML, for the run form's Tests panel
+   * ("" = none; a student gets the visible ones only).
+   */
+  tests?: string;
 }
 /**
  * Defaults are the configured run settings (loopforge.yml), the run form's
@@ -589,6 +594,12 @@ export interface RunRequest {
    * reads); script mode only, at most 64 KiB.
    */
   stdin?: string;
+  /**
+   * Tests judge each iteration's program (script mode), as YAML: a
+   * `tests:` list or a bare list (backend/judge). "" = none: the exit
+   * status decides.
+   */
+  tests?: string;
   /**
    * Mode is "script" (the default: one script run in the sandbox) or
    * "workspace" (the model edits the git repository in Workdir, "" = the
@@ -770,6 +781,14 @@ export interface StoredRun {
    */
   finished_at?: string | null;
   duration_ms: number /* int64 */;
+  /**
+   * Tests is the run's tests as YAML ("" = none; a student gets the
+   * visible ones), TestsPassed of TestsTotal how its last judged program
+   * fared (0 of 0: not judged).
+   */
+  tests?: string;
+  tests_passed?: number /* int */;
+  tests_total?: number /* int */;
 }
 /**
  * StoredIteration is one attempt of a stored run.
@@ -849,6 +868,12 @@ export interface ComparisonRow {
   cost_usd: number /* float64 */;
   lines_of_code: number /* int */;
   final_exit_code?: number | null;
+  /**
+   * TestsPassed of TestsTotal: the run's last judged program (0 of 0:
+   * the comparison had no tests).
+   */
+  tests_passed?: number /* int */;
+  tests_total?: number /* int */;
 }
 /**
  * Stats summarise the history, in total and per provider and model.
@@ -888,6 +913,13 @@ export interface StatsGroup {
   input_tokens: number /* int */;
   output_tokens: number /* int */;
   cost_usd: number /* float64 */;
+  /**
+   * TestedRuns had tests; TestsPassed of TestsTotal add up their last
+   * judged programs' tests.
+   */
+  tested_runs?: number /* int */;
+  tests_passed?: number /* int */;
+  tests_total?: number /* int */;
 }
 
 //////////

@@ -1,0 +1,2 @@
+def is_palindrome(text):
+    return text.lower() == text.lower()[::-1]

@@ -1,0 +1,2 @@
+def eh_palindromo(texto):
+    return texto == texto[::-1]

@@ -143,6 +143,7 @@ export namespace wire {
 	    retry?: string;
 	    allow_network?: boolean;
 	    stdin?: string;
+	    tests?: string;
 	    mode?: string;
 	    workdir?: string;
 	    validate?: string[];
@@ -164,6 +165,8 @@ export namespace wire {
 	    cost_usd: number;
 	    lines_of_code: number;
 	    final_exit_code?: number;
+	    tests_passed?: number;
+	    tests_total?: number;
 	}
 	export interface SandboxLimits {
 	    memory_bytes: number;
@@ -294,6 +297,7 @@ export namespace wire {
 	    id: string;
 	    title: string;
 	    prompt: string;
+	    tests?: string;
 	}
 	export interface ProviderModel {
 	    id: string;
@@ -342,6 +346,7 @@ export namespace wire {
 	    retry?: string;
 	    allow_network?: boolean;
 	    stdin?: string;
+	    tests?: string;
 	    mode?: string;
 	    workdir?: string;
 	    validate?: string[];
@@ -373,6 +378,9 @@ export namespace wire {
 	    // Go type: time
 	    finished_at?: any;
 	    duration_ms: number;
+	    tests?: string;
+	    tests_passed?: number;
+	    tests_total?: number;
 	}
 	export interface SessionDetail {
 	    id: string;
@@ -425,6 +433,9 @@ export namespace wire {
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost_usd: number;
+	    tested_runs?: number;
+	    tests_passed?: number;
+	    tests_total?: number;
 	}
 	export interface Stats {
 	    total: StatsGroup;

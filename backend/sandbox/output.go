@@ -67,6 +67,13 @@ func (o *outputPipe) copy(dst io.Writer) {
 	budget := 2 * mib
 	fds := []unix.PollFd{{Fd: int32(o.rfd), Events: unix.POLLIN}}
 	for {
+		// The copy gives up only on a read that began after the stop
+		// time and found the pipe empty. Judging an older empty read by
+		// the clock after it lost output: under load this goroutine can
+		// be descheduled for longer than drainGrace between the read and
+		// the check, while the code's last words arrive (seen: a
+		// program's final line, in the pipe, never read).
+		began := time.Now().UnixNano()
 		n, err := unix.Read(o.rfd, buf)
 		if n > 0 {
 			_, _ = dst.Write(buf[:n])
@@ -85,17 +92,23 @@ func (o *outputPipe) copy(dst io.Writer) {
 		case !errors.Is(err, unix.EAGAIN):
 			return
 		}
+		if testHookEmptyRead != nil {
+			testHookEmptyRead(o)
+		}
 		wait := pollInterval
 		if s := o.stop.Load(); s != 0 {
-			left := time.Until(time.Unix(0, s))
-			if left <= 0 {
+			if began > s {
 				return // drained what was there; the writer outlived the run
 			}
-			wait = min(wait, left)
+			wait = min(wait, max(time.Until(time.Unix(0, s)), 0))
 		}
 		_, _ = unix.Poll(fds, int(wait/time.Millisecond)+1)
 	}
 }
+
+// testHookEmptyRead, when set (by tests), runs after each read that found
+// the pipe empty, before the copy decides whether to stop.
+var testHookEmptyRead func(*outputPipe)
 
 // drain waits for the copy to reach EOF, at most grace longer. It reports
 // whether a writer still held the pipe.

@@ -12,7 +12,9 @@ import (
 func TestLoadTask(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "task.yml")
-	os.WriteFile(p, []byte("instructions: |\n  Fix add.\ninputs: [calc.sh, tests/]\nconstraints:\n  - POSIX sh\nvalidate:\n  - sh test.sh\n"), 0o644)
+	if err := os.WriteFile(p, []byte("instructions: |\n  Fix add.\ninputs: [calc.sh, tests/]\nconstraints:\n  - POSIX sh\nvalidate:\n  - sh test.sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got, err := loadTask(p)
 	if err != nil {
 		t.Fatal(err)
@@ -21,11 +23,15 @@ func TestLoadTask(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("task = %+v", got)
 	}
-	os.WriteFile(p, []byte("instructions: x\nvalidation: [oops]\n"), 0o644)
+	if err := os.WriteFile(p, []byte("instructions: x\nvalidation: [oops]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := loadTask(p); err == nil {
 		t.Error("unknown key accepted")
 	}
-	os.WriteFile(p, []byte("inputs: [a]\n"), 0o644)
+	if err := os.WriteFile(p, []byte("inputs: [a]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := loadTask(p); err == nil {
 		t.Error("task without instructions accepted")
 	}

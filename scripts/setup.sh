@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WAILS_VERSION=v2.15.0      # keep equal to the wails version in go.mod; never @latest
+GOLANGCI_LINT_VERSION=v2.15.0   # the Go linter `make test` runs (config: .golangci.yml); never @latest
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
 need=""
@@ -57,6 +58,10 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(
 if [ "$("$(go env GOPATH)/bin/wails" version 2>/dev/null | head -1)" != "$WAILS_VERSION" ]; then
   echo "setup: installing the Wails CLI $WAILS_VERSION"
   go install "github.com/wailsapp/wails/v2/cmd/wails@$WAILS_VERSION"
+fi
+if [ "v$("$(go env GOPATH)/bin/golangci-lint" version --short 2>/dev/null)" != "$GOLANGCI_LINT_VERSION" ]; then
+  echo "setup: installing golangci-lint $GOLANGCI_LINT_VERSION"
+  go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$GOLANGCI_LINT_VERSION"
 fi
 go mod download
 if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then

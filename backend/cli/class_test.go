@@ -61,7 +61,12 @@ func TestClassCommand(t *testing.T) {
 	req, _ := http.NewRequest("GET", inst[1]+"/api/me", nil)
 	req.Header.Set("Authorization", "Bearer "+inst[2])
 	var me wire.Me
-	if resp, err := http.DefaultClient.Do(req); err != nil || json.NewDecoder(resp.Body).Decode(&me) != nil || me.Class == nil || me.Class.JoinCode != stud[2] {
+	meResp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer meResp.Body.Close()
+	if err := json.NewDecoder(meResp.Body).Decode(&me); err != nil || me.Class == nil || me.Class.JoinCode != stud[2] {
 		t.Fatalf("the instructor's Me: %+v, %v", me, err)
 	}
 	resp, err := http.Post(inst[1]+"/api/class/join", "application/json", strings.NewReader(`{"code":"`+strings.ToLower(stud[2])+`","name":"Ana"}`))

@@ -105,7 +105,7 @@ func Main(args []string, faces Faces) int {
 	e.newService = defaultService
 	// Not inherited by what this process starts (generated code, other tools).
 	e.execed = os.Getenv(desktopExecVar) != ""
-	os.Unsetenv(desktopExecVar)
+	_ = os.Unsetenv(desktopExecVar)
 	return e.main(context.Background(), args)
 }
 
@@ -188,7 +188,7 @@ func logToFile(stderr io.Writer, dir string) func() {
 		slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(slog.LevelWarn)}),
 		slog.NewJSONHandler(f, &slog.HandlerOptions{Level: logLevel(slog.LevelInfo)}),
 	)))
-	return func() { f.Close() }
+	return func() { _ = f.Close() }
 }
 
 // openService opens the backend with the current directory's configuration;

@@ -88,7 +88,7 @@ func (e *env) startServing(ctx context.Context, addr string, explicit bool) (*ho
 			Handler:           api,
 			ReadHeaderTimeout: 10 * time.Second,
 		},
-		close: func() { stopLog(); svc.Close() },
+		close: func() { stopLog(); _ = svc.Close() },
 	}, nil
 }
 

@@ -699,8 +699,12 @@ func TestWorkspaceRunExportsAsAPatch(t *testing.T) {
 		t.Skip("git is not installed: whether git applies the patch is not checked")
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.py"), []byte("def add(a, b):\n    return a - b\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "calc.py"), []byte("def add(a, b):\n    return a - b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("git", "-C", dir, "apply", name).CombinedOutput(); err != nil {
 		t.Fatalf("git apply: %v\n%s\n%s", err, out, data)
 	}

@@ -107,7 +107,9 @@ func TestPicturesInTheNotebook(t *testing.T) {
 		}
 		if raw, ok := o.Data["image/png"]; ok {
 			var b64 string
-			json.Unmarshal(raw, &b64)
+			if err := json.Unmarshal(raw, &b64); err != nil {
+				t.Fatal(err)
+			}
 			if b, _ := base64.StdEncoding.DecodeString(b64); !bytes.Equal(b, picPNG) {
 				t.Errorf("png output %q", b64)
 			}
@@ -115,7 +117,9 @@ func TestPicturesInTheNotebook(t *testing.T) {
 		}
 		if raw, ok := o.Data["image/svg+xml"]; ok {
 			var lines []string
-			json.Unmarshal(raw, &lines)
+			if err := json.Unmarshal(raw, &lines); err != nil {
+				t.Fatal(err)
+			}
 			if strings.Join(lines, "") != string(picSVG) {
 				t.Errorf("svg output %q", lines)
 			}

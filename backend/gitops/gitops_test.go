@@ -51,7 +51,9 @@ func TestBranchCommitDirty(t *testing.T) {
 	if _, err := r.Commit(ctx, "nothing"); !errors.Is(err, ErrNothingToCommit) {
 		t.Errorf("empty commit err = %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var de *DirtyError
 	if err := r.RequireClean(ctx); !errors.As(err, &de) || !strings.Contains(err.Error(), "new.txt") {
 		t.Fatalf("dirty err = %v", err)
@@ -95,8 +97,12 @@ func TestWorktrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(a.Dir, "README"), []byte("from a\n"), 0o644)
-	os.WriteFile(filepath.Join(b.Dir, "README"), []byte("from b\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(a.Dir, "README"), []byte("from a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.Dir, "README"), []byte("from b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.Commit(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}

@@ -154,14 +154,6 @@ func (j *Journal) Open(runID string) *Run {
 	return r
 }
 
-// live returns the open log of runID, nil when there is none (the run ended,
-// or another process runs it).
-func (j *Journal) live(runID string) *Run {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.open[runID]
-}
-
 func (j *Journal) forget(r *Run) {
 	j.mu.Lock()
 	if j.open[r.id] == r {

@@ -26,7 +26,9 @@ func sandboxCommands(t *testing.T) *SandboxCommands {
 func TestSandboxCommandsRunInTheProject(t *testing.T) {
 	x := sandboxCommands(t)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 
 	res, err := x.RunCommand(ctx, dir, `python3 -c 'import calc; assert calc.add(2, 2) == 4; print("ok")' && pwd && echo made > out.txt`, nil)

@@ -225,7 +225,9 @@ func TestWorkspaceAlwaysFailingStopsWithoutCommit(t *testing.T) {
 
 func TestWorkspaceDirtyRefused(t *testing.T) {
 	dir := gitRepo(t)
-	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("my edit\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("my edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	m := &toolModel{}
 	_, emit := collect()
 	out := Run(context.Background(), m, nil, emit, wsSettings(dir, 2), Input{Prompt: "Fix add"})

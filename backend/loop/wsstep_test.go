@@ -326,7 +326,9 @@ func TestWorkspaceStepCommit(t *testing.T) {
 	t.Run("refused after git was touched", func(t *testing.T) {
 		dir := gitRepo(t)
 		w, _ := openRun(t, &toolModel{}, wsSettings(dir, 2))
-		os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		var te *gitops.TamperError
 		if err := w.commit(ctx, 1, "x"); !errors.As(err, &te) {
 			t.Fatalf("err = %v", err)
@@ -337,7 +339,9 @@ func TestWorkspaceStepCommit(t *testing.T) {
 		set := wsSettings(dir, 2)
 		set.Workspace.Git = false
 		w, evs := openRun(t, &toolModel{}, set)
-		fixAdd(dir)
+		if err := fixAdd(dir); err != nil {
+			t.Fatal(err)
+		}
 		if err := w.commit(ctx, 1, "x"); err != nil || len(*evs) != 0 || git(t, dir, "rev-list", "--count", "HEAD") != "1" {
 			t.Errorf("err %v, events %d", err, len(*evs))
 		}
@@ -360,7 +364,9 @@ func TestWorkspaceRunMetadata(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := gitRepo(t)
 			if tc.dirty {
-				os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine\n"), 0o644)
+				if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			set := wsSettings(dir, 2)
 			set.Workspace.Labels = RunLabels{SessionID: "s-1", Provider: "codex", Model: "gpt-x", Auditor: "judge"}

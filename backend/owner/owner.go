@@ -50,8 +50,8 @@ func New(dir string) (*Claim, error) {
 		if err == nil {
 			err = errors.New("locked by another process")
 		}
-		f.Close()
-		os.Remove(path)
+		_ = f.Close()
+		_ = os.Remove(path)
 		return nil, fmt.Errorf("owner: locking %s: %w", path, err)
 	}
 	return &Claim{id: id, path: path, f: f}, nil

@@ -166,7 +166,7 @@ func resumeThreads(pid uint32) error {
 			return fmt.Errorf("open thread %d: %w", te.ThreadID, err)
 		}
 		_, err = windows.ResumeThread(th)
-		windows.CloseHandle(th)
+		_ = windows.CloseHandle(th)
 		if err != nil {
 			return fmt.Errorf("resume thread %d: %w", te.ThreadID, err)
 		}
@@ -292,7 +292,7 @@ func (g *sysGroup) peakMemory() int64 {
 func (g *sysGroup) close() {
 	for _, h := range []*windows.Handle{&g.proc, &g.port, &g.job} {
 		if *h != 0 {
-			windows.CloseHandle(*h)
+			_ = windows.CloseHandle(*h)
 			*h = 0
 		}
 	}

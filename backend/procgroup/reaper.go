@@ -135,12 +135,12 @@ func (r *reaped) Start() error {
 	// SIGKILL would prevent.
 	r.Cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err := r.Cmd.Start()
-	ctlR.Close()
-	statusW.Close()
-	envR.Close()
+	_ = ctlR.Close()
+	_ = statusW.Close()
+	_ = envR.Close()
 	if err != nil {
-		ctlW.Close()
-		envW.Close()
+		_ = ctlW.Close()
+		_ = envW.Close()
 		return err
 	}
 	r.ctl = ctlW
@@ -150,7 +150,7 @@ func (r *reaped) Start() error {
 			b = append(append(b, kv...), 0)
 		}
 		_, _ = envW.Write(b)
-		envW.Close()
+		_ = envW.Close()
 	}()
 	line, _ := bufio.NewReader(statusR).ReadString('\n')
 	if line == "ok\n" {
@@ -179,8 +179,8 @@ func (r *reaped) Kill() {
 
 func closeAll(pipes [][2]*os.File) {
 	for _, p := range pipes {
-		p[0].Close()
-		p[1].Close()
+		_ = p[0].Close()
+		_ = p[1].Close()
 	}
 }
 
@@ -216,7 +216,7 @@ func reaperMain(argv []string) int {
 	// not ignored: ignored signals would stay ignored in the command.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	b, err := io.ReadAll(envPipe)
-	envPipe.Close()
+	_ = envPipe.Close()
 	if err != nil {
 		return fail(err)
 	}
@@ -230,14 +230,14 @@ func reaperMain(argv []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	status.WriteString("ok\n")
-	status.Close()
+	_, _ = status.WriteString("ok\n") // no "ok": the parent kills the group
+	_ = status.Close()
 	// Keep no end of the command's stdin and stdout open: their EOF must
 	// depend on the command alone.
 	if null, err := os.Open(os.DevNull); err == nil {
 		_ = unix.Dup3(int(null.Fd()), 0, 0)
 		_ = unix.Dup3(int(null.Fd()), 1, 0)
-		null.Close()
+		_ = null.Close()
 	}
 
 	killReq := make(chan struct{})

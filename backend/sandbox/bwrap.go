@@ -265,7 +265,7 @@ func probeBwrap(explicit string, root bool) bwrapProbe {
 	cmd.ExtraFiles = make([]*os.File, infoFD-2)
 	cmd.ExtraFiles[infoFD-3] = infoW
 	out, err = cmd.CombinedOutput()
-	infoW.Close()
+	_ = infoW.Close()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {

@@ -312,17 +312,25 @@ func TestDirValidation(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
 	tempRoot := filepath.Join(parent, "tmproot")
-	os.Mkdir(tempRoot, 0o700)
+	if err := os.Mkdir(tempRoot, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	r, err := NewRunner(Options{TempRoot: tempRoot})
 	if err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(parent, "a-file")
-	os.WriteFile(file, nil, 0o644)
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dangling := filepath.Join(parent, "dangling")
-	os.Symlink(filepath.Join(parent, "nowhere"), dangling)
+	if err := os.Symlink(filepath.Join(parent, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
 	rootLink := filepath.Join(parent, "root-link")
-	os.Symlink("/", rootLink)
+	if err := os.Symlink("/", rootLink); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct{ dir, reason string }{
 		"relative":        {"proj", "is not an absolute path"},
 		"dot":             {".", "is not an absolute path"},
@@ -411,7 +419,9 @@ func TestDirContainingShim(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, level string, _ *Runner) {
 		p := newProject(t)
 		shim := filepath.Join(p.dir, "build", "shim")
-		os.MkdirAll(filepath.Dir(shim), 0o755)
+		if err := os.MkdirAll(filepath.Dir(shim), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(shim, exe, 0o755); err != nil {
 			t.Fatal(err)
 		}

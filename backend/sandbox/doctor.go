@@ -213,8 +213,8 @@ func cgroupLayer(h *Host) Layer {
 		}
 		return l
 	}
-	switch {
-	case c.Version == "v1" || c.Version == "hybrid":
+	switch c.Version {
+	case "v1", "hybrid":
 		l.Fix = "cgroup v1 limits need root; boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2) and run loopforge in a delegated scope: systemd-run --user --scope -p Delegate=yes loopforge"
 	default:
 		l.Fix = "run loopforge in a delegated scope so it can give each run its own limits: systemd-run --user --scope -p Delegate=yes loopforge"

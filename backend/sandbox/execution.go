@@ -267,12 +267,12 @@ func (x *execution) start(ctx context.Context) (res Result, err error, ok bool) 
 	x.started = time.Now()
 	proc, err := procgroup.Start(x.runCtx, x.cmd, opts)
 	// The child holds its own copies; EOF must come from it alone.
-	x.statusW.Close()
+	_ = x.statusW.Close()
 	x.statusW = nil
 	x.out.closeWriter()
 	x.errp.closeWriter()
 	if x.progR != nil {
-		x.progR.Close()
+		_ = x.progR.Close()
 		x.progR = nil
 	}
 	if x.ns != nil && err == nil {
@@ -469,7 +469,7 @@ func (x *execution) release() {
 	}
 	for _, f := range []*os.File{x.statusR, x.statusW, x.progR, x.progW} {
 		if f != nil {
-			f.Close()
+			_ = f.Close()
 		}
 	}
 	for _, p := range []*outputPipe{x.out, x.errp} {
@@ -531,7 +531,7 @@ func (x *execution) kill(cause error) procgroup.Exit {
 func (x *execution) statusAfter(end procgroup.Exit) {
 	if end.Stopped {
 		x.statusAbort.Store(true)
-		x.statusR.Close()
+		_ = x.statusR.Close()
 	}
 	<-x.statusDone
 }

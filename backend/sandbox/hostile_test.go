@@ -215,13 +215,17 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f := &fixture{canaryDir: dir, canary: filepath.Join(dir, "canary.txt"), secretFile: filepath.Join(dir, ".ssh", "id_rsa")}
 	f.tmpName = fmt.Sprintf("loopforge-hostile-%d-%d", os.Getpid(), markerSeq.Add(1))
 	if err := os.WriteFile(f.canary, []byte(canaryContent), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(filepath.Dir(f.secretFile), 0o755)
+	if err := os.MkdirAll(filepath.Dir(f.secretFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(f.secretFile, []byte(testSecret), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +242,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "reached") })}
-	go srv.Serve(ln)
+	go func() { _ = srv.Serve(ln) }() // ErrServerClosed once the test closes it
 	t.Cleanup(func() { srv.Close() })
 	f.httpPort = ln.Addr().(*net.TCPAddr).Port
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -267,7 +271,9 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(f.unixSock, 0o777)
+	if err := os.Chmod(f.unixSock, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { ul.Close() })
 	go func() {
 		for {
@@ -955,8 +961,12 @@ done()`,
 				if fi, err := os.Stat(f.parent); err != nil || (fi.Mode().Perm() != 0o777) != c.bwrap {
 					t.Errorf("parent mode %v, %v (namespace %v)", fi.Mode(), err, c.bwrap)
 				}
-				os.Chmod(f.siblingCanary, 0o644)
-				os.Chmod(f.parent, 0o700)
+				if err := os.Chmod(f.siblingCanary, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(f.parent, 0o700); err != nil {
+					t.Fatal(err)
+				}
 			},
 		},
 		{

@@ -37,7 +37,7 @@ func landlockABI() (int, error) {
 		case unix.ENOSYS:
 			return 0, errors.New("the kernel has no Landlock (needs Linux 5.13+ with CONFIG_SECURITY_LANDLOCK)")
 		case unix.EOPNOTSUPP:
-			return 0, errors.New("Landlock is built in but not enabled (add landlock to the lsm= boot parameter)")
+			return 0, errors.New("Landlock is built in but not enabled (add landlock to the lsm= boot parameter)") //nolint:staticcheck // ST1005: Landlock is a name
 		}
 		return 0, errno
 	}

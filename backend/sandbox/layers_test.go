@@ -134,8 +134,12 @@ func TestSeccompProgram(t *testing.T) {
 func TestExpandExcept(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []string{"a/x", "b/secret", "b/ok", "c"} {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(dir, p), nil, 0o644)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got := expandExcept(dir, []string{filepath.Join(dir, "b/secret"), filepath.Join(dir, "c")})
 	want := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b/ok")}
@@ -208,7 +212,9 @@ func TestLevels(t *testing.T) {
 		t.Run(level, func(t *testing.T) {
 			t.Parallel()
 			canary := filepath.Join(t.TempDir(), "canary")
-			os.WriteFile(canary, []byte("intact"), 0o644)
+			if err := os.WriteFile(canary, []byte("intact"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			code := tryPrelude + `try_('write outside', lambda: open('` + canary + `', 'w').write('x'))
 try_('inet socket', lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
 try_('write run dir', lambda: open('f', 'w').write('x'))
@@ -330,11 +336,15 @@ func TestStandaloneShim(t *testing.T) {
 	if !trustedShim(shim) {
 		t.Fatalf("%s not trusted", shim)
 	}
-	os.Chmod(shim, 0o777)
+	if err := os.Chmod(shim, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	if trustedShim(shim) {
 		t.Error("a world-writable shim is trusted")
 	}
-	os.Chmod(shim, 0o755)
+	if err := os.Chmod(shim, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r, err := NewRunner(Options{Self: shim})
 	if err != nil {
 		t.Fatal(err)

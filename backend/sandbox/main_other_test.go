@@ -16,6 +16,8 @@ func TestMain(m *testing.M) {
 	testproc.Run()
 	// A stand-in for an API key in the app's environment: the code must
 	// never see it.
-	os.Setenv("LOOPFORGE_TEST_SECRET", "sk-loopforge-canary-7f3a9c")
+	if err := os.Setenv("LOOPFORGE_TEST_SECRET", "sk-loopforge-canary-7f3a9c"); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
 }

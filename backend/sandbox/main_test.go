@@ -22,6 +22,8 @@ func TestMain(m *testing.M) {
 	}
 	// A stand-in for an API key in the app's environment: the code must
 	// never see it (hostile case 20 also looks in /proc/<app>/environ).
-	os.Setenv("LOOPFORGE_TEST_SECRET", testSecret)
+	if err := os.Setenv("LOOPFORGE_TEST_SECRET", testSecret); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
 }

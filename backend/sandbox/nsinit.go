@@ -59,7 +59,7 @@ func newNSInit() (*nsInit, error) {
 // inherit the pipe on kernels without close_range, could write first, but
 // no process of its own is bwrap's child.
 func (n *nsInit) started(leader int) {
-	n.w.Close()
+	_ = n.w.Close()
 	n.launched.Store(true)
 	go func() {
 		defer close(n.done)
@@ -67,7 +67,7 @@ func (n *nsInit) started(leader int) {
 			ChildPid int `json:"child-pid"`
 		}
 		err := json.NewDecoder(n.r).Decode(&info)
-		n.r.Close()
+		_ = n.r.Close()
 		if err != nil || info.ChildPid <= 0 {
 			return // bwrap failed before it cloned; nothing is inside
 		}
@@ -164,8 +164,8 @@ func (n *nsInit) killAndWait(within time.Duration) error {
 // close releases what is left: the pipe, and the pidfd when the run never
 // got to killAndWait.
 func (n *nsInit) close() {
-	n.w.Close()
-	n.r.Close() // ends a reader still waiting for bwrap
+	_ = n.w.Close()
+	_ = n.r.Close() // ends a reader still waiting for bwrap
 	if n.launched.Load() {
 		<-n.done
 	}

@@ -49,7 +49,7 @@ func newOutputPipe() (*outputPipe, error) {
 
 // closeWriter closes the parent's copy of the write end once the child
 // holds its own: EOF must come from the child alone.
-func (o *outputPipe) closeWriter() { o.w.Close() }
+func (o *outputPipe) closeWriter() { _ = o.w.Close() }
 
 // start starts copying into dst. A warm run starts it only when its code
 // is handed over (its live writers are known then); until then what the
@@ -135,6 +135,6 @@ func (o *outputPipe) close() {
 			<-o.done
 		}
 	}
-	o.w.Close()
+	_ = o.w.Close()
 	unix.Close(o.rfd)
 }

@@ -113,7 +113,9 @@ print('drew three figures')
 func TestImagesFiles(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.png")
 	var buf bytes.Buffer
-	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 3, 3)))
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 3, 3))); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(secret, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}

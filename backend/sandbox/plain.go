@@ -240,7 +240,7 @@ func (x *plainRun) outcome(res Result, end procgroup.Exit) (Result, error) {
 func (x *plainRun) release() {
 	for _, f := range []*os.File{x.statusR, x.statusW} {
 		if f != nil {
-			f.Close()
+			_ = f.Close()
 		}
 	}
 	var dirs []string

@@ -62,7 +62,7 @@ func (s *shimOS) command(x *plainRun, in interpreter) error {
 
 // started reads the shim's report: EOF comes when it execs or dies.
 func (s *shimOS) started(x *plainRun, err error) {
-	x.statusW.Close() // the shim holds its own copy
+	_ = x.statusW.Close() // the shim holds its own copy
 	x.statusW = nil
 	if err != nil {
 		x.status <- nil

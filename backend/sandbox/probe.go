@@ -96,17 +96,6 @@ type featureProbe struct {
 	procSys string // the sysctl tree ("" = /proc/sys)
 }
 
-func probeHost(fp featureProbe) *Host {
-	h := newHost()
-	// The cgroups first, alone: on a pure v2 host the probe may move this
-	// process into a leaf cgroup to free the controllers for runs, which it
-	// does only while the process is alone in its cgroup, so not while the
-	// probes below have children (sh, bwrap) in it.
-	h.cgroups, h.Cgroup = probeCgroups()
-	probeFeatures(h, fp)
-	return h
-}
-
 // newHost is what costs nothing to learn: kernel, architecture, root.
 func newHost() *Host {
 	h := &Host{Arch: runtime.GOARCH, Root: os.Geteuid() == 0}

@@ -161,7 +161,7 @@ func writeProbeCache(file string, key probeKey, h *Host) error {
 		err = os.Rename(f.Name(), file)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		_ = os.Remove(f.Name())
 	}
 	return err
 }
@@ -198,7 +198,10 @@ func (p prober) probe(prev *Host, o ProbeOptions) *Host {
 	if prev != nil {
 		h.cgroups, h.Cgroup = prev.cgroups, prev.Cgroup
 	} else {
-		// Alone, before any child process: see probeHost.
+		// The cgroups first, alone: on a pure v2 host the probe may move this
+		// process into a leaf cgroup to free the controllers for runs, which it
+		// does only while the process is alone in its cgroup, so not while the
+		// feature probes have children (sh, bwrap) in it.
 		h.cgroups, h.Cgroup = p.cgroups()
 	}
 	if o.CacheDir == "" {

@@ -475,7 +475,7 @@ func realPython(p string) string {
 	}
 	magic := make([]byte, 2)
 	_, err = io.ReadFull(f, magic)
-	f.Close()
+	_ = f.Close()
 	if err != nil || string(magic) != "#!" {
 		return p
 	}

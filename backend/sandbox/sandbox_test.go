@@ -321,8 +321,7 @@ func TestCancel(t *testing.T) {
 	if d := res.Description(); d != "killed (cancelled)" {
 		t.Errorf("description %q", d)
 	}
-	if res.Stdout != "" { // the group may be killed before python printed anything
-	}
+	// res.Stdout is not judged: the group may be killed before python printed anything.
 }
 
 func TestAlreadyCancelled(t *testing.T) {

@@ -31,7 +31,7 @@ var (
 	// ErrNoClass: a class operation outside class mode.
 	ErrNoClass = errors.New("not in class mode")
 	// ErrClassPaused: a student's run while the instructor paused the class.
-	ErrClassPaused = errors.New("The class is paused by the instructor")
+	ErrClassPaused = errors.New("The class is paused by the instructor") //nolint:staticcheck // ST1005: a sentence the API answers
 	// ErrForbidden: the caller may not do this.
 	ErrForbidden = errors.New("not allowed")
 	// ErrWrongCode: a join with a code that is not the class's.

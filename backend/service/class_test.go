@@ -284,7 +284,9 @@ func TestPausedClass(t *testing.T) {
 		g.release <- struct{}{}
 		svc.Wait(context.Background(), info.RunID)
 	}
-	svc.PauseClass(context.Background(), false)
+	if _, err := svc.PauseClass(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := runTo(t, svc, ana); err != nil {
 		t.Errorf("after resuming: %v", err)
 	}

@@ -19,11 +19,10 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 
 // waiter acquires in a goroutine and reports what it is told.
 type waiter struct {
-	told    chan int
-	got     chan func()
-	err     chan error
-	cancel  context.CancelFunc
-	release func()
+	told   chan int
+	got    chan func()
+	err    chan error
+	cancel context.CancelFunc
 }
 
 func startWaiter(q *execQueue) *waiter {

@@ -149,12 +149,12 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	s.journal = journal.New(st, journal.Options{Window: o.TokenWindow})
 	s.ownersDir = filepath.Join(filepath.Dir(o.Config.DBPath), "owners")
 	if s.owner, err = owner.New(s.ownersDir); err != nil {
-		st.Close()
+		_ = st.Close()
 		return nil, fmt.Errorf("opening the history: %w", err)
 	}
 	if err := s.recoverOrphans(ctx); err != nil {
-		s.owner.Release()
-		st.Close()
+		_ = s.owner.Release()
+		_ = st.Close()
 		return nil, err
 	}
 	s.wg.Add(1)

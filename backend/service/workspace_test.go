@@ -44,7 +44,9 @@ func TestWorkspaceRunRequests(t *testing.T) {
 	svc.reg[config.KindClaude] = func(provider.Profile) (provider.Provider, error) {
 		return namedModel{&echoModel{answers: []string{"done"}}}, nil
 	}
-	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("wip"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("wip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, err = svc.StartRun(ctx, RunRequest{Prompt: "x", Provider: "editor", Mode: "workspace", Workdir: dir, Validate: []string{"true"}})
 	var de *gitops.DirtyError
 	if !errors.As(err, &de) || !errors.Is(err, ErrInvalidRequest) {
@@ -127,7 +129,9 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 	}
 	svc.reg[config.KindClaude] = func(p provider.Profile) (provider.Provider, error) { return models[p.Name], nil }
 	dir := testRepo(t)
-	os.WriteFile(filepath.Join(dir, "answer.txt"), []byte("original\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "answer.txt"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	git(t, dir, "add", "answer.txt")
 	git(t, dir, "commit", "-q", "-m", "answer")
 

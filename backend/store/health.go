@@ -214,7 +214,7 @@ func backup(ctx context.Context, path string) (string, error) {
 		return "", err
 	}
 	tmp := f.Name()
-	f.Close()
+	_ = f.Close()
 	defer os.Remove(tmp) //nolint:errcheck // gone after the rename
 
 	// VACUUM INTO accepts an existing file only when it is empty, as tmp is
@@ -257,8 +257,8 @@ func lockBackup(path string) (unlock func(), ok bool, err error) {
 	for range 2 {
 		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if err == nil {
-			f.Close()
-			return func() { os.Remove(name) }, true, nil
+			_ = f.Close()
+			return func() { _ = os.Remove(name) }, true, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, false, err
@@ -267,7 +267,7 @@ func lockBackup(path string) (unlock func(), ok bool, err error) {
 		if err != nil || time.Since(fi.ModTime()) < staleAfter {
 			return nil, false, nil
 		}
-		os.Remove(name)
+		_ = os.Remove(name)
 	}
 	return nil, false, nil
 }
@@ -284,7 +284,7 @@ func prune(path string) {
 	tmps, _ := filepath.Glob(filepath.Join(BackupDir(path), stem(path)+"-*.tmp"))
 	for _, t := range tmps {
 		if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > staleAfter {
-			os.Remove(t)
+			_ = os.Remove(t)
 		}
 	}
 }

@@ -52,6 +52,7 @@ func damageMiddlePage(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var p int
 		if err := rows.Scan(&p); err != nil {
@@ -59,7 +60,9 @@ func damageMiddlePage(t *testing.T, path string) {
 		}
 		pages = append(pages, p)
 	}
-	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	if len(pages) < 5 {
 		t.Fatalf("history too small to damage: %d leaves", len(pages))

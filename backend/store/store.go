@@ -122,11 +122,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 		return migrate(ctx, w)
 	}); err != nil {
-		w.Close()
+		_ = w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, corrupt(path, err))
 	}
 	if err := checkIfDue(ctx, w, path); err != nil {
-		w.Close()
+		_ = w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 
@@ -137,15 +137,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		"_pragma=foreign_keys(1)&"+
 		"_pragma=query_only(1)")
 	if err != nil {
-		w.Close()
+		_ = w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	if err := retryBusy(ctx, openWait, func() error { return r.PingContext(ctx) }); err != nil {
-		r.Close()
-		w.Close()
+		_ = r.Close()
+		_ = w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 	s := &Store{w: w, r: r, path: path}

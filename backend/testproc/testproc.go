@@ -231,7 +231,7 @@ func writePNG(name string) error {
 	}
 	img := image.NewGray(image.Rect(0, 0, 7, 5))
 	if err := png.Encode(f, img); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	return f.Close()

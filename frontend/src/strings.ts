@@ -1281,7 +1281,7 @@ const pt: Strings = {
   },
 }
 
-// eslint-disable-next-line prefer-const -- reassigned by setLanguage; importers see the live binding
+// let: reassigned by setLanguage; importers see the live binding
 export let strings: Strings = en
 let current: Lang = 'en'
 

@@ -24,7 +24,9 @@ func TestEnv(t *testing.T) {
 		k, _, _ := strings.Cut(kv, "=")
 		if k != "PATH" && k != "LC_ALL" && !strings.HasPrefix(k, "MYCLI_") {
 			t.Setenv(k, "")
-			os.Unsetenv(k)
+			if err := os.Unsetenv(k); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	got := Env([]string{"MYCLI_*"}, map[string]string{"MYCLI_HOME": "/set", "FIXED": "1"}, map[string]string{"FIXED": "2", "X": "y"})

@@ -13,6 +13,7 @@ export interface WailsGlobals {
 
 declare global {
   // Only this module looks at window.go; components receive an Api instead.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merges WailsGlobals into Window
   interface Window extends WailsGlobals {}
 }
 

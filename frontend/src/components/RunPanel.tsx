@@ -91,7 +91,8 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
   const folded = collapsed && hasRun && !hint
 
   // A hint about a missing prompt or provider goes once that is fixed.
-  useEffect(() => setHint(null), [c.prompt, chosen.join(','), c.mode, workdir])
+  const chosenKey = chosen.join(',')
+  useEffect(() => setHint(null), [c.prompt, chosenKey, c.mode, workdir])
 
   useEffect(() => {
     if (!cancelling) {

@@ -136,7 +136,7 @@ func child(args []string) {
 	case "breakaway": // breakaway: start a child with CREATE_BREAKAWAY_FROM_JOB
 		c, err := startSleeper(windows.CREATE_BREAKAWAY_FROM_JOB)
 		if err == nil {
-			c.Process.Kill()
+			_ = c.Process.Kill()
 		}
 		fmt.Println(err)
 	}
@@ -212,11 +212,11 @@ func (j *jobChild) line() string {
 }
 
 func (j *jobChild) close() {
-	windows.TerminateJobObject(j.job, 1)
-	j.cmd.Process.Kill()
-	j.cmd.Wait()
-	windows.CloseHandle(j.job)
-	windows.CloseHandle(j.port)
+	_ = windows.TerminateJobObject(j.job, 1)
+	_ = j.cmd.Process.Kill()
+	_ = j.cmd.Wait()
+	_ = windows.CloseHandle(j.job)
+	_ = windows.CloseHandle(j.port)
 }
 
 // gone waits up to 5 s for process pid to end.
@@ -251,16 +251,18 @@ var ntdll = windows.NewLazySystemDLL("ntdll.dll")
 // IsProcessInJob is not in x/sys/windows.
 var isProcessInJob = windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob")
 
-func activeProcesses(job windows.Handle) uint32 {
+func activeProcesses(job windows.Handle) string {
 	var acct struct {
 		TotalUserTime, TotalKernelTime                       int64
 		ThisPeriodTotalUserTime, ThisPeriodTotalKernelTime   int64
 		TotalPageFaultCount, TotalProcesses, ActiveProcesses uint32
 		TotalTerminatedProcesses                             uint32
 	}
-	windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
-		uintptr(unsafe.Pointer(&acct)), uint32(unsafe.Sizeof(acct)), nil)
-	return acct.ActiveProcesses
+	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&acct)), uint32(unsafe.Sizeof(acct)), nil); err != nil {
+		return "unknown (" + err.Error() + ")" // not 0: that would read as an empty job
+	}
+	return strconv.FormatUint(uint64(acct.ActiveProcesses), 10)
 }
 
 func probeInherit() (bool, string) {
@@ -271,7 +273,7 @@ func probeInherit() (bool, string) {
 	defer j.close()
 	pid, _ := strconv.Atoi(j.line())
 	in, err := inJob(pid, j.job)
-	return in && err == nil, fmt.Sprintf("grandchild in the job: %v (err %v); job's active processes: %d", in, err, activeProcesses(j.job))
+	return in && err == nil, fmt.Sprintf("grandchild in the job: %v (err %v); job's active processes: %s", in, err, activeProcesses(j.job))
 }
 
 func probeTerminate() (bool, string) {
@@ -295,11 +297,13 @@ func probeKillOnClose() (bool, string) {
 	}
 	defer j.close()
 	pid, _ := strconv.Atoi(j.line())
-	windows.CloseHandle(j.job)
+	if err := windows.CloseHandle(j.job); err != nil { // the step this probe is about
+		return false, "CloseHandle(job): " + err.Error()
+	}
 	child, grandchild := gone(j.cmd.Process.Pid), gone(pid)
 	if !grandchild {
 		p, _ := os.FindProcess(pid)
-		p.Kill()
+		_ = p.Kill()
 	}
 	return child && grandchild, fmt.Sprintf("after CloseHandle(job): child gone: %v, grandchild gone: %v", child, grandchild)
 }
@@ -346,7 +350,7 @@ func probeZeroMessage() (bool, string) {
 		return false, err.Error()
 	}
 	defer j.close()
-	j.cmd.Process.Kill()
+	_ = j.cmd.Process.Kill()
 	var msgs []uint32
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
@@ -407,11 +411,11 @@ func probeOwnerKilled() (bool, string) {
 	if err != nil {
 		return false, "the holder failed"
 	}
-	j.cmd.Process.Kill() // TerminateProcess: the owner dies without closing anything itself
+	_ = j.cmd.Process.Kill() // TerminateProcess: the owner dies without closing anything itself
 	sleeper := gone(pid)
 	if !sleeper {
 		p, _ := os.FindProcess(pid)
-		p.Kill()
+		_ = p.Kill()
 	}
 	return sleeper, fmt.Sprintf("owner terminated; its job's process gone: %v", sleeper)
 }

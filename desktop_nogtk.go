@@ -8,4 +8,6 @@ package main
 var windowCheck func() error
 
 // takeFolderDrops: nil here, where Wails' own file drop is used (desktop.go).
+//
+//nolint:unused // read by app.go, which only the desktop builds compile
 var takeFolderDrops func(onFolder func(path string))

@@ -119,9 +119,13 @@ func TestRunWithTestsJSONAndFailure(t *testing.T) {
 func TestTestsFlagMistakesExit2(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yml")
-	os.WriteFile(bad, []byte("tests: [{stdin: '1'}]\n"), 0o600)
+	if err := os.WriteFile(bad, []byte("tests: [{stdin: '1'}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	assert := filepath.Join(dir, "assert.yml")
-	os.WriteFile(assert, []byte("tests: [{assert: 'assert True'}]\n"), 0o600)
+	if err := os.WriteFile(assert, []byte("tests: [{assert: 'assert True'}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"run", "-p", "fake", "--tests", filepath.Join(dir, "missing.yml"), "x"},
 		{"run", "-p", "fake", "--tests", bad, "x"},

@@ -132,6 +132,12 @@ func quotaOf(t *testing.T, err error, limit string) *QuotaError {
 	return q
 }
 
+// wantQuota: err is a quota error for limit.
+func wantQuota(t *testing.T, err error, limit string) {
+	t.Helper()
+	_ = quotaOf(t, err, limit)
+}
+
 // wantCode: err names code and params for the faces to word (and its
 // English stays whole).
 func wantCode(t *testing.T, err error, code Code, params map[string]string) {

@@ -292,7 +292,9 @@ func (mm meteredModel) Stream(ctx context.Context, req provider.Request) iter.Se
 			if err != nil {
 				if got := provider.PartialOf(err); got != nil && got.Usage != (provider.Usage{}) {
 					// The provider counted what it was paid for: that replaces the estimate.
-					mm.meter.charge(got.Usage.InputTokens+got.Usage.OutputTokens-charged, got.Usage.CostUSD)
+					// The stream failed already: a budget that this pushes
+					// over has nothing left to stop.
+					_ = mm.meter.charge(got.Usage.InputTokens+got.Usage.OutputTokens-charged, got.Usage.CostUSD)
 				}
 				yield(d, err)
 				return

@@ -90,7 +90,7 @@ func TestParallelStartsCannotPassABudget(t *testing.T) {
 				t.Fatalf("%d started, %d refused; want 3 and 7 (1,000 holds three runs of 300)", len(started), len(refused))
 			}
 			for _, err := range refused {
-				quotaOf(t, err, tc.limit)
+				wantQuota(t, err, tc.limit)
 			}
 			if u := mustView(t, svc).Usage; u.BudgetTokens+u.BudgetHeld > 1000 {
 				t.Errorf("while the runs wait: %d used + %d held > 1,000", u.BudgetTokens, u.BudgetHeld)
@@ -182,7 +182,7 @@ func TestStreamCrossingTheBudgetStops(t *testing.T) {
 		t.Errorf("the wall: %+v", c)
 	}
 	_, err = svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "openai", MaxIterations: 1})
-	quotaOf(t, err, "tokens_per_student")
+	wantQuota(t, err, "tokens_per_student")
 }
 
 func mustStudentView(t *testing.T, svc *Service, ctx context.Context) ClassView {
@@ -303,13 +303,13 @@ func TestBudgetProfileBeforeRefusing(t *testing.T) {
 		t.Errorf("usage: %d counted of %d; want 700 of 1,400 (the budget profile's not counted)", u.BudgetTokens, u.Tokens)
 	}
 	_, err = svc.StartCompare(ana, CompareRequest{RunRequest: RunRequest{Prompt: "p"}, Providers: []string{"fake", "local"}})
-	quotaOf(t, err, "tokens_per_student")
+	wantQuota(t, err, "tokens_per_student")
 	// Without a budget profile the same run is refused.
 	if _, err := svc.SetClassLimits(context.Background(), ClassLimits{TokensPerStudent: 1000, TokensPerIteration: 500, MaxIterations: 1}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "fake"})
-	quotaOf(t, err, "tokens_per_student")
+	wantQuota(t, err, "tokens_per_student")
 	_, err = svc.SetClassLimits(context.Background(), ClassLimits{BudgetProfile: "nope"})
 	wantCode(t, err, CodeUnknownProvider, map[string]string{"provider": "nope"})
 }
@@ -357,7 +357,7 @@ func TestBudgetWindowSession(t *testing.T) {
 	info := mustRun(t, svc, ana)
 	svc.Wait(context.Background(), info.RunID)
 	_, err := runTo(t, svc, ana)
-	quotaOf(t, err, "tokens_per_student")
+	wantQuota(t, err, "tokens_per_student")
 	if err := svc.EndClass(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestBudgetWindowSession(t *testing.T) {
 	}
 	ana = access.With(context.Background(), caller)
 	_, err = runTo(t, again, ana)
-	quotaOf(t, err, "tokens_per_student")
+	wantQuota(t, err, "tokens_per_student")
 	if _, err := again.SetClassLimits(context.Background(), ClassLimits{TokensPerStudent: 1000, TokensPerIteration: 500, MaxIterations: 1, BudgetWindow: WindowSession}); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -427,8 +428,7 @@ func cpu(pid int) (own, children time.Duration) {
 	// The fields after the command's closing parenthesis; utime is the 14th field of the line.
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
 	tick := func(i int) time.Duration {
-		var n int64
-		fmt.Sscan(f[i], &n)
+		n, _ := strconv.ParseInt(f[i], 10, 64) // 0 when /proc's line is not what it should be
 		return time.Duration(n) * 10 * time.Millisecond
 	}
 	return tick(11) + tick(12), tick(13) + tick(14)

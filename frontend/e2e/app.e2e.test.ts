@@ -94,6 +94,8 @@ describe('loopforge in a browser', () => {
     expect(presetTitles.some((t) => /\(en\)/.test(t))).toBe(true)
     await page.getByTestId('preset').selectOption('data-structures-en')
     await expect.poll(() => page.getByTestId('prompt').inputValue()).toMatch(/Python/)
+    // The preset brings its tests along, in the open Tests field.
+    await expect.poll(() => page.getByTestId('tests-yaml').inputValue()).toMatch(/tests:/)
     // The sandbox line: the default limits (no limits: in loopforge.yml) and no network.
     const limits = page.getByTestId('sandbox-limits')
     await expect
@@ -111,6 +113,9 @@ describe('loopforge in a browser', () => {
     await page.getByTestId('projector').click()
     await h.shot('run-panel-projector')
     await page.getByTestId('projector').click()
+    // The runs below type prompts of their own, judged by their exit status.
+    await page.getByTestId('tests-clear').click()
+    expect(await page.getByTestId('tests-yaml').inputValue()).toBe('')
   })
 
   it('streams a run live: tokens before the end, a failing iteration, its reflection, then success', async () => {

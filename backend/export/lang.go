@@ -203,7 +203,7 @@ var texts = map[string]msg{
 	"grd.run":        {"best run id", "id da melhor execução"},
 	"grd.test":       {"test", "teste"},
 	"grd.name":       {"test name", "nome do teste"},
-	"grd.hidden":     {"hidden", "oculto"},
+	"grd.hidden":     {"hidden test", "teste oculto"},
 	"grd.verdict":    {"verdict", "veredito"},
 
 	// The notebook's first cell.

@@ -218,6 +218,10 @@ export const classEn = {
     'class.student.task': () => 'Students run script tasks only.',
     'class.student.provider': (p: P) => `Provider ${p.provider} is not allowed in this class.`,
     'class.student.prompt': (p: P) => `The prompt is ${p.size_kib} KiB; in this class a prompt is at most ${p.max_kib} KiB.`,
+    'class.student.tests': (p: P) =>
+      p.max === '0' ? 'In this class a run cannot carry tests of your own.' : `${p.count} tests; in this class a run may carry at most ${p.max} of your own.`,
+    'class.student.tests_assigned': () => "This assignment's tests judge the program; tests of your own are not taken.",
+    'class.assign.no_tests': () => 'A prompt problem (students write only the prompt) needs tests to judge the program.',
     'class.quota.concurrent': (p: P) => `You already have ${p.going} ${p.going === '1' ? 'run' : 'runs'} going (the limit is ${p.limit}).`,
     'class.quota.hourly': (p: P) => `${p.limit} runs in the last hour is the limit; the next one is possible at ${timeOfDay(p.retry_at)}.`,
     'class.quota.tokens': (p: P) => `Your token budget (${num(p.limit)}) is used up.`,
@@ -418,6 +422,10 @@ export const classPt: ClassStrings = {
     'class.student.task': () => 'Alunos executam só tarefas de script.',
     'class.student.provider': (p: P) => `O provedor ${p.provider} não é permitido nesta turma.`,
     'class.student.prompt': (p: P) => `O prompt tem ${p.size_kib} KiB; nesta turma um prompt tem no máximo ${p.max_kib} KiB.`,
+    'class.student.tests': (p: P) =>
+      p.max === '0' ? 'Nesta turma uma execução não pode levar testes seus.' : `${p.count} testes; nesta turma uma execução leva no máximo ${p.max} testes seus.`,
+    'class.student.tests_assigned': () => 'Os testes desta tarefa julgam o programa; testes seus não são aceitos.',
+    'class.assign.no_tests': () => 'Um problema de prompt (os alunos escrevem só o prompt) precisa de testes para julgar o programa.',
     'class.quota.concurrent': (p: P) => `Você já tem ${p.going} ${p.going === '1' ? 'execução' : 'execuções'} em andamento (o limite é ${p.limit}).`,
     'class.quota.hourly': (p: P) => `O limite é de ${p.limit} execuções por hora; a próxima será possível às ${timeOfDay(p.retry_at)}.`,
     'class.quota.tokens': (p: P) => `Seu orçamento de tokens (${num(p.limit)}) acabou.`,

@@ -120,9 +120,12 @@ export function StudentBanners() {
           <span className="tag">{t.assignment}</span>
           <strong className="assignment-title">{a.title || promptSummary(a.prompt, 90)}</strong>
           {a.title && !a.prompt_only && <span className="muted assignment-prompt">{promptSummary(a.prompt, 90)}</span>}
-          <button type="button" className="btn btn-ghost btn-small" onClick={() => stores.classroom.getState().refillAssignment()} data-testid="assignment-refill">
-            {t.refill}
-          </button>
+          {/* A prompt problem fills nothing: its refill would only empty the student's own prompt. */}
+          {!a.prompt_only && (
+            <button type="button" className="btn btn-ghost btn-small" onClick={() => stores.classroom.getState().refillAssignment()} data-testid="assignment-refill">
+              {t.refill}
+            </button>
+          )}
         </div>
       )}
       {a && !pending && (a.prompt_only || assignedTests(a)) && <AssignmentProblem />}

@@ -330,3 +330,44 @@ func readCSV(t *testing.T, b []byte) [][]string {
 	}
 	return rows
 }
+
+// A resumed class's wall has each student's best on the assignment in
+// force again, read from the history (runs since it was given).
+func TestResumedClassKeepsTheBests(t *testing.T) {
+	needSandbox(t)
+	home := t.TempDir()
+	svc := unclosedService(t, &echoModel{answers: []string{smallProgram}}, nil, home)
+	v := openClass(t, svc, ClassLimits{MaxStudentTests: 5})
+	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
+	// A run before the assignment is not on it.
+	before, err := svc.StartRun(ana, RunRequest{Prompt: "warm up", Provider: "fake", MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, svc, before.RunID)
+	if _, err := svc.Assign(context.Background(), Assignment{Title: "Soma", Prompt: "Sum.", Tests: promptProblem}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := svc.StartRun(ana, RunRequest{Prompt: "sum them", Provider: "fake", MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, svc, info.RunID)
+	if err := svc.EndClass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+
+	again := classService(t, &echoModel{answers: []string{sumProgram}}, nil, home)
+	if _, err := again.OpenClass(context.Background(), ClassOptions{Resume: v.ID}); err != nil {
+		t.Fatal(err)
+	}
+	wall, err := again.Wall(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := WallBest{RunID: info.RunID, TestsPassed: 1, TestsTotal: 2, Iterations: 1, PromptChars: 8, Runs: 1}
+	if len(wall) != 1 || wall[0].Best == nil || *wall[0].Best != want {
+		t.Fatalf("the resumed wall's best: %+v, want %+v", wall[0].Best, want)
+	}
+}

@@ -186,7 +186,7 @@ var Specials = []Special{
 	{Name: "Join", Face: Web, Route: "POST /api/class/join",
 		Why: "a student joins with the class's code (wire.JoinRequest → wire.Me): the one request without a token, rate-limited, and it sets the student's cookie; backend/server/class.go"},
 	{Name: "ClassExport", Face: Web, Route: "GET /api/class/export",
-		Why: "the class's scripts, summary and attempts as a download (?format=zip|csv|md|attempts, &class=ID for a stored one); backend/server/class.go"},
+		Why: "the class's scripts, summary, attempts and grade sheet as a download (?format=zip|csv|md|attempts|grades|grade-tests, &class=ID for a stored one); backend/server/class.go"},
 	{Name: "Export", Face: Web, Route: "GET /api/sessions/{id}/export",
 		Why: "a file download (an attachment, never JSON or a page: an HTML handout holds model output); backend/server/api.go"},
 	{Name: "ExportSession", Face: Desktop,

@@ -237,7 +237,7 @@ func (l *joinLimiter) forget(now time.Time) {
 	}
 }
 
-// classExport downloads the class (instructor only): ?format=zip|csv|md|attempts,
+// classExport downloads the class (instructor only): ?format=zip|csv|md|attempts|grades|grade-tests,
 // &lang= and &tz= as for a session export,
 // &class=ID for a stored class (default: the open one).
 func (s *Server) classExport(w http.ResponseWriter, r *http.Request) {

@@ -18,6 +18,7 @@ import (
 	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -79,7 +80,17 @@ type ClassLimits struct {
 	// budget (or the class's) has no room for it, instead of a refusal: a
 	// local or cheap profile, whose runs the budgets do not count.
 	BudgetProfile string `json:"budget_profile"`
+	// MaxStudentTests caps the tests a student may send with a run of their
+	// own: each is one more execution per iteration, all waiting for the
+	// class's sandbox slots. Unlike the other limits, 0 means none may be
+	// sent (not "no limit"); a new class starts with
+	// DefaultMaxStudentTests. An assignment's tests are not counted.
+	MaxStudentTests int `json:"max_student_tests"`
 }
+
+// DefaultMaxStudentTests: a handful of a student's own tests, so a run
+// costs at most 6 executions an iteration instead of judge.MaxTests+1 = 51.
+const DefaultMaxStudentTests = 5
 
 // DefaultClassLimits are what a new class starts with, so an instructor who
 // hands out the code without opening the limits form does not pay for a
@@ -102,7 +113,7 @@ type ClassLimits struct {
 // class's own.
 func DefaultClassLimits() ClassLimits {
 	return ClassLimits{Providers: []string{}, Presets: []string{}, MaxIterations: 5, ConcurrentRuns: 2,
-		RunsPerHour: 20, TokensPerStudent: 150_000, TokensForClass: 3_000_000}
+		RunsPerHour: 20, TokensPerStudent: 150_000, TokensForClass: 3_000_000, MaxStudentTests: DefaultMaxStudentTests}
 }
 
 // Summary says the limits in one English line for the terminal, e.g. "5
@@ -154,6 +165,42 @@ type Assignment struct {
 	Language       string   `json:"language,omitempty"`
 	TimeoutSeconds float64  `json:"timeout_seconds,omitempty"`
 	Reflect        *bool    `json:"reflect,omitempty"`
+	// Tests (YAML, backend/judge's format) judge every student's run while
+	// the assignment is in force: the server puts them on the run, and a
+	// student cannot replace or drop them. A student reads the visible
+	// ones only (view), and HiddenTests says how many more there are.
+	Tests string `json:"tests,omitempty"`
+	// PromptOnly is a prompt problem (Denny et al., "Prompt Problems"):
+	// Prompt is the problem statement the student reads, not a prompt put
+	// in their form; the student writes the prompt, and the tests judge the
+	// program it makes.
+	PromptOnly bool `json:"prompt_only,omitempty"`
+	// HiddenTests is how many of Tests are hidden (filled when read, not
+	// stored).
+	HiddenTests int `json:"-"`
+}
+
+// suite is the assignment's tests (nil for none). They were checked when
+// the instructor pushed them; a stored one that no longer parses is an
+// error, so no student's run goes unjudged by mistake.
+func (a *Assignment) suite() (*judge.Suite, error) {
+	if a == nil || strings.TrimSpace(a.Tests) == "" {
+		return nil, nil
+	}
+	return judge.Parse([]byte(a.Tests))
+}
+
+// forStudent is a as a student reads it: its visible tests only, and how
+// many are hidden.
+func (a Assignment) forStudent() Assignment {
+	suite, err := a.suite()
+	if err != nil {
+		a.Tests = ""
+		return a
+	}
+	a.HiddenTests = suite.Hidden()
+	a.Tests = suite.Visible().YAML()
+	return a
 }
 
 // ClassUsage counts what has been spent. Tokens and CostUSD are all of
@@ -218,6 +265,37 @@ type WallRun struct {
 	// ErrorCode and ErrorParams name why an ended run failed (a budget).
 	ErrorCode   string
 	ErrorParams map[string]string
+	// TestsPassed of TestsTotal: the run's last judged program (0 of 0: no
+	// tests, or none judged yet), live as its iterations are judged.
+	TestsPassed, TestsTotal int
+	// PromptChars is the length of the run's prompt, in characters.
+	PromptChars int
+}
+
+// WallBest is a student's best run on the assignment in force: the most
+// tests passed, then a success, then the fewest iterations (the earlier
+// run on a tie).
+type WallBest struct {
+	RunID                   string
+	TestsPassed, TestsTotal int
+	Success                 bool
+	Iterations              int
+	PromptChars             int
+	// Runs is how many runs the student made on the assignment.
+	Runs int
+}
+
+// better reports whether a run that reached w beats b.
+func (w WallBest) better(b *WallBest) bool {
+	switch {
+	case b == nil:
+		return true
+	case w.TestsPassed != b.TestsPassed:
+		return w.TestsPassed > b.TestsPassed
+	case w.Success != b.Success:
+		return w.Success
+	}
+	return w.Iterations < b.Iterations
 }
 
 // WallEntry is one student's line on the wall.
@@ -228,6 +306,9 @@ type WallEntry struct {
 	Removed   bool
 	Current   *WallRun
 	Usage     ClassUsage
+	// Best is the student's best run on the assignment in force (nil: no
+	// assignment, or no run on it yet).
+	Best *WallBest
 }
 
 // ClassOptions open a class (OpenClass).
@@ -257,6 +338,9 @@ type classroom struct {
 	order   []string          // student ids in join order
 	byHash  map[string]string // token hash → student id
 	ended   bool
+	// assignGen counts the assignments pushed: a run belongs to the one
+	// in force when it started (its classRun.gen).
+	assignGen int
 }
 
 // member is one student and what the class knows of its runs.
@@ -275,6 +359,10 @@ type member struct {
 	spent   []spend
 	sums    spentSums
 	current *WallRun
+	// best is the student's best run on the assignment in force, onAssign
+	// the runs made on it.
+	best     *WallBest
+	onAssign map[string]bool
 }
 
 // classRun is one active run of a student.
@@ -284,6 +372,7 @@ type classRun struct {
 	hold   int     // set aside of the budgets when it started
 	free   bool    // on the budget profile: not held to the budgets
 	wall   *WallRun
+	gen    int // the assignment in force when it started (classroom.assignGen)
 }
 
 // classOf returns the open class, or nil.
@@ -407,11 +496,24 @@ func (cr *classroom) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var assignedAt time.Time // when the assignment in force was given
+	if cr.assign != nil {
+		assigns, err := cr.s.store.ClassAssignments(ctx, cr.row.ID)
+		if err != nil {
+			return err
+		}
+		if len(assigns) > 0 {
+			assignedAt = assigns[len(assigns)-1].SetAt
+		}
+	}
 	hourAgo := time.Now().Add(-time.Hour)
 	for _, r := range runs {
 		m := cr.members[owner[r.SessionID]]
 		if m == nil {
 			continue
+		}
+		if cr.assign != nil && !r.StartedAt.Before(assignedAt) {
+			m.bestOf(wallRunOf(r), r.ID)
 		}
 		m.runs++
 		m.spent = append(m.spent, spend{at: r.StartedAt, tokens: r.InputTokens + r.OutputTokens, cost: r.CostUSD,
@@ -427,7 +529,25 @@ func (cr *classroom) load(ctx context.Context) error {
 func wallRunOf(r store.Run) *WallRun {
 	return &WallRun{RunID: r.ID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Status: r.Status,
 		Iteration: r.Iterations, MaxIter: r.MaxIterations, StartedAt: r.StartedAt, EndedAt: r.FinishedAt,
-		ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams}
+		ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams, TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal,
+		PromptChars: utf8.RuneCountInString(r.Prompt)}
+}
+
+// bestOf counts a run on the assignment in force (each run id once) and
+// keeps what it reached when it beats the student's best: a best stays the
+// best even when its run's later iterations do worse. cr.mu is held (or cr
+// is not shared yet).
+func (m *member) bestOf(w *WallRun, runID string) {
+	if m.onAssign == nil {
+		m.onAssign = map[string]bool{}
+	}
+	m.onAssign[runID] = true
+	cand := WallBest{RunID: runID, TestsPassed: w.TestsPassed, TestsTotal: w.TestsTotal, Success: w.Status == event.RunStatusSuccess,
+		Iterations: w.Iteration, PromptChars: w.PromptChars}
+	if cand.better(m.best) {
+		m.best = &cand
+	}
+	m.best.Runs = len(m.onAssign)
 }
 
 func (cr *classroom) addMember(st store.Student) *member {
@@ -612,6 +732,11 @@ func (cr *classroom) view(c access.Caller) ClassView {
 	v.BudgetSince = cr.since(now)
 	if cr.assign != nil {
 		a := *cr.assign
+		if c.IsStudent() {
+			a = a.forStudent()
+		} else if suite, err := a.suite(); err == nil {
+			a.HiddenTests = suite.Hidden()
+		}
 		v.Assignment = &a
 	}
 	if c.IsStudent() {
@@ -701,6 +826,10 @@ func (cr *classroom) entry(m *member, now time.Time) WallEntry {
 	if m.current != nil {
 		w := *m.current
 		e.Current = &w
+	}
+	if m.best != nil {
+		b := *m.best
+		e.Best = &b
 	}
 	return e
 }

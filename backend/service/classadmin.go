@@ -97,11 +97,17 @@ func (s *Service) Assign(ctx context.Context, a Assignment) (ClassView, error) {
 		b, _ := json.Marshal(a)
 		text = string(b)
 	}
+	a.HiddenTests = 0
 	err = cr.update(ctx, func(row *store.Class) {
 		row.Assignment = text
 		cr.assign = nil
 		if text != "" {
 			cr.assign = &a
+		}
+		// A new assignment starts every student's best over.
+		cr.assignGen++
+		for _, m := range cr.members {
+			m.best, m.onAssign = nil, nil
 		}
 	})
 	if err != nil {
@@ -140,6 +146,17 @@ func (s *Service) checkAssignment(a Assignment) error {
 		if err := config.CheckTimeout("the time limit", seconds(a.TimeoutSeconds)); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 		}
+	}
+	suite, err := a.suite()
+	if err != nil {
+		return TestsError(err)
+	}
+	lang, _ := loop.LookupLanguage(a.Language)
+	if err := suite.CheckLanguage(lang.Sandbox); err != nil {
+		return TestsError(err)
+	}
+	if a.PromptOnly && suite.Empty() {
+		return invalid(CodeAssignNoTests, nil, "a prompt problem (students write only the prompt) needs tests to judge the program")
 	}
 	return nil
 }

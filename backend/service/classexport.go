@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +41,10 @@ func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz str
 	if format == "" {
 		format = "zip"
 	}
-	if format != "zip" && format != "csv" && format != "md" && format != "attempts" {
-		return "", nil, fmt.Errorf("%w: unknown class export format %q (want zip, csv, md or attempts)", ErrInvalidRequest, format)
+	switch format {
+	case "zip", "csv", "md", "attempts", "grades", "grade-tests":
+	default:
+		return "", nil, fmt.Errorf("%w: unknown class export format %q (want zip, csv, md, attempts, grades or grade-tests)", ErrInvalidRequest, format)
 	}
 	loc, err := exportLocale(lang, tz)
 	if err != nil {
@@ -73,6 +77,16 @@ func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz str
 	case "md":
 		return base + ".md", export.ClassSummaryMarkdown(loc, info, rows), nil
 	}
+	grades, tests, err := s.gradeRows(ctx, rec)
+	if err != nil {
+		return "", nil, err
+	}
+	switch format {
+	case "grades":
+		return base + "-grades.csv", export.GradesCSV(loc, grades), nil
+	case "grade-tests":
+		return base + "-grade-tests.csv", export.GradeTestsCSV(loc, tests), nil
+	}
 	attempts, err := s.attemptRows(ctx, rec)
 	if err != nil {
 		return "", nil, err
@@ -80,7 +94,8 @@ func (s *Service) ExportClass(ctx context.Context, classID, format, lang, tz str
 	if format == "attempts" {
 		return base + "-attempts.csv", export.AttemptsCSV(loc, attempts), nil
 	}
-	b, err := rec.zip(loc, info, rows, export.AttemptsCSV(loc, attempts))
+	b, err := rec.zip(loc, info, rows, map[string][]byte{"attempts.csv": export.AttemptsCSV(loc, attempts),
+		"grades.csv": export.GradesCSV(loc, grades), "grade-tests.csv": export.GradeTestsCSV(loc, tests)})
 	return base + ".zip", b, err
 }
 
@@ -132,8 +147,9 @@ func (rec *classRecord) summary() []export.ClassRow {
 }
 
 // zip holds STUDENT/NN-SESSION.ext, the last code each session produced,
-// both summaries and attempts.csv.
-func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []export.ClassRow, attempts []byte) ([]byte, error) {
+// both summaries and the tables (attempts.csv, grades.csv,
+// grade-tests.csv: name → bytes).
+func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []export.ClassRow, tables map[string][]byte) ([]byte, error) {
 	var b bytes.Buffer
 	z := zip.NewWriter(&b)
 	add := func(name string, data []byte) error {
@@ -178,8 +194,10 @@ func (rec *classRecord) zip(loc export.Locale, info export.ClassInfo, rows []exp
 	if err := add("summary.md", export.ClassSummaryMarkdown(loc, info, rows)); err != nil {
 		return nil, err
 	}
-	if err := add("attempts.csv", attempts); err != nil {
-		return nil, err
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
+		if err := add(name, tables[name]); err != nil {
+			return nil, err
+		}
 	}
 	if err := z.Close(); err != nil {
 		return nil, err

@@ -44,6 +44,9 @@ type PathIteration struct {
 	// run's end): generation, queue, execution and reflection. 0 while it
 	// goes on.
 	DurationMS int64
+	// TestsPassed of TestsTotal: the run's tests on this iteration's
+	// program (0 of 0: no tests, or it was not judged).
+	TestsPassed, TestsTotal int
 }
 
 // PathRun is one run on a learning path.
@@ -218,17 +221,20 @@ func assignmentsOf(runs []PathRun) []PathAssignment {
 type steps struct {
 	started, done       map[int]time.Time
 	inTokens, outTokens map[int]int
+	tests               map[int][2]int // passed, total
 	finished            time.Time
 	last                int // the highest iteration started
 }
 
 func readSteps(evs []event.Event) steps {
-	st := steps{started: map[int]time.Time{}, done: map[int]time.Time{}, inTokens: map[int]int{}, outTokens: map[int]int{}}
+	st := steps{started: map[int]time.Time{}, done: map[int]time.Time{}, inTokens: map[int]int{}, outTokens: map[int]int{}, tests: map[int][2]int{}}
 	for _, e := range evs {
 		var p struct {
 			Iteration    int `json:"iteration"`
 			InputTokens  int `json:"input_tokens"`
 			OutputTokens int `json:"output_tokens"`
+			Passed       int `json:"passed"`
+			Total        int `json:"total"`
 		}
 		if e.Type == event.RunFinished {
 			st.finished = e.TS
@@ -246,6 +252,8 @@ func readSteps(evs []event.Event) steps {
 		case event.Generated, event.Reflection:
 			st.inTokens[p.Iteration] += p.InputTokens
 			st.outTokens[p.Iteration] += p.OutputTokens
+		case event.Tested:
+			st.tests[p.Iteration] = [2]int{p.Passed, p.Total}
 		}
 	}
 	return st
@@ -271,7 +279,7 @@ func pathRun(r store.Run, its []store.Iteration, evs []event.Event) PathRun {
 	for n := 1; n <= last; n++ {
 		it, stored := byN[n]
 		pi := PathIteration{N: n, Code: it.Code, Reflection: it.Reflection, InputTokens: st.inTokens[n],
-			OutputTokens: st.outTokens[n], StartedAt: st.started[n]}
+			OutputTokens: st.outTokens[n], StartedAt: st.started[n], TestsPassed: st.tests[n][0], TestsTotal: st.tests[n][1]}
 		next := st.started[n+1]
 		if next.IsZero() {
 			next = end

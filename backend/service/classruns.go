@@ -130,6 +130,9 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 		return &Error{Code: CodeStudentPrompt, Params: map[string]string{"max_kib": strconv.Itoa(limit >> 10), "size_kib": strconv.Itoa(len(req.Prompt) >> 10)},
 			Err: fmt.Errorf("%w: the prompt is %d KiB; in this class a prompt is at most %d KiB", ErrInvalidRequest, len(req.Prompt)>>10, limit>>10)}
 	}
+	if err := classTests(req, l, a); err != nil {
+		return err
+	}
 	req.Workdir = ""
 	if req.Provider == "" && len(providers) == 0 && len(l.Providers) > 0 {
 		if def, _ := s.conf().DefaultProvider(); !slices.Contains(l.Providers, def) {
@@ -156,6 +159,36 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	}
 	if req.Timeout == 0 || req.Timeout > limit {
 		req.Timeout = limit
+	}
+	return nil
+}
+
+// classTests decides what judges a student's run. While the assignment in
+// force has tests, they do, hidden ones included: the student's request
+// cannot drop or replace them, and tests of the student's own are refused
+// rather than mixed in (they would change the count the wall and the grade
+// sheet show). Otherwise a student may send up to MaxStudentTests of their
+// own. A retry's tests come from the stored run, not from the student, and
+// are not counted.
+func classTests(req *RunRequest, l ClassLimits, a *Assignment) error {
+	assigned, err := a.suite()
+	if err != nil {
+		return TestsError(err)
+	}
+	sent := req.Retry == "" && !req.Tests.Empty()
+	if !assigned.Empty() {
+		if sent {
+			return &Error{Code: CodeStudentTestsSet, Err: fmt.Errorf("%w: this assignment's tests judge the program; a student's own tests are not taken", ErrForbidden)}
+		}
+		req.Tests = assigned
+		if a.PromptOnly {
+			req.Language = a.Language
+		}
+		return nil
+	}
+	if sent && len(req.Tests.Cases) > l.MaxStudentTests {
+		return &Error{Code: CodeStudentTests, Params: map[string]string{"max": strconv.Itoa(l.MaxStudentTests), "count": strconv.Itoa(len(req.Tests.Cases))},
+			Err: fmt.Errorf("%w: %d tests; in this class a student's run may carry at most %d", ErrForbidden, len(req.Tests.Cases), l.MaxStudentTests)}
 	}
 	return nil
 }
@@ -257,7 +290,10 @@ func (t *classTicket) register(ar *activeRun, run *store.Run) {
 	if !t.free {
 		t.m.pendingTokens -= t.hold
 	}
-	t.m.active[run.ID] = &classRun{wall: w, hold: t.hold, free: t.free}
+	t.m.active[run.ID] = &classRun{wall: w, hold: t.hold, free: t.free, gen: t.cr.assignGen}
+	if t.cr.assign != nil {
+		t.m.bestOf(w, run.ID)
+	}
 	t.m.runs++
 	t.m.starts = append(slices.DeleteFunc(t.m.starts, func(x time.Time) bool { return time.Since(x) >= time.Hour }), run.StartedAt)
 	t.m.current = w
@@ -276,9 +312,11 @@ func (s *Service) observe(ar *activeRun, e event.Event) {
 		Iteration int   `json:"iteration"`
 		Ahead     int   `json:"ahead"`
 		WaitMS    int64 `json:"wait_ms"`
+		Passed    int   `json:"passed"`
+		Total     int   `json:"total"`
 	}
 	switch e.Type {
-	case event.IterationStarted, event.ExecStarted, event.Queued:
+	case event.IterationStarted, event.ExecStarted, event.Queued, event.Tested:
 		if e.Decode(&p) != nil {
 			return
 		}
@@ -303,6 +341,12 @@ func (s *Service) observe(ar *activeRun, e event.Event) {
 		r.wall.Iteration, r.wall.QueuePosition, r.wall.QueueWait = p.Iteration, 0, 0
 	case event.Queued:
 		r.wall.QueuePosition, r.wall.QueueWait = p.Ahead, time.Duration(p.WaitMS)*time.Millisecond
+	case event.Tested:
+		// The instructor sees who passes what while the run goes on.
+		r.wall.TestsPassed, r.wall.TestsTotal = p.Passed, p.Total
+		if r.gen == cr.assignGen && cr.assign != nil {
+			m.bestOf(r.wall, ar.id)
+		}
 	}
 	cr.mu.Unlock()
 	cr.hub.studentChanged(ar.student)
@@ -333,10 +377,13 @@ func (s *Service) classFinished(ar *activeRun, run *store.Run) {
 		delete(m.active, ar.id)
 		// The run's own count replaces the meter's (estimates settled).
 		m.spent = append(m.spent, spend{at: run.StartedAt, tokens: run.InputTokens + run.OutputTokens, cost: run.CostUSD, free: r.free})
+		w := wallRunOf(*run)
+		w.BudgetFrom = r.wall.BudgetFrom
 		if m.current == r.wall {
-			w := wallRunOf(*run)
-			w.BudgetFrom = r.wall.BudgetFrom
 			m.current = w
+		}
+		if r.gen == cr.assignGen && cr.assign != nil {
+			m.bestOf(w, ar.id)
 		}
 	}
 	cr.mu.Unlock()

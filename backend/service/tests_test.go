@@ -22,7 +22,7 @@ func TestHiddenTestsNeverReachAStudent(t *testing.T) {
 		t.Skipf("no sandbox here: %v", err)
 	}
 	svc := classService(t, &echoModel{answers: []string{"a, b = map(int, input().split())\nprint(a * b, 'SECRET-ACTUAL')"}}, nil)
-	v := openClass(t, svc, ClassLimits{})
+	v := openClass(t, svc, ClassLimits{MaxStudentTests: 2})
 	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
 	suite, err := judge.Parse([]byte(`tests:
   - {name: shown, stdin: "2 2", expected: "4 SECRET-ACTUAL"}

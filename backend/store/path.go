@@ -67,15 +67,15 @@ func (s *Store) ClassAssignments(ctx context.Context, classID string) ([]ClassAs
 // stepKinds are the events RunSteps reads: the small ones that time an
 // iteration and carry its calls' usage (never the many token deltas).
 var stepKinds = []any{string(event.IterationStarted), string(event.Generated), string(event.Reflection),
-	string(event.IterationDone), string(event.RunFinished)}
+	string(event.IterationDone), string(event.RunFinished), string(event.Tested)}
 
 // RunSteps returns a run's iteration_started, generated, reflection,
-// iteration_done and run_finished events, in order.
+// iteration_done, tested and run_finished events, in order.
 func (s *Store) RunSteps(ctx context.Context, runID string) ([]event.Event, error) {
 	var evs []event.Event
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT run_id, seq, type, ts, payload FROM events
-			WHERE run_id = ? AND type IN (?, ?, ?, ?, ?) ORDER BY seq`, append([]any{runID}, stepKinds...)...)
+			WHERE run_id = ? AND type IN (?, ?, ?, ?, ?, ?) ORDER BY seq`, append([]any{runID}, stepKinds...)...)
 		if err != nil {
 			return err
 		}

@@ -86,6 +86,10 @@ type ClassLimits struct {
 	// budgets have no room for it, instead of a refusal; the budgets do not
 	// count its runs (a local or cheap profile).
 	BudgetProfile string `json:"budget_profile"`
+	// MaxStudentTests caps the tests a student may send with a run of
+	// their own (each is one more execution per iteration); 0 = none may
+	// be sent. An assignment's tests are not counted.
+	MaxStudentTests int `json:"max_student_tests"`
 }
 
 // ClassUsage counts what has been spent. Tokens and CostUSD are all of it;
@@ -115,6 +119,16 @@ type Assignment struct {
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
 	// Reflect: nil = the default.
 	Reflect *bool `json:"reflect,omitempty"`
+	// Tests (YAML, the format of a run's tests) judge every student's run
+	// while the assignment is in force; a student cannot drop or replace
+	// them. A student reads the visible ones only; HiddenTests says how
+	// many more there are (set by the server).
+	Tests       string `json:"tests,omitempty"`
+	HiddenTests int    `json:"hidden_tests,omitempty"`
+	// PromptOnly: a prompt problem. Prompt is the problem statement the
+	// student reads; the student writes the prompt themselves, and the
+	// tests judge the program it makes.
+	PromptOnly bool `json:"prompt_only,omitempty"`
 }
 
 // JoinRequest is a student joining (POST /api/class/join, the one request
@@ -134,6 +148,23 @@ type WallEntry struct {
 	Removed bool       `json:"removed,omitempty"`
 	Current *WallRun   `json:"current,omitempty"` // the latest run, running or not
 	Usage   ClassUsage `json:"usage"`
+	// Best is the student's best run on the assignment in force (absent:
+	// no assignment, or no run on it yet).
+	Best *WallBest `json:"best,omitempty"`
+}
+
+// WallBest is a student's best run on the assignment in force: the most
+// tests passed, then a success, then the fewest iterations.
+type WallBest struct {
+	RunID       string `json:"run_id"`
+	TestsPassed int    `json:"tests_passed"`
+	TestsTotal  int    `json:"tests_total"`
+	Success     bool   `json:"success"`
+	// Iterations it took to get there; PromptChars the prompt's length in
+	// characters; Runs the student's runs on the assignment.
+	Iterations  int `json:"iterations"`
+	PromptChars int `json:"prompt_chars"`
+	Runs        int `json:"runs"`
 }
 
 // WallRun is a student's latest run as the wall shows it.
@@ -158,6 +189,11 @@ type WallRun struct {
 	// budget: class.quota.*), for the wall to word.
 	ErrorCode   string            `json:"error_code,omitempty"`
 	ErrorParams map[string]string `json:"error_params,omitempty"`
+	// TestsPassed of TestsTotal: the run's last judged program, live.
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
+	// PromptChars is the prompt's length in characters.
+	PromptChars int `json:"prompt_chars,omitempty"`
 }
 
 // ClassSummary is one class in the history (GET /api/classes).

@@ -15,7 +15,8 @@ func (l ClassLimits) ToService() service.ClassLimits {
 		ConcurrentRuns: l.ConcurrentRuns, RunsPerHour: l.RunsPerHour, TokensPerStudent: l.TokensPerStudent,
 		TokensForClass: l.TokensForClass, CostPerStudentUSD: l.CostPerStudentUSD,
 		ConcurrentExecutions: l.ConcurrentExecutions, ScratchWorkspace: l.ScratchWorkspace,
-		BudgetWindow: l.BudgetWindow, TokensPerIteration: l.TokensPerIteration, BudgetProfile: l.BudgetProfile}
+		BudgetWindow: l.BudgetWindow, TokensPerIteration: l.TokensPerIteration, BudgetProfile: l.BudgetProfile,
+		MaxStudentTests: l.MaxStudentTests}
 }
 
 func fromLimits(l service.ClassLimits) ClassLimits {
@@ -23,7 +24,8 @@ func fromLimits(l service.ClassLimits) ClassLimits {
 		ConcurrentRuns: l.ConcurrentRuns, RunsPerHour: l.RunsPerHour, TokensPerStudent: l.TokensPerStudent,
 		TokensForClass: l.TokensForClass, CostPerStudentUSD: l.CostPerStudentUSD,
 		ConcurrentExecutions: l.ConcurrentExecutions, ScratchWorkspace: l.ScratchWorkspace,
-		BudgetWindow: l.BudgetWindow, TokensPerIteration: l.TokensPerIteration, BudgetProfile: l.BudgetProfile}
+		BudgetWindow: l.BudgetWindow, TokensPerIteration: l.TokensPerIteration, BudgetProfile: l.BudgetProfile,
+		MaxStudentTests: l.MaxStudentTests}
 }
 
 func nonNil(xs []string) []string {
@@ -36,7 +38,8 @@ func nonNil(xs []string) []string {
 // ToService converts an assignment.
 func (a Assignment) ToService() service.Assignment {
 	return service.Assignment{Title: a.Title, Prompt: a.Prompt, Preset: a.Preset, Providers: a.Providers,
-		MaxIterations: a.MaxIterations, Language: a.Language, TimeoutSeconds: a.TimeoutSeconds, Reflect: a.Reflect}
+		MaxIterations: a.MaxIterations, Language: a.Language, TimeoutSeconds: a.TimeoutSeconds, Reflect: a.Reflect,
+		Tests: a.Tests, PromptOnly: a.PromptOnly}
 }
 
 func fromAssignment(a *service.Assignment) *Assignment {
@@ -44,7 +47,8 @@ func fromAssignment(a *service.Assignment) *Assignment {
 		return nil
 	}
 	return &Assignment{Title: a.Title, Prompt: a.Prompt, Preset: a.Preset, Providers: a.Providers,
-		MaxIterations: a.MaxIterations, Language: a.Language, TimeoutSeconds: a.TimeoutSeconds, Reflect: a.Reflect}
+		MaxIterations: a.MaxIterations, Language: a.Language, TimeoutSeconds: a.TimeoutSeconds, Reflect: a.Reflect,
+		Tests: a.Tests, HiddenTests: a.HiddenTests, PromptOnly: a.PromptOnly}
 }
 
 // FromClassView converts a class as one caller sees it.
@@ -83,10 +87,15 @@ func FromWallEntry(e service.WallEntry) WallEntry {
 	if r := e.Current; r != nil {
 		out.Current = &WallRun{RunID: r.RunID, SessionID: r.SessionID, Provider: r.Provider, Model: r.Model, Status: string(r.Status),
 			Iteration: r.Iteration, MaxIter: r.MaxIter, StartedAt: rfc3339(r.StartedAt), QueuePosition: r.QueuePosition,
-			QueueWaitMS: r.QueueWait.Milliseconds(), BudgetFrom: r.BudgetFrom, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams}
+			QueueWaitMS: r.QueueWait.Milliseconds(), BudgetFrom: r.BudgetFrom, ErrorCode: r.ErrorCode, ErrorParams: r.ErrorParams,
+			TestsPassed: r.TestsPassed, TestsTotal: r.TestsTotal, PromptChars: r.PromptChars}
 		if r.EndedAt != nil {
 			out.Current.EndedAt = rfc3339(*r.EndedAt)
 		}
+	}
+	if b := e.Best; b != nil {
+		out.Best = &WallBest{RunID: b.RunID, TestsPassed: b.TestsPassed, TestsTotal: b.TestsTotal, Success: b.Success,
+			Iterations: b.Iterations, PromptChars: b.PromptChars, Runs: b.Runs}
 	}
 	return out
 }

@@ -81,6 +81,10 @@ type PathIteration struct {
 	// DurationMS: to the next iteration's start (or the run's end); 0 while
 	// it goes on.
 	DurationMS int64 `json:"duration_ms"`
+	// TestsPassed of TestsTotal: this iteration's program judged by the
+	// run's tests (0 of 0: no tests, or not judged).
+	TestsPassed int `json:"tests_passed,omitempty"`
+	TestsTotal  int `json:"tests_total,omitempty"`
 }
 
 // FromLearningPath converts a student's path.
@@ -107,7 +111,8 @@ func fromPathRun(r service.PathRun) PathRun {
 
 func fromPathIteration(it service.PathIteration) PathIteration {
 	out := PathIteration{N: it.N, Status: it.Status, ErrorKind: it.ErrorKind, Error: it.Error, Code: it.Code, Reflection: it.Reflection,
-		InputTokens: it.InputTokens, OutputTokens: it.OutputTokens, DurationMS: it.DurationMS}
+		InputTokens: it.InputTokens, OutputTokens: it.OutputTokens, DurationMS: it.DurationMS,
+		TestsPassed: it.TestsPassed, TestsTotal: it.TestsTotal}
 	if !it.StartedAt.IsZero() {
 		out.StartedAt = rfc3339(it.StartedAt)
 	}

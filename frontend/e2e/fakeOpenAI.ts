@@ -21,6 +21,9 @@
 //     projector test: the newest output in view while it runs);
 //   - a prompt containing PLOT_MARKER gets a program that draws a
 //     matplotlib figure and shows it (plt.show());
+//   - a prompt containing SUM_RIGHT gets SUM_CODE (reads two integers, prints
+//     their sum), one containing SUM_SMALL gets SUM_SMALL_CODE (right only
+//     for small numbers), at every iteration: the class's prompt problem;
 //   - the auditor (system prompt "strict code reviewer") approves in JSON.
 // Structured output (response_format) is answered with {"explanation","code"},
 // otherwise with a ```python fenced block. Tool calls are streamed as the
@@ -45,6 +48,11 @@ export const SLOW_PRINT = 'SLOW-PRINT'
 export const SLOW_CODE = "import sys, time\nname = sys.stdin.readline().strip() or 'nobody'\nprint('counting sheep for ' + name)\ntime.sleep(3600)"
 /** A prompt with this marker is answered with PLOT_CODE. */
 export const PLOT_MARKER = 'PLOT-FIGURE'
+
+export const SUM_RIGHT = 'SUM-RIGHT'
+export const SUM_SMALL = 'SUM-SMALL'
+export const SUM_CODE = 'a, b = map(int, input().split())\nprint(a + b)'
+export const SUM_SMALL_CODE = 'a, b = map(int, input().split())\nprint(a + b if a < 100 else 0)'
 /** A prompt with this marker gets LONG_CODE. */
 export const LONG_PRINT = 'LONG-PRINT'
 export const LONG_CODE = [
@@ -174,6 +182,10 @@ export async function startFakeOpenAI(opts: { chunkDelayMs?: number; chunkSize?:
       answer = program(structured, SLOW_CODE, 'A program that prints, then takes its time.')
     } else if (firstUser.includes(LONG_PRINT)) {
       answer = program(structured, LONG_CODE, 'Squares of 1 to 40, then the result, then a long wait.')
+    } else if (firstUser.includes(SUM_RIGHT)) {
+      answer = program(structured, SUM_CODE, 'Adds the two numbers it reads.')
+    } else if (firstUser.includes(SUM_SMALL)) {
+      answer = program(structured, SUM_SMALL_CODE, 'Adds small numbers.')
     } else if (firstUser.includes(PLOT_MARKER)) {
       answer = program(structured, PLOT_CODE, 'Draws the squares with matplotlib.')
     } else if (firstUser.includes('STALL')) {

@@ -19,7 +19,7 @@ export interface Applied {
 /** assignmentKey names an assignment's content: a push of the same content is no news. */
 export function assignmentKey(a: Assignment | null | undefined): string {
   if (!a || (!a.prompt.trim() && !a.preset)) return ''
-  return JSON.stringify([a.title ?? '', a.prompt, a.preset ?? '', a.providers ?? [], a.max_iterations ?? 0, a.language ?? '', a.timeout_seconds ?? 0, a.reflect ?? null])
+  return JSON.stringify([a.title ?? '', a.prompt, a.preset ?? '', a.providers ?? [], a.max_iterations ?? 0, a.language ?? '', a.timeout_seconds ?? 0, a.reflect ?? null, a.tests ?? '', a.prompt_only ?? false])
 }
 
 /**
@@ -35,6 +35,11 @@ export function assignmentAction(a: Assignment | null | undefined, prompt: strin
   const typed = prompt.trim()
   if (!typed || typed === a!.prompt.trim() || (applied?.prompt && typed === applied.prompt.trim())) return 'fill'
   return 'ask'
+}
+
+/** assignedTests: the assignment's tests (visible or hidden) judge every student's run. */
+export function assignedTests(a: Assignment | null | undefined): boolean {
+  return !!a && (!!a.tests?.trim() || (a.hidden_tests ?? 0) > 0)
 }
 
 // ---------- the join code ----------

@@ -69,6 +69,11 @@ export const classEn = {
     running: (n: number, max: number) => `${n} of ${max} runs going`,
     tokens: (n: string, max: string) => `${n} of ${max} tokens`,
     removed: 'The instructor removed you from the class.',
+    problem: 'The problem',
+    problemHint: 'Write a prompt that makes the model write a program for this. Its tests judge the program.',
+    judged: (n: number, hidden: number) =>
+      hidden > 0 ? `Judged by ${n + hidden} tests (${hidden} hidden: you see only their verdicts)` : `Judged by ${n} test${n === 1 ? '' : 's'}`,
+    visibleTests: 'The visible tests',
   },
 
   queue: {
@@ -141,6 +146,13 @@ export const classEn = {
     tokens: (n: string) => `${n} tokens`,
     movedFrom: (from: string) => `budget: moved from ${from}`,
     budgetStopped: 'stopped by a budget',
+    best: (passed: number, total: number) => `best ${passed}/${total}`,
+    bestTitle: (passed: number, total: number, iterations: number, chars: number, runs: number) =>
+      `Best run on this assignment: ${passed} of ${total} tests passed, after ${iterations} iteration${iterations === 1 ? '' : 's'}; prompt of ${chars} characters; ${runs} run${runs === 1 ? '' : 's'}`,
+    bestMeta: (iterations: number, chars: number) => `${iterations} it. · ${chars} chars`,
+    testsNow: (passed: number, total: number) => `tests ${passed}/${total}`,
+    exportGrades: 'Grade sheet: best tests passed per student and assignment (.csv)',
+    exportGradeTests: 'Per-test results of each best run (.csv)',
   },
 
   assign: {
@@ -163,6 +175,12 @@ export const classEn = {
     current: 'Current assignment',
     none: 'No assignment pushed.',
     needPrompt: 'Write a prompt or pick a built-in one.',
+    tests: 'Tests (YAML; hidden: true keeps a test from the students)',
+    testsHint: 'They judge every student’s run on the server: students cannot drop or replace them, and see a hidden test’s verdict only.',
+    testsCount: (n: number, hidden: number) => `${n} test${n === 1 ? '' : 's'}, ${hidden} hidden`,
+    promptOnly: 'Students write only the prompt (a prompt problem)',
+    promptOnlyHint: 'The text above is the problem they read; they write the prompt, and the tests judge the program it makes.',
+    needTests: 'A prompt problem needs tests.',
   },
 
   limitsForm: {
@@ -183,6 +201,7 @@ export const classEn = {
     budgetProfileNone: 'nothing: refuse them',
     concurrentExecutions: 'Sandboxes at once (whole server)',
     scratchWorkspace: 'Workspace mode (a scratch folder per student)',
+    maxStudentTests: 'Tests a student may send with a run (0 = none)',
     save: 'Save limits',
     saving: 'Saving…',
     saved: 'Saved',
@@ -218,6 +237,10 @@ export const classEn = {
     'class.student.task': () => 'Students run script tasks only.',
     'class.student.provider': (p: P) => `Provider ${p.provider} is not allowed in this class.`,
     'class.student.prompt': (p: P) => `The prompt is ${p.size_kib} KiB; in this class a prompt is at most ${p.max_kib} KiB.`,
+    'class.student.tests': (p: P) =>
+      p.max === '0' ? 'In this class a run cannot carry tests of your own.' : `${p.count} tests; in this class a run may carry at most ${p.max} of your own.`,
+    'class.student.tests_assigned': () => "This assignment's tests judge the program; tests of your own are not taken.",
+    'class.assign.no_tests': () => 'A prompt problem (students write only the prompt) needs tests to judge the program.',
     'class.quota.concurrent': (p: P) => `You already have ${p.going} ${p.going === '1' ? 'run' : 'runs'} going (the limit is ${p.limit}).`,
     'class.quota.hourly': (p: P) => `${p.limit} runs in the last hour is the limit; the next one is possible at ${timeOfDay(p.retry_at)}.`,
     'class.quota.tokens': (p: P) => `Your token budget (${num(p.limit)}) is used up.`,
@@ -275,6 +298,11 @@ export const classPt: ClassStrings = {
     running: (n: number, max: number) => `${n} de ${max} execuções em andamento`,
     tokens: (n: string, max: string) => `${n} de ${max} tokens`,
     removed: 'O professor removeu você da turma.',
+    problem: 'O problema',
+    problemHint: 'Escreva um prompt que faça o modelo escrever um programa para isto. Os testes julgam o programa.',
+    judged: (n: number, hidden: number) =>
+      hidden > 0 ? `Julgado por ${n + hidden} testes (${hidden} ocultos: você vê só o veredito)` : `Julgado por ${n} teste${n === 1 ? '' : 's'}`,
+    visibleTests: 'Os testes visíveis',
   },
 
   queue: {
@@ -345,6 +373,13 @@ export const classPt: ClassStrings = {
     tokens: (n: string) => `${n} tokens`,
     movedFrom: (from: string) => `orçamento: saiu de ${from}`,
     budgetStopped: 'parada por um orçamento',
+    best: (passed: number, total: number) => `melhor ${passed}/${total}`,
+    bestTitle: (passed: number, total: number, iterations: number, chars: number, runs: number) =>
+      `Melhor execução nesta tarefa: ${passed} de ${total} testes aprovados, após ${iterations} iteraç${iterations === 1 ? 'ão' : 'ões'}; prompt de ${chars} caracteres; ${runs} execuç${runs === 1 ? 'ão' : 'ões'}`,
+    bestMeta: (iterations: number, chars: number) => `${iterations} it. · ${chars} car.`,
+    testsNow: (passed: number, total: number) => `testes ${passed}/${total}`,
+    exportGrades: 'Planilha de notas: melhor resultado nos testes por aluno e tarefa (.csv)',
+    exportGradeTests: 'Resultado de cada teste da melhor execução (.csv)',
   },
 
   assign: {
@@ -367,6 +402,12 @@ export const classPt: ClassStrings = {
     current: 'Tarefa atual',
     none: 'Nenhuma tarefa enviada.',
     needPrompt: 'Escreva um prompt ou escolha um pronto.',
+    tests: 'Testes (YAML; hidden: true esconde um teste dos alunos)',
+    testsHint: 'Eles julgam a execução de cada aluno no servidor: os alunos não podem tirá-los nem trocá-los, e de um teste oculto veem só o veredito.',
+    testsCount: (n: number, hidden: number) => `${n} teste${n === 1 ? '' : 's'}, ${hidden} oculto${hidden === 1 ? '' : 's'}`,
+    promptOnly: 'Os alunos escrevem só o prompt (um problema de prompt)',
+    promptOnlyHint: 'O texto acima é o problema que eles leem; eles escrevem o prompt, e os testes julgam o programa que ele gera.',
+    needTests: 'Um problema de prompt precisa de testes.',
   },
 
   limitsForm: {
@@ -387,6 +428,7 @@ export const classPt: ClassStrings = {
     budgetProfileNone: 'nada: recusá-las',
     concurrentExecutions: 'Sandboxes simultâneos (servidor todo)',
     scratchWorkspace: 'Modo workspace (uma pasta de rascunho por aluno)',
+    maxStudentTests: 'Testes que um aluno pode enviar com uma execução (0 = nenhum)',
     save: 'Salvar limites',
     saving: 'Salvando…',
     saved: 'Salvo',
@@ -418,6 +460,10 @@ export const classPt: ClassStrings = {
     'class.student.task': () => 'Alunos executam só tarefas de script.',
     'class.student.provider': (p: P) => `O provedor ${p.provider} não é permitido nesta turma.`,
     'class.student.prompt': (p: P) => `O prompt tem ${p.size_kib} KiB; nesta turma um prompt tem no máximo ${p.max_kib} KiB.`,
+    'class.student.tests': (p: P) =>
+      p.max === '0' ? 'Nesta turma uma execução não pode levar testes seus.' : `${p.count} testes; nesta turma uma execução leva no máximo ${p.max} testes seus.`,
+    'class.student.tests_assigned': () => 'Os testes desta tarefa julgam o programa; testes seus não são aceitos.',
+    'class.assign.no_tests': () => 'Um problema de prompt (os alunos escrevem só o prompt) precisa de testes para julgar o programa.',
     'class.quota.concurrent': (p: P) => `Você já tem ${p.going} ${p.going === '1' ? 'execução' : 'execuções'} em andamento (o limite é ${p.limit}).`,
     'class.quota.hourly': (p: P) => `O limite é de ${p.limit} execuções por hora; a próxima será possível às ${timeOfDay(p.retry_at)}.`,
     'class.quota.tokens': (p: P) => `Seu orçamento de tokens (${num(p.limit)}) acabou.`,

@@ -15,8 +15,12 @@ export function isClassMessage(m: unknown): m is ClassMessage {
   return (t === ClassStateType || t === WallType) && typeof (m as { payload?: unknown }).payload === 'object'
 }
 
-/** zip: every student's final script per session, the summary and the attempts; csv / md: the summary table; attempts: one row per run and iteration (CSV). */
-export type ClassExportFormat = 'zip' | 'csv' | 'md' | 'attempts'
+/**
+ * zip: every student's final script per session, the summary, the attempts and the grade sheets; csv / md: the
+ * summary table; attempts: one row per run and iteration (CSV); grades: one row per student and assignment (the
+ * best run's tests passed, attempts, time); grade-tests: the best run's verdict per test.
+ */
+export type ClassExportFormat = 'zip' | 'csv' | 'md' | 'attempts' | 'grades' | 'grade-tests'
 
 /** classExportURL is the download address of the class export, in the language lang with times in the zone tz. */
 export function classExportURL(format: ClassExportFormat, lang?: string, tz?: string): string {

@@ -23,6 +23,8 @@ export interface StudentForm {
   paused: boolean
   /** Shown above the form: the assignment, the pause, the student's use. */
   banner?: ReactNode
+  /** The assignment's tests judge the run (on the server): no Tests panel of the student's own. */
+  assignedTests?: boolean
 }
 
 /**
@@ -121,6 +123,8 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
       const req = composer.request(chosen[0])
       // A student may not choose the model (the class's server refuses it).
       if (student) delete req.model
+      // The server puts the assignment's tests on the run; the student's own would be refused.
+      if (student?.assignedTests) delete req.tests
       id = await stores.runs.getState().start({ ...req, ...where })
     }
     if (!id) return fold('startFailed')
@@ -235,7 +239,7 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
               </p>
             )}
             {workspace && <WorkspaceFields folder={!student} />}
-            {!workspace && <TestsField />}
+            {!workspace && !student?.assignedTests && <TestsField />}
             <SandboxInfo />
           </div>
           <div className="composer-side">

@@ -10,7 +10,7 @@ import type { Api } from '../api'
 import { ApiError, shownError, type ShownError } from '../api'
 import type { ClassExportFormat, ClassMessage } from '../api/class'
 import { ClassStateType, type Assignment, type ClassLimits, type ClassView, type Me, type WallEntry } from '../api/gen/wire'
-import { assignmentAction, assignmentKey, normalizeCode, type Applied } from '../classroom'
+import { assignedTests, assignmentAction, assignmentKey, normalizeCode, type Applied } from '../classroom'
 import type { ComposerStore } from './composer'
 import { clampIterations, limits, toLanguage } from './composer'
 import type { SaveFile } from './exports'
@@ -128,8 +128,13 @@ export function createClassroomStore(api: Api, deps: ClassroomDeps): ClassroomSt
 
     const fill = (a: Assignment) => {
       const preset = a.preset ? deps.providers.getState().presets.find((p) => p.id === a.preset) : undefined
-      const prompt = a.prompt.trim() ? a.prompt : (preset?.prompt ?? '')
-      const patch: Parameters<ReturnType<ComposerStore['getState']>['set']>[0] = { prompt, presetId: preset ? preset.id : '', mode: 'script' }
+      // A prompt problem: the assignment's text is the problem the student
+      // reads (in the banner); the prompt is theirs to write.
+      const prompt = a.prompt_only ? '' : a.prompt.trim() ? a.prompt : (preset?.prompt ?? '')
+      const patch: Parameters<ReturnType<ComposerStore['getState']>['set']>[0] = { prompt, presetId: a.prompt_only || !preset ? '' : preset.id, mode: 'script' }
+      // The assignment's tests judge the run on the server; tests of the
+      // student's own would be refused beside them.
+      if (assignedTests(a)) patch.tests = ''
       // An assignment names providers the class may since have stopped
       // offering: those are left out, not ticked for a Run the server refuses.
       const offered = get().class?.limits.providers ?? []

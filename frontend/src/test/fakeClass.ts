@@ -21,6 +21,7 @@ export const noLimits: ClassLimits = {
   budget_window: 'class',
   tokens_per_iteration: 0,
   budget_profile: '',
+  max_student_tests: 0,
 }
 
 export function classView(patch: Partial<ClassView> = {}): ClassView {

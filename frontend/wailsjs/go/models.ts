@@ -9,6 +9,9 @@ export namespace wire {
 	    language?: string;
 	    timeout_seconds?: number;
 	    reflect?: boolean;
+	    tests?: string;
+	    hidden_tests?: number;
+	    prompt_only?: boolean;
 	}
 	export interface RunBrief {
 	    id: string;
@@ -32,6 +35,15 @@ export namespace wire {
 	    student_id?: string;
 	    student_name?: string;
 	}
+	export interface WallBest {
+	    run_id: string;
+	    tests_passed: number;
+	    tests_total: number;
+	    success: boolean;
+	    iterations: number;
+	    prompt_chars: number;
+	    runs: number;
+	}
 	export interface WallRun {
 	    run_id: string;
 	    session_id: string;
@@ -47,6 +59,9 @@ export namespace wire {
 	    budget_from?: string;
 	    error_code?: string;
 	    error_params?: Record<string, string>;
+	    tests_passed?: number;
+	    tests_total?: number;
+	    prompt_chars?: number;
 	}
 	export interface WallEntry {
 	    student_id: string;
@@ -55,6 +70,7 @@ export namespace wire {
 	    removed?: boolean;
 	    current?: WallRun;
 	    usage: ClassUsage;
+	    best?: WallBest;
 	}
 	export interface ClassUsage {
 	    runs: number;
@@ -80,6 +96,7 @@ export namespace wire {
 	    budget_window: string;
 	    tokens_per_iteration: number;
 	    budget_profile: string;
+	    max_student_tests: number;
 	}
 	export interface ClassView {
 	    id: string;
@@ -242,6 +259,8 @@ export namespace wire {
 	    output_tokens: number;
 	    started_at?: string;
 	    duration_ms: number;
+	    tests_passed?: number;
+	    tests_total?: number;
 	}
 	export interface PathRun {
 	    run_id: string;
@@ -471,6 +490,7 @@ export namespace wire {
 	export interface StudentRef {
 	    id: string;
 	}
+	
 	
 	
 	export interface Workdir {

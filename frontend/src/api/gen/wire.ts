@@ -114,6 +114,12 @@ export interface ClassLimits {
    * count its runs (a local or cheap profile).
    */
   budget_profile: string;
+  /**
+   * MaxStudentTests caps the tests a student may send with a run of
+   * their own (each is one more execution per iteration); 0 = none may
+   * be sent. An assignment's tests are not counted.
+   */
+  max_student_tests: number /* int */;
 }
 /**
  * ClassUsage counts what has been spent. Tokens and CostUSD are all of it;
@@ -149,6 +155,20 @@ export interface Assignment {
    * Reflect: nil = the default.
    */
   reflect?: boolean;
+  /**
+   * Tests (YAML, the format of a run's tests) judge every student's run
+   * while the assignment is in force; a student cannot drop or replace
+   * them. A student reads the visible ones only; HiddenTests says how
+   * many more there are (set by the server).
+   */
+  tests?: string;
+  hidden_tests?: number /* int */;
+  /**
+   * PromptOnly: a prompt problem. Prompt is the problem statement the
+   * student reads; the student writes the prompt themselves, and the
+   * tests judge the program it makes.
+   */
+  prompt_only?: boolean;
 }
 /**
  * JoinRequest is a student joining (POST /api/class/join, the one request
@@ -172,6 +192,28 @@ export interface WallEntry {
   removed?: boolean;
   current?: WallRun; // the latest run, running or not
   usage: ClassUsage;
+  /**
+   * Best is the student's best run on the assignment in force (absent:
+   * no assignment, or no run on it yet).
+   */
+  best?: WallBest;
+}
+/**
+ * WallBest is a student's best run on the assignment in force: the most
+ * tests passed, then a success, then the fewest iterations.
+ */
+export interface WallBest {
+  run_id: string;
+  tests_passed: number /* int */;
+  tests_total: number /* int */;
+  success: boolean;
+  /**
+   * Iterations it took to get there; PromptChars the prompt's length in
+   * characters; Runs the student's runs on the assignment.
+   */
+  iterations: number /* int */;
+  prompt_chars: number /* int */;
+  runs: number /* int */;
 }
 /**
  * WallRun is a student's latest run as the wall shows it.
@@ -205,6 +247,15 @@ export interface WallRun {
    */
   error_code?: string;
   error_params?: { [key: string]: string};
+  /**
+   * TestsPassed of TestsTotal: the run's last judged program, live.
+   */
+  tests_passed?: number /* int */;
+  tests_total?: number /* int */;
+  /**
+   * PromptChars is the prompt's length in characters.
+   */
+  prompt_chars?: number /* int */;
 }
 /**
  * ClassSummary is one class in the history (GET /api/classes).
@@ -367,6 +418,12 @@ export interface PathIteration {
    * it goes on.
    */
   duration_ms: number /* int64 */;
+  /**
+   * TestsPassed of TestsTotal: this iteration's program judged by the
+   * run's tests (0 of 0: no tests, or not judged).
+   */
+  tests_passed?: number /* int */;
+  tests_total?: number /* int */;
 }
 
 //////////

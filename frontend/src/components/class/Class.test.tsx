@@ -107,6 +107,26 @@ describe('the student app', () => {
     expect(screen.queryByTestId('assignment-ask')).toBeNull()
   })
 
+  it('a prompt problem: the statement and visible tests shown, the prompt left to the student, no Tests panel or refill', async () => {
+    const api = fakeApi()
+    await studentReady(
+      { assignment: { title: 'Soma', prompt: 'Read two integers, print their sum.', prompt_only: true, tests: 'tests:\n  - {stdin: 2 3, expected: "5"}\n', hidden_tests: 2 } },
+      api,
+    )
+    expect(screen.getByTestId('assignment-statement').textContent).toBe('Read two integers, print their sum.')
+    expect(screen.getByTestId('assignment-judged').textContent).toBe('Judged by 3 tests (2 hidden: you see only their verdicts)')
+    expect(screen.getByTestId('assignment-visible-tests').textContent).toContain('2 3')
+    expect(screen.getByTestId('prompt')).toHaveProperty('value', '')
+    expect(screen.queryByTestId('tests-field')).toBeNull()
+    expect(screen.queryByTestId('assignment-refill')).toBeNull()
+    // The run goes without tests of the student's own: the server puts the assignment's on it.
+    fireEvent.change(screen.getByTestId('prompt'), { target: { value: 'add the two numbers' } })
+    fireEvent.click(screen.getByTestId('run'))
+    await waitFor(() => expect(api.startRun).toHaveBeenCalled())
+    expect(api.startRun.mock.calls[0][0]).toMatchObject({ prompt: 'add the two numbers' })
+    expect(api.startRun.mock.calls[0][0].tests).toBeUndefined()
+  })
+
   it('paused: the banner says so and Run is off until the instructor resumes', async () => {
     const { api } = await studentReady()
     expect(screen.getByTestId('run')).toHaveProperty('disabled', false)
@@ -277,6 +297,34 @@ describe('the instructor’s Class tab', () => {
     expect(within(card('Ana')).getByTestId('wall-budget-switch').textContent).toBe('budget: moved from openai')
     await waitFor(() => expect(within(card('Caio')).getByTestId('wall-budget-stop').textContent).toBe('Your token budget (150,000) is used up.'))
     expect(within(card('Ana')).queryByTestId('wall-budget-stop')).toBeNull()
+  })
+
+  it('the wall shows each student’s best tests passed, iterations and prompt length, in both languages', async () => {
+    const { api, stores } = await instructorReady()
+    const card = (name: string) => screen.getAllByTestId('wall-card').find((c) => c.getAttribute('data-student') === name)!
+    act(() => {
+      api.events.emitClass({
+        type: 'wall',
+        payload: wallEntry('Ana', { status: 'success', ended_at: new Date().toISOString() }, {
+          best: { run_id: 'r-Ana', tests_passed: 5, tests_total: 5, success: true, iterations: 2, prompt_chars: 48, runs: 3 },
+        }),
+      })
+      api.events.emitClass({
+        type: 'wall',
+        payload: wallEntry('Bia', { iteration: 1, tests_passed: 1, tests_total: 5 }, {
+          best: { run_id: 'r-old', tests_passed: 4, tests_total: 5, success: false, iterations: 3, prompt_chars: 120, runs: 2 },
+        }),
+      })
+    })
+    await waitFor(() => expect(card('Ana').getAttribute('data-best')).toBe('5/5'))
+    expect(within(card('Ana')).getByTestId('wall-best-tests').textContent).toBe('best 5/5')
+    expect(within(card('Ana')).getByTestId('wall-best').textContent).toContain('2 it. · 48 chars')
+    // A run being judged shows its own count beside the best.
+    expect(within(card('Bia')).getByTestId('wall-best').textContent).toBe('best 4/53 it. · 120 chars · tests 1/5')
+    expect(within(card('Caio')).queryByTestId('wall-best')).toBeNull()
+    act(() => stores.settings.getState().setLang('pt'))
+    await waitFor(() => expect(within(card('Ana')).getByTestId('wall-best-tests').textContent).toBe('melhor 5/5'))
+    expect(within(card('Bia')).getByTestId('wall-best').textContent).toContain('3 it. · 120 car. · testes 1/5')
   })
 
   it('the limits form sets the budgets’ window, hold and budget model, and the summary says them', async () => {

@@ -3,6 +3,7 @@ import type { Assignment, ClassLimits, ClassView } from '../../api/gen/wire'
 import { count } from '../../format'
 import { useClassroom, useProviders, useStores } from '../../stores'
 import { strings } from '../../strings'
+import { countTests } from '../../strings.tests'
 
 /** NumberField: a labelled whole (or decimal) number, 0 / empty = none. */
 function NumberField(props: { label: string; value: number; onChange(n: number): void; step?: number; testId: string; min?: number }) {
@@ -77,6 +78,7 @@ export function LimitsForm({ cls }: { cls: ClassView }) {
         <NumberField label={t.costPerStudent} value={l.cost_per_student_usd} onChange={(n) => set({ cost_per_student_usd: n })} step={0.01} testId="limit-cost" />
         <NumberField label={t.concurrentExecutions} value={l.concurrent_executions} onChange={(n) => set({ concurrent_executions: n })} testId="limit-executions" />
         <NumberField label={t.tokensPerIteration} value={l.tokens_per_iteration} onChange={(n) => set({ tokens_per_iteration: n })} step={500} testId="limit-tokens-iteration" />
+        <NumberField label={t.maxStudentTests} value={l.max_student_tests ?? 0} onChange={(n) => set({ max_student_tests: n })} testId="limit-student-tests" />
         <label className="class-field">
           <span>{t.budgetWindow}</span>
           <select value={l.budget_window || 'class'} onChange={(e) => set({ budget_window: e.target.value })} data-testid="limit-budget-window">
@@ -144,6 +146,7 @@ export function AssignmentForm({ cls }: { cls: ClassView }) {
       onSubmit={(e) => {
         e.preventDefault()
         if (!a.prompt.trim()) return setHint(t.needPrompt)
+        if (a.prompt_only && !a.tests?.trim()) return setHint(t.needTests)
         setHint(null)
         void push(a)
       }}
@@ -161,7 +164,7 @@ export function AssignmentForm({ cls }: { cls: ClassView }) {
             value={a.preset ?? ''}
             onChange={(e) => {
               const p = presets.find((x) => x.id === e.target.value)
-              set(p ? { preset: p.id, prompt: p.prompt, title: a.title || p.title } : { preset: '' })
+              set(p ? { preset: p.id, prompt: p.prompt, title: a.title || p.title, tests: p.tests || a.tests } : { preset: '' })
             }}
             data-testid="assign-preset"
           >
@@ -178,6 +181,7 @@ export function AssignmentForm({ cls }: { cls: ClassView }) {
         <span>{t.prompt}</span>
         <textarea rows={4} value={a.prompt} onChange={(e) => set({ prompt: e.target.value, preset: '' })} data-testid="assign-prompt" />
       </label>
+      <AssignmentTests a={a} set={set} />
       <div className="class-grid">
         <Checks
           legend={t.providers}
@@ -223,5 +227,41 @@ export function AssignmentForm({ cls }: { cls: ClassView }) {
         {hint && <span className="notice notice-warn">{hint}</span>}
       </div>
     </form>
+  )
+}
+
+/** AssignmentTests: the assignment's tests (YAML, each visible or hidden) and the prompt-problem switch. */
+function AssignmentTests({ a, set }: { a: Assignment; set(patch: Partial<Assignment>): void }) {
+  const t = strings.classroom.assign
+  const { n, hidden } = countTests(a.tests ?? '')
+  return (
+    <div className="assign-tests">
+      <label className="class-field">
+        <span>
+          {t.tests}
+          {n > 0 && (
+            <span className="muted small" data-testid="assign-tests-count">
+              {' '}
+              · {t.testsCount(n, hidden)}
+            </span>
+          )}
+        </span>
+        <textarea
+          className="mono tests-yaml"
+          rows={6}
+          value={a.tests ?? ''}
+          placeholder={strings.tests.panel.placeholder}
+          spellCheck={false}
+          onChange={(e) => set({ tests: e.target.value })}
+          data-testid="assign-tests"
+        />
+      </label>
+      <p className="muted small">{t.testsHint}</p>
+      <label className="check">
+        <input type="checkbox" checked={a.prompt_only ?? false} onChange={(e) => set({ prompt_only: e.target.checked })} data-testid="assign-prompt-only" />
+        <span>{t.promptOnly}</span>
+      </label>
+      {a.prompt_only && <p className="muted small">{t.promptOnlyHint}</p>}
+    </div>
   )
 }

@@ -165,6 +165,8 @@ function ExportClassMenu() {
     ['csv', t.exportCsv],
     ['md', t.exportMd],
     ['attempts', t.exportAttempts],
+    ['grades', t.exportGrades],
+    ['grade-tests', t.exportGradeTests],
   ]
   return (
     <details className="export-menu class-export" data-testid="class-export">

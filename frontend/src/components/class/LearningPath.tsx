@@ -125,6 +125,11 @@ function PathIterationItem({ it }: { it: PathIteration }) {
         <strong>{t.iteration(it.n)}</strong>
         <span className={`pill pill-${it.status}`}>{strings.status[it.status] ?? it.status}</span>
         {it.error_kind && it.error_kind !== 'error' && <span className="tag">{it.error_kind}</span>}
+        {(it.tests_total ?? 0) > 0 && (
+          <span className={`tag${it.tests_passed === it.tests_total ? ' path-ok' : ''}`} data-testid="path-tests">
+            {t.tests(it.tests_passed ?? 0, it.tests_total ?? 0)}
+          </span>
+        )}
         {it.duration_ms > 0 && <span className="muted small">{t.took(duration(it.duration_ms))}</span>}
         <span className="muted small">{t.tokens(count(it.input_tokens), count(it.output_tokens))}</span>
       </div>

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react'
+import { assignedTests } from '../../classroom'
 import { count } from '../../format'
 import { promptSummary } from '../../stage'
 import { useClassroom, useComposer, useStores } from '../../stores'
 import { strings } from '../../strings'
+import { countTests } from '../../strings.tests'
 import { Header, type Tab } from '../Header'
 import { HistoryView } from '../HistoryView'
 import { RunPanel } from '../RunPanel'
@@ -46,7 +48,7 @@ export function StudentApp() {
       <Header tab={tab} onTab={setTab} tabs={['run', 'history']} workdir={false} extra={badge} />
       <main className="main">
         {tab === 'run' ? (
-          <RunPanel student={{ workspace, paused, banner: <StudentBanners /> }} />
+          <RunPanel student={{ workspace, paused, banner: <StudentBanners />, assignedTests: assignedTests(cls?.assignment) }} />
         ) : (
           <HistoryView
             onContinued={() => {
@@ -117,18 +119,62 @@ export function StudentBanners() {
         <div className="assignment-line" data-testid="assignment-banner">
           <span className="tag">{t.assignment}</span>
           <strong className="assignment-title">{a.title || promptSummary(a.prompt, 90)}</strong>
-          {a.title && <span className="muted assignment-prompt">{promptSummary(a.prompt, 90)}</span>}
-          <button type="button" className="btn btn-ghost btn-small" onClick={() => stores.classroom.getState().refillAssignment()} data-testid="assignment-refill">
-            {t.refill}
-          </button>
+          {a.title && !a.prompt_only && <span className="muted assignment-prompt">{promptSummary(a.prompt, 90)}</span>}
+          {/* A prompt problem fills nothing: its refill would only empty the student's own prompt. */}
+          {!a.prompt_only && (
+            <button type="button" className="btn btn-ghost btn-small" onClick={() => stores.classroom.getState().refillAssignment()} data-testid="assignment-refill">
+              {t.refill}
+            </button>
+          )}
         </div>
       )}
+      {a && !pending && (a.prompt_only || assignedTests(a)) && <AssignmentProblem />}
       {usage.length > 0 && (
         <p className="usage-line muted small" data-testid="student-usage">
           <span>{t.usage}:</span> {usage.join(' · ')}
         </p>
       )}
       <SeenNotice where="app" />
+    </div>
+  )
+}
+
+/**
+ * AssignmentProblem: a prompt problem's statement (the student writes the
+ * prompt, not the assignment) and the tests that judge the run — the visible
+ * ones as the server sent them, the hidden ones only counted.
+ */
+function AssignmentProblem() {
+  const t = strings.classroom.student
+  const a = useClassroom((c) => c.class?.assignment)
+  if (!a) return null
+  const visible = a.tests ?? ''
+  const { n } = countTests(visible)
+  const hidden = a.hidden_tests ?? 0
+  return (
+    <div className="assignment-problem card" data-testid="assignment-problem">
+      {a.prompt_only && (
+        <>
+          <strong>{t.problem}</strong>
+          <p className="assignment-statement" data-testid="assignment-statement">
+            {a.prompt}
+          </p>
+          <p className="muted small">{t.problemHint}</p>
+        </>
+      )}
+      {n + hidden > 0 && (
+        <p className="small" data-testid="assignment-judged">
+          {t.judged(n, hidden)}
+        </p>
+      )}
+      {n > 0 && (
+        <details>
+          <summary className="small">{t.visibleTests}</summary>
+          <pre className="mono tests-yaml" data-testid="assignment-visible-tests">
+            {visible}
+          </pre>
+        </details>
+      )}
     </div>
   )
 }

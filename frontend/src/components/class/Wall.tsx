@@ -69,6 +69,7 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
       data-state={state}
       data-run-id={r?.run_id ?? ''}
       data-iteration={r?.iteration ?? 0}
+      data-best={e.best && e.best.tests_total > 0 ? `${e.best.tests_passed}/${e.best.tests_total}` : ''}
     >
       <span className="wall-top">
         <span className={`wall-dot wall-dot-${state}`} aria-hidden="true" />
@@ -109,6 +110,7 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
             )}
             <span className="wall-usage muted">{t.tokens(count(e.usage.tokens))}</span>
           </span>
+          {e.best && <WallBestLine entry={e} />}
           {budgetStop && (
             <span className="wall-stop notice-warn" data-testid="wall-budget-stop" title={budgetStop}>
               {budgetStop}
@@ -121,3 +123,28 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
     </button>
   )
 })
+
+/**
+ * WallBestLine: the student's best run on the assignment in force — tests
+ * passed (the headline an instructor scans the wall for), the iterations it
+ * took and its prompt's length — and, while a run is being judged, the
+ * current run's count beside it.
+ */
+function WallBestLine({ entry: e }: { entry: WallEntry }) {
+  const t = strings.classroom.instructor
+  const b = e.best!
+  const r = e.current
+  const all = b.tests_total > 0 && b.tests_passed === b.tests_total
+  const now = r && r.status === 'running' && r.run_id !== b.run_id && (r.tests_total ?? 0) > 0 ? t.testsNow(r.tests_passed ?? 0, r.tests_total ?? 0) : null
+  return (
+    <span className="wall-best" data-testid="wall-best" title={t.bestTitle(b.tests_passed, b.tests_total, b.iterations, b.prompt_chars, b.runs)}>
+      {b.tests_total > 0 && (
+        <strong className={`wall-best-tests${all ? ' wall-best-all' : ''}`} data-testid="wall-best-tests">
+          {t.best(b.tests_passed, b.tests_total)}
+        </strong>
+      )}
+      <span className="muted">{t.bestMeta(b.iterations, b.prompt_chars)}</span>
+      {now && <span className="muted"> · {now}</span>}
+    </span>
+  )
+}

@@ -118,12 +118,12 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 		return &Error{Code: CodeStudentModel, Err: fmt.Errorf("%w: students cannot change a provider's model or endpoint", ErrForbidden)}
 	case req.AllowNetwork:
 		return &Error{Code: CodeStudentNetwork, Err: fmt.Errorf("%w: network access for generated code is not open to students", ErrForbidden)}
-	case req.Mode == modeWorkspace:
+	case req.Mode == event.ModeWorkspace:
 		// Limits.ScratchWorkspace (a workspace folder per student) is not
 		// built yet; until it is, no student edits any folder of this
 		// machine.
 		return &Error{Code: CodeStudentWorkspace, Err: fmt.Errorf("%w: workspace mode is not open to students in this class", ErrForbidden)}
-	case req.Task != nil || len(req.Validate) > 0 && req.Mode != modeWorkspace:
+	case req.Task != nil || len(req.Validate) > 0 && req.Mode != event.ModeWorkspace:
 		return &Error{Code: CodeStudentTask, Err: fmt.Errorf("%w: students run script tasks only", ErrForbidden)}
 	}
 	if limit := max(StudentPromptBytes, len(assignmentPrompt(a))); len(req.Prompt) > limit {
@@ -154,8 +154,8 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	if a != nil && a.TimeoutSeconds > 0 {
 		limit = max(limit, seconds(a.TimeoutSeconds))
 	}
-	if req.Timeout == 0 || req.Timeout > limit {
-		req.Timeout = limit
+	if req.TimeoutSeconds == 0 || req.TimeoutSeconds > limit.Seconds() {
+		req.TimeoutSeconds = limit.Seconds()
 	}
 	return nil
 }

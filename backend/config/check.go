@@ -8,7 +8,7 @@ import (
 )
 
 // Bounds of a run's settings, shared by loopforge.yml, the CLI's flags and
-// the API (service.prepare checks every request against them).
+// the API (service.settings checks every run request against them).
 const (
 	// MaxIterationsLimit caps max_iterations: each iteration is a paid
 	// model call, and a loop that has not converged by then will not.
@@ -21,7 +21,7 @@ const (
 	MaxStdinBytes = 64 << 10
 	// MaxPromptBytes caps a prompt (UTF-8 bytes): about 64,000 tokens,
 	// more than any lesson's prompt, and each iteration sends it again.
-	// Every face checks it (service.prepare); the web form counts against
+	// Every face checks it (service.settings); the web form counts against
 	// it before sending (wire.Defaults.MaxPromptBytes), and the server's
 	// body limit leaves room for it however JSON escapes it.
 	MaxPromptBytes = 256 << 10

@@ -154,9 +154,7 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	if a != nil && a.TimeoutSeconds > 0 {
 		limit = max(limit, seconds(a.TimeoutSeconds))
 	}
-	if req.TimeoutSeconds == 0 || req.TimeoutSeconds > limit.Seconds() {
-		req.TimeoutSeconds = limit.Seconds()
-	}
+	req.TimeoutSeconds = clampTimeout(req.TimeoutSeconds, limit)
 	return nil
 }
 

@@ -68,6 +68,17 @@ func timeout(cfg *config.Config, secs float64) (time.Duration, error) {
 	return d, nil
 }
 
+// clampTimeout is a request's timeout (in seconds) within limit: limit for
+// none or a longer one. A value out of bounds stays, for settings to
+// refuse as it would anyone's.
+func clampTimeout(secs float64, limit time.Duration) float64 {
+	d, err := config.CheckTimeoutSeconds("timeout_seconds", secs)
+	if secs == 0 || err == nil && d > limit {
+		return limit.Seconds()
+	}
+	return secs
+}
+
 // checkMode refuses an unknown mode, and what only workspace mode has (a
 // task, validation commands, an auditor) in script mode.
 func checkMode(req RunRequest) error {

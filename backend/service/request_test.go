@@ -99,3 +99,14 @@ func TestSettingsRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestClampTimeout: a class clamps a timeout to its limit, and leaves one
+// out of bounds for settings to refuse (not clamped into a valid one).
+func TestClampTimeout(t *testing.T) {
+	limit := 30 * time.Second
+	for _, tc := range []struct{ in, want float64 }{{0, 30}, {10, 10}, {60, 30}, {-1, -1}, {1e300, 1e300}} {
+		if got := clampTimeout(tc.in, limit); got != tc.want {
+			t.Errorf("clampTimeout(%g, %s) = %g, want %g", tc.in, limit, got, tc.want)
+		}
+	}
+}

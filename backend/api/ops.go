@@ -45,20 +45,12 @@ var Ops = []Operation{
 	}),
 	// Starts a loop; its events arrive on the websocket.
 	op("StartRun", "POST /api/runs", http.StatusCreated, func(ctx context.Context, s *service.Service, req wire.RunRequest) (wire.RunInfo, error) {
-		r, err := req.ToService()
-		if err != nil {
-			return wire.RunInfo{}, err
-		}
-		info, err := s.StartRun(ctx, r)
+		info, err := s.StartRun(ctx, req)
 		return wire.FromRunInfo(info), err
 	}).forStudents(),
 	// Starts one loop per provider in a new comparison session (all validated first).
 	op("StartCompare", "POST /api/compare", http.StatusCreated, func(ctx context.Context, s *service.Service, req wire.CompareRequest) (wire.CompareInfo, error) {
-		r, err := req.ToService()
-		if err != nil {
-			return wire.CompareInfo{}, err
-		}
-		info, err := s.StartCompare(ctx, r)
+		info, err := s.StartCompare(ctx, req.ToService())
 		return wire.FromCompareInfo(info), err
 	}).forStudents(),
 	// One row per run of a comparison session, in start order.

@@ -99,7 +99,7 @@ func TestConfigurationMistakesExit2OnOneLine(t *testing.T) {
 		{"base_url without host", []string{"run", "-p", "openai", "--base-url", "https://", "x"}, []string{"base_url", "no host"}},
 		{"unknown config key", []string{"run", "--workdir", bad, "x"}, []string{config.FileName, "line 2", `unknown key "max_iteration"`, "did you mean max_iterations?"}},
 		{"iterations over the cap", []string{"run", "-p", "fake", "-n", "51", "x"}, []string{"--max-iterations must be at most 50 (got 51)"}},
-		{"timeout over the cap", []string{"run", "-p", "fake", "--timeout", "48h", "x"}, []string{"--timeout must be at most 24h"}},
+		{"timeout over the cap", []string{"run", "-p", "fake", "--timeout", "48h", "x"}, []string{"--timeout must be at most 86400 (24h0m0s; got 172800)"}},
 		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`}},
 		{"stdin file missing", []string{"run", "-p", "fake", "--stdin", filepath.Join(bad, "nope.txt"), "x"}, []string{"--stdin:", "nope.txt does not exist"}},
 		{"stdin too long", []string{"run", "-p", "fake", "--stdin", big, "x"}, []string{"--stdin is too long: at most 64 KiB"}},

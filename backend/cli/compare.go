@@ -59,7 +59,7 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 	defer svc.Close()
 	info, err := svc.StartCompare(ctx, req)
 	if err != nil {
-		return err
+		return flagWords(err)
 	}
 
 	ids := make([]string, len(info.Runs))
@@ -69,7 +69,7 @@ func (e *env) compare(cmd *cobra.Command, f runFlags, providers, args []string) 
 	defer cancelOnInterrupt(svc, ids...)()
 
 	if !f.json {
-		fmt.Fprintf(e.stderr, "loopforge: comparing %d providers, %s, session %s\n", len(info.Runs), sandboxLabel(svc.Defaults(), rr.Mode == "workspace"), info.SessionID)
+		fmt.Fprintf(e.stderr, "loopforge: comparing %d providers, %s, session %s\n", len(info.Runs), sandboxLabel(svc.Defaults(), rr.Mode == event.ModeWorkspace), info.SessionID)
 	}
 	// One follower per run; output lines are serialised so columns never mix
 	// within a line.
@@ -131,7 +131,7 @@ func compareLine(w io.Writer, name string, ev event.Event) {
 	case event.IterationDone:
 		var d event.IterationDonePayload
 		_ = ev.Decode(&d)
-		if d.Status == "success" {
+		if d.Status == event.IterationStatusSuccess {
 			fmt.Fprintf(w, "[%s] iteration %d: success\n", name, d.Iteration)
 		} else {
 			fmt.Fprintf(w, "[%s] iteration %d: error: %s\n", name, d.Iteration, oneLine(d.Summary))

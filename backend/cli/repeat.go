@@ -57,7 +57,7 @@ func (e *env) compareRepeat(cmd *cobra.Command, f runFlags, rep repeatFlags, pro
 			req.Reflect = &reflect
 			info, err := svc.StartCompare(ctx, req)
 			if err != nil {
-				return err
+				return flagWords(err)
 			}
 			ids := make([]string, len(info.Runs))
 			for i, r := range info.Runs {

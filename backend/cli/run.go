@@ -73,7 +73,7 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 	defer svc.Close()
 	info, err := svc.StartRun(ctx, req)
 	if err != nil {
-		return err
+		return flagWords(err)
 	}
 
 	defer cancelOnInterrupt(svc, info.RunID)()
@@ -83,7 +83,7 @@ func (e *env) run(ctx context.Context, cmd *cobra.Command, f runFlags, args []st
 		p = &jsonPrinter{w: e.stdout}
 	} else {
 		hp := newHumanPrinter(e.stdout, e.stderr, info)
-		hp.sandbox = sandboxLabel(svc.Defaults(), req.Mode == "workspace")
+		hp.sandbox = sandboxLabel(svc.Defaults(), req.Mode == event.ModeWorkspace)
 		p = hp
 	}
 	if err := svc.Follow(ctx, info.RunID, 0, p.event); err != nil {
@@ -131,92 +131,111 @@ func (f *runFlags) bind(fl *pflag.FlagSet, modelUsage, jsonUsage string) {
 }
 
 // request turns the flags run and compare share, and the prompt argument,
-// into a request; it also returns the resolved workdir.
+// into a request; it also returns the resolved workdir. It reads the files
+// the flags name and parses their values; the limits, defaults and what
+// goes with what are the service's to check (StartRun), whose refusal of
+// one option's value flagWords names by its flag.
 func (e *env) request(cmd *cobra.Command, f runFlags, args []string) (service.RunRequest, string, error) {
 	if f.stdin == "-" && f.promptFile == "-" {
 		return service.RunRequest{}, "", usagef("--stdin - and --prompt-file - cannot both read this command's stdin")
 	}
-	var (
-		task  *loop.Task
-		tests *judge.Suite
-	)
-	if f.task != "" {
-		t, suite, err := loadTask(f.task)
-		if err != nil {
-			return service.RunRequest{}, "", err
-		}
-		task, tests = t, suite
+	task, tests, err := loadTaskAndTests(f)
+	if err != nil {
+		return service.RunRequest{}, "", err
 	}
-	if f.tests != "" {
-		suite, err := loadTests(f.tests)
-		if err != nil {
-			return service.RunRequest{}, "", err
-		}
-		tests = suite
-	}
-	var prompt string
+	workspace := f.mode == string(event.ModeWorkspace)
+	prompt := ""
 	if task != nil && len(args) == 0 && f.promptFile == "" {
 		prompt = task.Instructions
-	} else {
-		p, err := e.prompt(f, args)
-		if err != nil {
-			return service.RunRequest{}, "", err
-		}
-		prompt = p
-	}
-	if f.mode == "workspace" && task == nil && len(args) == 0 && f.promptFile == "" {
+	} else if workspace && len(args) == 0 && f.promptFile == "" {
+		// Not the built-in teaching prompt: it is no task for a project.
 		return service.RunRequest{}, "", usagef("workspace mode needs a task: a prompt, --prompt-file or --task")
+	} else if prompt, err = e.prompt(f, args); err != nil {
+		return service.RunRequest{}, "", err
 	}
-	if f.mode == "workspace" && !tests.Empty() {
-		return service.RunRequest{}, "", usagef("tests judge a script-mode program; a workspace run has --validate")
-	}
-	if f.mode != "workspace" && (len(f.validate) > 0 || f.auditor != "" || (task != nil && task.Workspace())) {
-		return service.RunRequest{}, "", usagef("--validate, --auditor and a task's inputs, constraints and validate need --mode workspace")
-	}
-	if f.mode != "workspace" {
+	if !workspace && task != nil && !task.Workspace() {
 		task = nil // its instructions are the prompt; its tests are tests
 	}
 	req := service.RunRequest{Prompt: prompt, Model: f.model, MaxIterations: f.maxIter, Language: f.language,
-		AllowNetwork: f.allowNetwork, Mode: f.mode, Validate: f.validate, Auditor: f.auditor, Task: task, Tests: tests}
-	if cmd.Flags().Changed("max-iterations") {
-		if err := config.CheckMaxIterations("--max-iterations", f.maxIter); err != nil {
-			return req, "", usagef("%v", err)
-		}
+		AllowNetwork: f.allowNetwork, Mode: event.Mode(f.mode), Validate: f.validate, Auditor: f.auditor, Task: task,
+		Tests: tests.YAML()}
+	if err := explicitZero(cmd, f); err != nil {
+		return req, "", err
 	}
 	if f.timeout != "" {
 		d, err := config.ParseDuration(f.timeout)
 		if err != nil {
 			return req, "", usagef("--timeout: %v", err)
 		}
-		if err := config.CheckTimeout("--timeout", d); err != nil {
-			return req, "", usagef("%v", err)
-		}
-		req.Timeout = d
+		req.TimeoutSeconds = d.Seconds()
 	}
 	if f.noReflect {
 		no := false
 		req.Reflect = &no
 	}
 	if f.stdin != "" {
-		in, err := e.codeInput(f)
-		if err != nil {
+		if req.Stdin, err = e.codeInput(f); err != nil {
 			return req, "", err
 		}
-		req.Stdin = in
 	}
 	workdir, err := resolveWorkdir(f.workdir)
 	if err != nil {
 		return req, "", err
 	}
-	if f.mode == "workspace" {
+	if workspace {
 		req.Workdir = workdir
 	}
 	return req, workdir, nil
 }
 
+// loadTaskAndTests reads --task and --tests (--tests wins over the task's
+// tests).
+func loadTaskAndTests(f runFlags) (*loop.Task, *judge.Suite, error) {
+	var (
+		task  *loop.Task
+		tests *judge.Suite
+		err   error
+	)
+	if f.task != "" {
+		if task, tests, err = loadTask(f.task); err != nil {
+			return nil, nil, err
+		}
+	}
+	if f.tests != "" {
+		if tests, err = loadTests(f.tests); err != nil {
+			return nil, nil, err
+		}
+	}
+	return task, tests, nil
+}
+
+// explicitZero refuses -n 0 and --timeout 0: in the request a zero takes
+// the configured default, but a flag given a zero asked for none.
+func explicitZero(cmd *cobra.Command, f runFlags) error {
+	if cmd.Flags().Changed("max-iterations") && f.maxIter == 0 {
+		return usagef("%v", config.CheckMaxIterations("--max-iterations", 0))
+	}
+	if d, err := config.ParseDuration(f.timeout); f.timeout != "" && err == nil && d == 0 {
+		return usagef("%v", config.CheckTimeout("--timeout", 0))
+	}
+	return nil
+}
+
+// runFlagNames are the flags of the run request's options, by their JSON
+// field (the name a *config.ValueError from the service gives them).
+var runFlagNames = map[string]string{"max_iterations": "--max-iterations", "timeout_seconds": "--timeout", "stdin": "--stdin"}
+
+// flagWords names an option the service refused by the flag that set it.
+func flagWords(err error) error {
+	if ve, ok := errors.AsType[*config.ValueError](err); ok && runFlagNames[ve.Name] != "" {
+		return usagef("%s %s", runFlagNames[ve.Name], ve.Problem)
+	}
+	return err
+}
+
 // codeInput reads --stdin: the text for the generated code's input.
 func (e *env) codeInput(f runFlags) (string, error) {
-	if f.mode == "workspace" {
+	if f.mode == string(event.ModeWorkspace) {
 		return "", usagef("--stdin is for script mode: workspace commands read no input")
 	}
 	var (
@@ -235,10 +254,7 @@ func (e *env) codeInput(f runFlags) (string, error) {
 	if err != nil {
 		return "", usagef("--stdin: cannot read %s: %v", f.stdin, err)
 	}
-	if err := config.CheckStdin("--stdin", string(b)); err != nil {
-		return "", usagef("%v", err)
-	}
-	return string(b), nil
+	return string(b), nil // the service checks its size
 }
 
 // readLimited reads at most n bytes of the file at path.
@@ -382,7 +398,7 @@ func (p *humanPrinter) event(e event.Event) error {
 		}
 		p.session = r.SessionID
 		p.line("loopforge: %s%s, up to %d iteration%s, %s%s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, sandbox, r.SessionID)
-		if r.Mode == "workspace" {
+		if r.Mode == event.ModeWorkspace {
 			p.line("workspace %s; validation: %s", r.Workdir, orNone(strings.Join(r.Validate, "; ")))
 		}
 		if r.AllowNetwork {
@@ -422,7 +438,7 @@ func (p *humanPrinter) event(e event.Event) error {
 	case event.IterationDone:
 		var d event.IterationDonePayload
 		_ = e.Decode(&d)
-		if d.Status == "success" {
+		if d.Status == event.IterationStatusSuccess {
 			p.line("iteration %d: success", d.Iteration)
 			p.programOutput(d.Iteration)
 		} else {

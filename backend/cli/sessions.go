@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 func (e *env) sessionsCmd() *cobra.Command {
@@ -88,7 +90,7 @@ func (e *env) sessionsShowCmd() *cobra.Command {
 				}
 				for _, it := range d.Iterations[r.ID] {
 					fmt.Fprintf(w, "  iteration %d: %s", it.N, it.Status)
-					if it.Summary != "" && it.Status != "success" {
+					if it.Summary != "" && it.Status != event.IterationStatusSuccess {
 						fmt.Fprintf(w, ": %s", oneLine(it.Summary))
 					}
 					fmt.Fprintln(w)

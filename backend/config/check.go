@@ -8,7 +8,7 @@ import (
 )
 
 // Bounds of a run's settings, shared by loopforge.yml, the CLI's flags and
-// the API (service.prepare checks every request against them).
+// the API (service.settings checks every run request against them).
 const (
 	// MaxIterationsLimit caps max_iterations: each iteration is a paid
 	// model call, and a loop that has not converged by then will not.
@@ -21,7 +21,7 @@ const (
 	MaxStdinBytes = 64 << 10
 	// MaxPromptBytes caps a prompt (UTF-8 bytes): about 64,000 tokens,
 	// more than any lesson's prompt, and each iteration sends it again.
-	// Every face checks it (service.prepare); the web form counts against
+	// Every face checks it (service.settings); the web form counts against
 	// it before sending (wire.Defaults.MaxPromptBytes), and the server's
 	// body limit leaves room for it however JSON escapes it.
 	MaxPromptBytes = 256 << 10
@@ -36,11 +36,23 @@ func CheckPrompt(text string) error {
 	return nil
 }
 
+// ValueError is a setting with a value out of bounds. Name is the setting
+// as the caller named it (the run request's JSON field, a loopforge.yml key),
+// Problem what is wrong, worded to follow the name: a face that spells the
+// setting another way (the CLI: its flag) words it from the two.
+type ValueError struct{ Name, Problem string }
+
+func (e *ValueError) Error() string { return e.Name + " " + e.Problem }
+
+func valueErrorf(name, format string, args ...any) *ValueError {
+	return &ValueError{Name: name, Problem: fmt.Sprintf(format, args...)}
+}
+
 // CheckStdin says what is wrong with the text for the code's standard
 // input, naming it as the caller's face spells it (stdin, --stdin).
 func CheckStdin(name, text string) error {
 	if len(text) > MaxStdinBytes {
-		return fmt.Errorf("%s is too long: at most 64 KiB (%d bytes) can be given to the program", name, MaxStdinBytes)
+		return valueErrorf(name, "is too long: at most 64 KiB (%d bytes) can be given to the program", MaxStdinBytes)
 	}
 	return nil
 }
@@ -50,9 +62,9 @@ func CheckStdin(name, text string) error {
 func CheckMaxIterations(name string, n int) error {
 	switch {
 	case n < 1:
-		return fmt.Errorf("%s must be at least 1 (got %d)", name, n)
+		return valueErrorf(name, "must be at least 1 (got %d)", n)
 	case n > MaxIterationsLimit:
-		return fmt.Errorf("%s must be at most %d (got %d): a loop that has not converged by then will not", name, MaxIterationsLimit, n)
+		return valueErrorf(name, "must be at most %d (got %d): a loop that has not converged by then will not", MaxIterationsLimit, n)
 	}
 	return nil
 }
@@ -61,9 +73,9 @@ func CheckMaxIterations(name string, n int) error {
 func CheckTimeout(name string, d time.Duration) error {
 	switch {
 	case d <= 0:
-		return fmt.Errorf("%s must be positive (got %s)", name, d)
+		return valueErrorf(name, "must be positive (got %s)", d)
 	case d > MaxTimeout:
-		return fmt.Errorf("%s must be at most %s (got %s)", name, MaxTimeout, d)
+		return valueErrorf(name, "must be at most %s (got %s)", MaxTimeout, d)
 	}
 	return nil
 }
@@ -73,9 +85,9 @@ func CheckTimeout(name string, d time.Duration) error {
 func CheckTimeoutSeconds(name string, secs float64) (time.Duration, error) {
 	switch {
 	case secs != secs || secs <= 0: // secs != secs: NaN
-		return 0, fmt.Errorf("%s must be positive (got %g)", name, secs)
+		return 0, valueErrorf(name, "must be positive (got %g)", secs)
 	case secs > MaxTimeout.Seconds():
-		return 0, fmt.Errorf("%s must be at most %g (%s; got %g)", name, MaxTimeout.Seconds(), MaxTimeout, secs)
+		return 0, valueErrorf(name, "must be at most %g (%s; got %g)", MaxTimeout.Seconds(), MaxTimeout, secs)
 	}
 	return time.Duration(secs * float64(time.Second)), nil
 }

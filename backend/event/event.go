@@ -89,7 +89,7 @@ type RunStartedPayload struct {
 	MaxIterations int    `json:"max_iterations"`
 	Reflect       bool   `json:"reflect"`
 	Language      string `json:"language"`
-	Mode          string `json:"mode"`
+	Mode          Mode   `json:"mode"`
 	// AllowNetwork: the user let this run's code reach the network.
 	AllowNetwork bool `json:"allow_network,omitempty"`
 	// Stdin is the text the user gave the code's standard input ("" = none).
@@ -214,9 +214,9 @@ type ReflectionPayload struct {
 }
 
 type IterationDonePayload struct {
-	Iteration int    `json:"iteration"`
-	Status    string `json:"status"` // success | error
-	Summary   string `json:"summary"`
+	Iteration int             `json:"iteration"`
+	Status    IterationStatus `json:"status"` // IterationStatusSuccess or IterationStatusError
+	Summary   string          `json:"summary"`
 }
 
 // RunStatus is a run's status: as the loop ends it, as the history stores

@@ -725,14 +725,14 @@ func TestJSONFileFormat(t *testing.T) {
 func TestJSONFileWithoutKind(t *testing.T) {
 	for _, tc := range []struct {
 		mode, language string
-		want           store.SessionKind
+		want           event.Mode
 	}{
-		{"script", "python", store.SessionScript},
-		{"workspace", LanguageDiff, store.SessionWorkspace},
-		{"compare", LanguageDiff, store.SessionWorkspace},
-		{"compare", "python", store.SessionScript},
+		{"script", "python", event.ModeScript},
+		{"workspace", LanguageDiff, event.ModeWorkspace},
+		{"compare", LanguageDiff, event.ModeWorkspace},
+		{"compare", "python", event.ModeScript},
 	} {
-		f := bundleFile{Session: sessionFile{ID: "s", Mode: tc.mode}, Runs: []runFile{{ID: "r", Language: tc.language}}}
+		f := bundleFile{Session: sessionFile{ID: "s", Mode: event.SessionMode(tc.mode)}, Runs: []runFile{{ID: "r", Language: tc.language}}}
 		if got := f.bundle().Session.Kind; got != tc.want {
 			t.Errorf("mode %s, runs in %s: kind %q, want %q", tc.mode, tc.language, got, tc.want)
 		}

@@ -111,7 +111,7 @@ func fixture() *Bundle {
 		Version:  Version,
 		Exported: time.Date(2025, 3, 2, 9, 30, 0, 0, time.UTC),
 		Session: store.Session{ID: "ses-1", Title: "Estruturas de dados em Python", Prompt: fixturePrompt,
-			Mode: "script", Kind: store.SessionScript, Workdir: "/home/prof/aulas", CreatedAt: t0, UpdatedAt: at(126020)},
+			Mode: "script", Kind: event.ModeScript, Workdir: "/home/prof/aulas", CreatedAt: t0, UpdatedAt: at(126020)},
 		Runs: runs,
 		Iterations: map[string][]store.Iteration{
 			"run-gemini": {

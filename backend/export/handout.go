@@ -131,7 +131,7 @@ func (h *handout) run(idx int, r *store.Run) runView {
 	last, ran := lastExecuted(its)
 	finalShown := false
 	for _, it := range its {
-		iv := iterView{N: it.N, OK: it.Status == "success" || it.ExecStatus == "ok", Reflection: strings.TrimSpace(cleanText(it.Reflection))}
+		iv := iterView{N: it.N, OK: it.Status == event.IterationStatusSuccess || it.ExecStatus == string(event.ExecStatusOK), Reflection: strings.TrimSpace(cleanText(it.Reflection))}
 		iv.Label = iterLabel(it, l)
 		if tp := h.b.tests(r.ID, it.N); tp != nil {
 			// The tests, not the exit status, decide.
@@ -189,7 +189,7 @@ func iterLabel(it store.Iteration, l words) string {
 		case it.Code == "":
 			return l.t("noCodeLabel")
 		}
-		return orDash(l.status(it.Status))
+		return orDash(l.status(string(it.Status)))
 	case "ok":
 		return l.t("ranCleanly")
 	case "error":

@@ -41,16 +41,16 @@ type imageFile struct {
 }
 
 type sessionFile struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Prompt string `json:"prompt"`
-	Mode   string `json:"mode"`
+	ID     string            `json:"id"`
+	Title  string            `json:"title"`
+	Prompt string            `json:"prompt"`
+	Mode   event.SessionMode `json:"mode"`
 	// Kind is absent from files written before sessions had one; reading
 	// such a file takes it from the runs (see bundle).
-	Kind      store.SessionKind `json:"kind,omitempty"`
-	Workdir   string            `json:"workdir"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
+	Kind      event.Mode `json:"kind,omitempty"`
+	Workdir   string     `json:"workdir"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 }
 
 type runFile struct {
@@ -83,20 +83,20 @@ type runFile struct {
 }
 
 type iterationFile struct {
-	RunID      string `json:"run_id"`
-	N          int    `json:"n"`
-	Code       string `json:"code"`
-	Content    string `json:"content"`
-	ExecStatus string `json:"exec_status"`
-	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	Truncated  bool   `json:"truncated"`
-	ExecMS     int64  `json:"exec_ms"`
-	Isolation  string `json:"isolation"`
-	Reflection string `json:"reflection"`
-	Status     string `json:"status"`
-	Summary    string `json:"summary"`
+	RunID      string                `json:"run_id"`
+	N          int                   `json:"n"`
+	Code       string                `json:"code"`
+	Content    string                `json:"content"`
+	ExecStatus string                `json:"exec_status"`
+	ExitCode   int                   `json:"exit_code"`
+	Stdout     string                `json:"stdout"`
+	Stderr     string                `json:"stderr"`
+	Truncated  bool                  `json:"truncated"`
+	ExecMS     int64                 `json:"exec_ms"`
+	Isolation  string                `json:"isolation"`
+	Reflection string                `json:"reflection"`
+	Status     event.IterationStatus `json:"status"`
+	Summary    string                `json:"summary"`
 }
 
 type messageFile struct {
@@ -157,11 +157,11 @@ func imagesFromFile(m map[string][]imageFile) map[string][]store.Image {
 // oldKind is the kind of a session exported before sessions had one, by
 // the rule migration 0004 applies to the history: a workspace session, or
 // a comparison whose runs recorded a patch.
-func oldKind(mode string, runs []runFile) store.SessionKind {
-	if mode == string(store.SessionWorkspace) || slices.ContainsFunc(runs, func(r runFile) bool { return r.Language == LanguageDiff }) {
-		return store.SessionWorkspace
+func oldKind(mode event.SessionMode, runs []runFile) event.Mode {
+	if mode == event.SessionModeWorkspace || slices.ContainsFunc(runs, func(r runFile) bool { return r.Language == LanguageDiff }) {
+		return event.ModeWorkspace
 	}
-	return store.SessionScript
+	return event.ModeScript
 }
 
 func each[A, B any](xs []A, f func(A) B) []B {

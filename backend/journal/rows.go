@@ -51,7 +51,7 @@ func (t *iterRows) apply(e event.Event) *store.Iteration {
 	}
 	it := t.byN[n.Iteration]
 	if it == nil {
-		it = &store.Iteration{RunID: t.runID, N: n.Iteration, Status: "running"}
+		it = &store.Iteration{RunID: t.runID, N: n.Iteration, Status: event.IterationStatusRunning}
 		t.byN[n.Iteration] = it
 	}
 	switch e.Type {

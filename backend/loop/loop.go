@@ -251,7 +251,7 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			// Unusable output: say exactly what was wrong and ask again. There
 			// is nothing to reflect on, so reflection is skipped.
 			summary := "unusable answer: " + problemOf(formatErr)
-			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: summary}); err != nil {
+			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusError, Summary: summary}); err != nil {
 				return fail(out, err)
 			}
 			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: formatErrorPrompt.render(r.formatData(formatErr))})
@@ -298,13 +298,13 @@ func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 			out.Tests = v.tests
 		}
 		if v.passed() {
-			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: v.summary()}); err != nil {
+			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusSuccess, Summary: v.summary()}); err != nil {
 				return fail(out, err)
 			}
 			out.Status = event.RunStatusSuccess
 			return out
 		}
-		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: v.summary()}); err != nil {
+		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusError, Summary: v.summary()}); err != nil {
 			return fail(out, err)
 		}
 		// The report joins the thread even at the limit, so a follow-up

@@ -114,7 +114,7 @@ func iterationStatuses(t *testing.T, rec recorder) string {
 		if e.Type == event.IterationDone {
 			var d event.IterationDonePayload
 			_ = e.Decode(&d)
-			s = append(s, d.Status)
+			s = append(s, string(d.Status))
 		}
 	}
 	return strings.Join(s, ",")

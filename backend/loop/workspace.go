@@ -10,6 +10,7 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/provider"
+	"github.com/loopforge/loopforge/backend/runreq"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/workspace"
 )
@@ -49,21 +50,10 @@ type WorkspaceSettings struct {
 	Labels RunLabels
 }
 
-// Task is a workspace task: instructions, input artifacts (files
-// read into the prompt, folders shown as a tree), constraints and validation
-// commands. The YAML form is what `loopforge run --task FILE` reads.
-type Task struct {
-	Instructions string   `yaml:"instructions" json:"instructions"`
-	Inputs       []string `yaml:"inputs" json:"inputs,omitempty"`
-	Constraints  []string `yaml:"constraints" json:"constraints,omitempty"`
-	Validate     []string `yaml:"validate" json:"validate,omitempty"`
-}
-
-// Workspace reports whether t asks for more than instructions: inputs,
-// constraints or validation, which only a workspace run has.
-func (t *Task) Workspace() bool {
-	return len(t.Inputs) > 0 || len(t.Constraints) > 0 || len(t.Validate) > 0
-}
+// Task is a workspace task: instructions, input artifacts (files read into
+// the prompt, folders shown as a tree), constraints and validation commands;
+// declared with the run request it comes in.
+type Task = runreq.Task
 
 // RunMeta is the record of one workspace run, written as JSON to
 // .loopforge/runs/<start time>.json in the workdir (git-ignored: it is for
@@ -313,7 +303,7 @@ func (w *wsRun) succeed(ctx context.Context, it int, answer string) Outcome {
 	if len(w.task.Validate) == 0 {
 		summary = "done (no validation commands)"
 	}
-	if err := w.r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "success", Summary: summary}); err != nil {
+	if err := w.r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusSuccess, Summary: summary}); err != nil {
 		return w.failed(it, err)
 	}
 	if err := w.commit(ctx, it, answer); err != nil {
@@ -325,7 +315,7 @@ func (w *wsRun) succeed(ctx context.Context, it int, answer string) Outcome {
 // retry reports a failed attempt and asks for a fix. The request joins the
 // thread even at the limit, so a follow-up knows how the last attempt failed.
 func (w *wsRun) retry(it int, a attempt) error {
-	if err := w.r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: "error", Summary: failureSummary(a)}); err != nil {
+	if err := w.r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusError, Summary: failureSummary(a)}); err != nil {
 		return err
 	}
 	w.msgs = append(w.msgs, provider.Message{Role: provider.RoleUser, Content: fixPrompt(it, a)})

@@ -152,8 +152,8 @@ func TestRequestBoundsAreRefusedBeforeAnythingIsWritten(t *testing.T) {
 	}{
 		{"iterations over the cap", RunRequest{MaxIterations: config.MaxIterationsLimit + 1}, "at most 50 (got 51)"},
 		{"negative iterations", RunRequest{MaxIterations: -3}, "at least 1"},
-		{"negative timeout", RunRequest{Timeout: -time.Second}, "must be positive"},
-		{"timeout over the cap", RunRequest{Timeout: 25 * time.Hour}, "at most 24h"},
+		{"negative timeout", RunRequest{TimeoutSeconds: -1}, "must be positive"},
+		{"timeout over the cap", RunRequest{TimeoutSeconds: 25 * 3600}, "at most 86400 (24h0m0s"},
 		{"base_url without scheme", RunRequest{BaseURL: "localhost:8080/v1"}, "http:// or https://"},
 		{"base_url without host", RunRequest{BaseURL: "http:///v1"}, "no host"},
 	}

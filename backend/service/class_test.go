@@ -323,7 +323,7 @@ func TestClassRefusalsCarryCodes(t *testing.T) {
 	}{
 		{RunRequest{Model: "big"}, CodeStudentModel, map[string]string{}},
 		{RunRequest{AllowNetwork: true}, CodeStudentNetwork, map[string]string{}},
-		{RunRequest{Mode: modeWorkspace}, CodeStudentWorkspace, map[string]string{}},
+		{RunRequest{Mode: event.ModeWorkspace}, CodeStudentWorkspace, map[string]string{}},
 		{RunRequest{Validate: []string{"true"}}, CodeStudentTask, map[string]string{}},
 		{RunRequest{Provider: "gemini-api"}, CodeStudentProvider, map[string]string{"provider": "gemini-api"}},
 	} {
@@ -620,7 +620,7 @@ func TestNewClassHasSafeLimits(t *testing.T) {
 	if d := svc.DefaultsFor(context.Background()); d.MaxIterationsLimit != config.MaxIterationsLimit {
 		t.Errorf("the instructor's cap: %d, want %d", d.MaxIterationsLimit, config.MaxIterationsLimit)
 	}
-	info, err := svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "fake", MaxIterations: config.MaxIterationsLimit, Timeout: config.MaxTimeout})
+	info, err := svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "fake", MaxIterations: config.MaxIterationsLimit, TimeoutSeconds: config.MaxTimeout.Seconds()})
 	if err != nil {
 		t.Fatal(err)
 	}

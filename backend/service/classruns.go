@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/access"
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/sandbox"
 	"github.com/loopforge/loopforge/backend/store"
@@ -118,12 +120,12 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 		return &Error{Code: CodeStudentModel, Err: fmt.Errorf("%w: students cannot change a provider's model or endpoint", ErrForbidden)}
 	case req.AllowNetwork:
 		return &Error{Code: CodeStudentNetwork, Err: fmt.Errorf("%w: network access for generated code is not open to students", ErrForbidden)}
-	case req.Mode == modeWorkspace:
+	case req.Mode == event.ModeWorkspace:
 		// Limits.ScratchWorkspace (a workspace folder per student) is not
 		// built yet; until it is, no student edits any folder of this
 		// machine.
 		return &Error{Code: CodeStudentWorkspace, Err: fmt.Errorf("%w: workspace mode is not open to students in this class", ErrForbidden)}
-	case req.Task != nil || len(req.Validate) > 0 && req.Mode != modeWorkspace:
+	case req.Task != nil || len(req.Validate) > 0 && req.Mode != event.ModeWorkspace:
 		return &Error{Code: CodeStudentTask, Err: fmt.Errorf("%w: students run script tasks only", ErrForbidden)}
 	}
 	if limit := max(StudentPromptBytes, len(assignmentPrompt(a))); len(req.Prompt) > limit {
@@ -157,9 +159,7 @@ func (s *Service) restrict(req *RunRequest, providers []string, l ClassLimits, a
 	if a != nil && a.TimeoutSeconds > 0 {
 		limit = max(limit, seconds(a.TimeoutSeconds))
 	}
-	if req.Timeout == 0 || req.Timeout > limit {
-		req.Timeout = limit
-	}
+	req.TimeoutSeconds = clampTimeout(req.TimeoutSeconds, limit)
 	return nil
 }
 
@@ -175,20 +175,28 @@ func classTests(req *RunRequest, l ClassLimits, a *Assignment) error {
 	if err != nil {
 		return TestsError(err)
 	}
-	sent := req.Retry == "" && !req.Tests.Empty()
+	sent := req.Retry == "" && strings.TrimSpace(req.Tests) != ""
 	if !assigned.Empty() {
 		if sent {
 			return &Error{Code: CodeStudentTestsSet, Err: fmt.Errorf("%w: this assignment's tests judge the program; a student's own tests are not taken", ErrForbidden)}
 		}
-		req.Tests = assigned
+		req.Tests = a.Tests
 		if a.PromptOnly {
 			req.Language = a.Language
 		}
 		return nil
 	}
-	if sent && len(req.Tests.Cases) > l.MaxStudentTests {
-		return &Error{Code: CodeStudentTests, Params: map[string]string{"max": strconv.Itoa(l.MaxStudentTests), "count": strconv.Itoa(len(req.Tests.Cases))},
-			Err: fmt.Errorf("%w: %d tests; in this class a student's run may carry at most %d", ErrForbidden, len(req.Tests.Cases), l.MaxStudentTests)}
+	if !sent {
+		return nil
+	}
+	// Counted here, before the run's settings check the rest of them.
+	own, err := judge.Parse([]byte(req.Tests))
+	if err != nil {
+		return TestsError(err)
+	}
+	if n := len(own.Cases); n > l.MaxStudentTests {
+		return &Error{Code: CodeStudentTests, Params: map[string]string{"max": strconv.Itoa(l.MaxStudentTests), "count": strconv.Itoa(n)},
+			Err: fmt.Errorf("%w: %d tests; in this class a student's run may carry at most %d", ErrForbidden, n, l.MaxStudentTests)}
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
-	"github.com/loopforge/loopforge/backend/judge"
 	"github.com/loopforge/loopforge/backend/sandbox"
 )
 
@@ -81,7 +80,7 @@ func TestAssignmentTestsJudgeAStudentsRun(t *testing.T) {
 	}
 
 	// A student's own tests do not replace the assignment's.
-	own, _ := judge.Parse([]byte("tests:\n  - {stdin: '1 1', expected: '2'}\n"))
+	own := "tests:\n  - {stdin: '1 1', expected: '2'}\n"
 	_, err = svc.StartRun(ana, RunRequest{Prompt: "sum", Provider: "fake", Tests: own})
 	if codeOf(err) != CodeStudentTestsSet || Classify(err) != ClassForbidden {
 		t.Fatalf("a student's own tests under an assignment's: %v (%s)", err, codeOf(err))
@@ -205,7 +204,7 @@ func TestStudentTestCap(t *testing.T) {
 	svc := classService(t, &echoModel{answers: []string{"print(1)"}}, nil)
 	v := openClass(t, svc, ClassLimits{MaxStudentTests: 2})
 	ana, _ := joinAs(t, svc, v.JoinCode, "Ana")
-	three, _ := judge.Parse([]byte("tests:\n  - {expected: '1'}\n  - {expected: '1'}\n  - {expected: '1'}\n"))
+	three := "tests:\n  - {expected: '1'}\n  - {expected: '1'}\n  - {expected: '1'}\n"
 	_, err := svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "fake", Tests: three})
 	p := Explain(err)
 	if p.Code != CodeStudentTests || p.Params["max"] != "2" || p.Params["count"] != "3" || Classify(err) != ClassForbidden {
@@ -214,7 +213,7 @@ func TestStudentTestCap(t *testing.T) {
 	if _, err := svc.SetClassLimits(context.Background(), ClassLimits{MaxStudentTests: 0}); err != nil {
 		t.Fatal(err)
 	}
-	one := &judge.Suite{Cases: three.Cases[:1]}
+	one := "tests:\n  - {expected: '1'}\n"
 	if _, err := svc.StartRun(ana, RunRequest{Prompt: "p", Provider: "fake", Tests: one}); codeOf(err) != CodeStudentTests {
 		t.Fatalf("a test with none allowed: %v", err)
 	}

@@ -21,7 +21,7 @@ var errSeen = errors.New("seen")
 func TestStopKeepsPartialOutput(t *testing.T) {
 	svc := newService(t, &echoModel{answers: []string{"import time\nprint('partial line')\ntime.sleep(3600)"}})
 	ctx := context.Background()
-	info, err := svc.StartRun(ctx, RunRequest{Prompt: "print then wait", Provider: "fake", Timeout: 2 * time.Hour})
+	info, err := svc.StartRun(ctx, RunRequest{Prompt: "print then wait", Provider: "fake", TimeoutSeconds: 2 * 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestStdinIsBounded(t *testing.T) {
 	ctx := context.Background()
 	for name, req := range map[string]RunRequest{
 		"too long":  {Prompt: "p", Provider: "fake", Stdin: strings.Repeat("x", 64<<10+1)},
-		"workspace": {Prompt: "p", Provider: "fake", Stdin: "x", Mode: modeWorkspace},
+		"workspace": {Prompt: "p", Provider: "fake", Stdin: "x", Mode: event.ModeWorkspace},
 	} {
 		if _, err := svc.StartRun(ctx, req); !errors.Is(err, ErrInvalidRequest) {
 			t.Errorf("%s: %v, want ErrInvalidRequest", name, err)

@@ -22,7 +22,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loopforge/loopforge/backend/config"
 	"github.com/loopforge/loopforge/backend/event"
@@ -296,47 +295,6 @@ func (s *Service) Config() *config.Config { return s.conf() }
 // conf is the configuration in force (see Reload).
 func (s *Service) conf() *config.Config { return s.cfg.Load() }
 
-// RunRequest asks for one loop. Zero values take the config's defaults.
-type RunRequest struct {
-	SessionID     string // continue this session (its latest run's thread)
-	Prompt        string
-	Provider      string // profile name; "" = the default
-	Model         string // override the profile's model
-	BaseURL       string // override the profile's endpoint
-	MaxIterations int
-	Reflect       *bool
-	Timeout       time.Duration // one execution of generated code
-	Language      string
-	// Fresh starts a new thread in SessionID (no earlier messages), as when
-	// re-running one provider of a comparison.
-	Fresh bool
-	// Retry names a finished script run to try again from where it stopped
-	// (an answer that broke off, a provider that failed): a new run in its
-	// session goes on with its thread, its prompt, and by default its
-	// provider, model and settings, with the iterations it had left.
-	// Prompt, SessionID and Fresh are then ignored.
-	Retry string
-	// AllowNetwork lets this run's generated code (and, in workspace mode,
-	// its commands) open internet sockets: the user's opt-in for one run.
-	AllowNetwork bool
-	// Stdin is given to the generated code's standard input (what input()
-	// reads), at most config.MaxStdinBytes; script mode only.
-	Stdin string
-	// Tests judge each iteration's program (script mode): the run succeeds
-	// when all pass. nil: none (a retry keeps the run's own).
-	Tests *judge.Suite
-
-	// Workspace mode (Mode "workspace"): the provider edits files in Workdir
-	// ("" = the service's workdir), Validate commands (appended to Task's)
-	// check each attempt, Auditor (a profile name) reviews it, and the
-	// result is committed to a loopforge/ branch.
-	Mode     string
-	Workdir  string
-	Validate []string
-	Auditor  string
-	Task     *loop.Task // instructions (else Prompt), inputs, constraints, validate
-}
-
 // RunInfo identifies a started run.
 type RunInfo struct {
 	RunID     string `json:"run_id"`
@@ -397,7 +355,7 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 		if err != nil {
 			return RunInfo{}, err
 		}
-		if sess.Mode == modeCompare && p.set.Workspace != nil {
+		if sess.Mode == event.SessionModeCompare && p.set.Workspace != nil {
 			// Its providers each had a worktree; a run here would edit the
 			// user's checkout on a branch another provider may share.
 			return RunInfo{}, invalid(CodeCompareRerun, nil, "a provider of a workspace comparison cannot be re-run in that session; start a new comparison")
@@ -410,9 +368,9 @@ func (s *Service) StartRun(ctx context.Context, req RunRequest) (RunInfo, error)
 			}
 		}
 	} else {
-		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: "script", Kind: store.SessionScript, Workdir: s.Workdir()}
+		sess = &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: event.SessionModeScript, Kind: event.ModeScript, Workdir: s.Workdir()}
 		if p.set.Mode == provider.ModeWorkspace {
-			sess.Mode, sess.Kind, sess.Workdir = modeWorkspace, store.SessionWorkspace, p.set.Workdir
+			sess.Mode, sess.Kind, sess.Workdir = event.SessionModeWorkspace, event.ModeWorkspace, p.set.Workdir
 		}
 		ticket.session(sess)
 		if err := s.store.CreateSession(ctx, sess); err != nil {
@@ -526,12 +484,8 @@ func (s *Service) retry(ctx context.Context, req *RunRequest) ([]provider.Messag
 	if req.Stdin == "" {
 		req.Stdin = run.Stdin
 	}
-	if req.Tests == nil && run.Tests != "" {
-		suite, err := judge.Parse([]byte(run.Tests))
-		if err != nil {
-			return nil, TestsError(err)
-		}
-		req.Tests = suite
+	if req.Tests == "" {
+		req.Tests = run.Tests
 	}
 	return thread, nil
 }
@@ -574,7 +528,7 @@ func (s *Service) threadBefore(ctx context.Context, run *store.Run) ([]provider.
 // new thread.
 func threadRun(sess *store.Session, runs []store.Run, providerName string) *store.Run {
 	for i := len(runs) - 1; i >= 0; i-- {
-		if sess.Mode != modeCompare || runs[i].Provider == providerName {
+		if sess.Mode != event.SessionModeCompare || runs[i].Provider == providerName {
 			return &runs[i]
 		}
 	}
@@ -626,9 +580,9 @@ func (s *Service) StartCompare(ctx context.Context, req CompareRequest) (Compare
 	if req.SessionID != "" {
 		return s.continueCompare(ctx, req, preps)
 	}
-	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: modeCompare, Kind: store.SessionScript, Workdir: s.Workdir()}
+	sess := &store.Session{Title: title(req.Prompt), Prompt: req.Prompt, Mode: event.SessionModeCompare, Kind: event.ModeScript, Workdir: s.Workdir()}
 	if preps[0].set.Workspace != nil {
-		sess.Kind, sess.Workdir = store.SessionWorkspace, preps[0].set.Workdir
+		sess.Kind, sess.Workdir = event.ModeWorkspace, preps[0].set.Workdir
 	}
 	ticket.session(sess)
 	if err := s.store.CreateSession(ctx, sess); err != nil {
@@ -675,10 +629,10 @@ func (s *Service) continueCompare(ctx context.Context, req CompareRequest, preps
 	if err != nil {
 		return CompareInfo{}, err
 	}
-	if sess.Mode != modeCompare {
+	if sess.Mode != event.SessionModeCompare {
 		return CompareInfo{}, invalid(CodeCompareSession, nil, "session %s is not a comparison: continue it with one provider", sess.ID)
 	}
-	if sess.Kind == store.SessionWorkspace || preps[0].set.Workspace != nil {
+	if sess.Kind == event.ModeWorkspace || preps[0].set.Workspace != nil {
 		// Each provider had a worktree of its own, now committed or kept.
 		return CompareInfo{}, invalid(CodeCompareRerun, nil, "a provider of a workspace comparison cannot be re-run in that session; start a new comparison")
 	}
@@ -715,72 +669,16 @@ type prepared struct {
 	lang    loop.Language
 }
 
-// prepare checks everything that can be checked before a run is recorded.
+// prepare checks everything that can be checked before a run is recorded:
+// the request's options (settings), then the provider, the sandbox and the
+// workspace.
 func (s *Service) prepare(ctx context.Context, req RunRequest, providerName string) (prepared, error) {
-	// Zero limit fields take the sandbox's defaults, which it derives from
-	// the timeout (the CPU-time backstop), so only configured ones are set.
-	cfg := s.conf() // one configuration for the whole run, even if it is reloaded meanwhile
-	set := loop.Settings{MaxIterations: req.MaxIterations, Reflect: cfg.Reflect, Language: req.Language, Limits: cfg.Limits}
 	if req.Task != nil && strings.TrimSpace(req.Prompt) == "" {
 		req.Prompt = req.Task.Instructions
 	}
-	if set.MaxIterations == 0 {
-		set.MaxIterations = cfg.MaxIterations
-	}
-	if err := config.CheckMaxIterations("the iteration limit", set.MaxIterations); err != nil {
-		return prepared{}, &Error{Code: CodeMaxIterations, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
-			Params: map[string]string{"n": strconv.Itoa(set.MaxIterations), "max": strconv.Itoa(config.MaxIterationsLimit)}}
-	}
-	if req.Reflect != nil {
-		set.Reflect = *req.Reflect
-	}
-	if set.Language == "" {
-		set.Language = cfg.Language
-	}
-	lang, err := loop.LookupLanguage(set.Language)
+	set, lang, err := settings(s.conf(), req)
 	if err != nil {
-		return prepared{}, &Error{Code: CodeLanguage, Params: map[string]string{"language": set.Language},
-			Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
-	}
-	set.Limits.Timeout = cfg.Timeout
-	if req.Timeout != 0 {
-		if err := config.CheckTimeout("the time limit", req.Timeout); err != nil {
-			return prepared{}, &Error{Code: CodeTimeout, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
-				Params: map[string]string{"value": req.Timeout.String(), "max": config.MaxTimeout.String()}}
-		}
-		set.Limits.Timeout = req.Timeout
-	}
-	set.AllowNetwork = req.AllowNetwork
-	if err := config.CheckStdin("the input (stdin)", req.Stdin); err != nil {
-		return prepared{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
-	}
-	if req.Stdin != "" && req.Mode == modeWorkspace {
-		return prepared{}, fmt.Errorf("%w: an input (stdin) is for script mode, where the generated program runs; workspace commands read none", ErrInvalidRequest)
-	}
-	set.Stdin = req.Stdin
-	if !req.Tests.Empty() {
-		if req.Mode == modeWorkspace {
-			return prepared{}, TestsError(&judge.Error{Msg: "tests judge a script-mode program; a workspace run has its validation commands"})
-		}
-		if err := req.Tests.CheckLanguage(lang.Sandbox); err != nil {
-			return prepared{}, TestsError(err)
-		}
-		set.Tests = req.Tests
-		if set.Stdin == "" {
-			// A program judged by IO tests reads its input: its own run
-			// gets the first visible test's (never a hidden one's) rather
-			// than an EOFError beside passing tests, and the run keeps and
-			// shows it as its input.
-			set.Stdin = req.Tests.SampleInput()
-		}
-	}
-	if strings.TrimSpace(req.Prompt) == "" {
-		return prepared{}, invalid(CodePromptEmpty, nil, "the prompt is empty")
-	}
-	if err := config.CheckPrompt(req.Prompt); err != nil {
-		return prepared{}, &Error{Code: CodePromptTooLong, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err),
-			Params: map[string]string{"bytes": strconv.Itoa(len(req.Prompt)),
-				"chars": strconv.Itoa(utf8.RuneCountInString(req.Prompt)), "max": strconv.Itoa(config.MaxPromptBytes)}}
+		return prepared{}, err
 	}
 	// The request's own mistakes (a bad base URL) first: they are the
 	// user's to fix whatever the machine lacks.
@@ -788,7 +686,7 @@ func (s *Service) prepare(ctx context.Context, req RunRequest, providerName stri
 	if err != nil {
 		return prepared{}, err
 	}
-	if _, err := s.executor(); err != nil && req.Mode != modeWorkspace {
+	if _, err := s.executor(); err != nil && req.Mode != event.ModeWorkspace {
 		return prepared{}, &Error{Code: CodeSandbox, Params: map[string]string{"detail": firstLine(err)}, Err: fmt.Errorf("cannot run generated code: %w", err)}
 	}
 	model, err := s.reg.New(prof)

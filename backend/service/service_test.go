@@ -158,7 +158,7 @@ func TestUnknownProviderWritesNothing(t *testing.T) {
 func TestCancelKillsRunningCode(t *testing.T) {
 	svc := newService(t, &echoModel{answers: []string{"import time\nprint('start', flush=True)\ntime.sleep(600)"}})
 	ctx := context.Background()
-	info, err := svc.StartRun(ctx, RunRequest{Prompt: "sleep", Provider: "fake", Timeout: 10 * time.Minute})
+	info, err := svc.StartRun(ctx, RunRequest{Prompt: "sleep", Provider: "fake", TimeoutSeconds: 10 * 60})
 	if err != nil {
 		t.Fatal(err)
 	}

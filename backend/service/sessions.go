@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -26,8 +27,8 @@ type SessionDetail struct {
 	ID         string                       `json:"id"`
 	Title      string                       `json:"title"`
 	Prompt     string                       `json:"prompt"`
-	Mode       string                       `json:"mode"`
-	Kind       store.SessionKind            `json:"kind"`
+	Mode       event.SessionMode            `json:"mode"`
+	Kind       event.Mode                   `json:"kind"`
 	Workdir    string                       `json:"workdir"`
 	CreatedAt  time.Time                    `json:"created_at"`
 	UpdatedAt  time.Time                    `json:"updated_at"`

@@ -31,7 +31,7 @@ func TestHiddenTestsNeverReachAStudent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := svc.StartRun(ana, RunRequest{Prompt: "multiply", Provider: "fake", MaxIterations: 1, Tests: suite})
+	info, err := svc.StartRun(ana, RunRequest{Prompt: "multiply", Provider: "fake", MaxIterations: 1, Tests: suite.YAML()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestPresetsCarryTestsAndHideHiddenOnesFromStudents(t *testing.T) {
 func TestRetryKeepsTheRunsTests(t *testing.T) {
 	svc := newService(t, &echoModel{answers: []string{"print(1)"}})
 	ctx := context.Background()
-	sess := &store.Session{Title: "sum", Prompt: "sum", Mode: "script", Kind: store.SessionScript}
+	sess := &store.Session{Title: "sum", Prompt: "sum", Mode: "script", Kind: event.ModeScript}
 	if err := svc.store.CreateSession(ctx, sess); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestRetryKeepsTheRunsTests(t *testing.T) {
 	if _, err := svc.retry(ctx, &req); err != nil {
 		t.Fatal(err)
 	}
-	if req.Tests == nil || len(req.Tests.Cases) != 2 || req.Tests.Hidden() != 1 {
-		t.Fatalf("the retry's tests: %+v", req.Tests)
+	if req.Tests != lost.Tests {
+		t.Fatalf("the retry's tests: %q, want the run's %q", req.Tests, lost.Tests)
 	}
 }

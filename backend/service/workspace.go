@@ -17,28 +17,17 @@ import (
 	"github.com/loopforge/loopforge/backend/workspace"
 )
 
-const modeWorkspace = "workspace"
-
-// modeCompare is a comparison session's mode (store.Session.Mode).
-const modeCompare = "compare"
-
 // cliKinds edit the workdir with their own tools; other kinds need
 // Capabilities.Tools to edit files through the workspace tools.
 var cliKinds = map[string]bool{config.KindCodex: true, config.KindClaude: true, config.KindGemini: true}
 
-// prepareWorkspace validates a workspace-mode request before anything is
-// recorded: a usable git work tree without uncommitted changes, a provider
-// able to edit files, and the auditor's profile.
+// prepareWorkspace validates a workspace-mode request (settings checked its
+// mode) before anything is recorded: a usable git work tree without
+// uncommitted changes, a provider able to edit files, and the auditor's
+// profile.
 func (s *Service) prepareWorkspace(ctx context.Context, req RunRequest, prof provider.Profile, model provider.Provider, set *loop.Settings) error {
-	switch req.Mode {
-	case "", "script":
-		if req.Task != nil || len(req.Validate) > 0 || req.Auditor != "" {
-			return invalid(CodeNeedsWorkspace, nil, "a task, validation commands and an auditor need --mode workspace")
-		}
+	if req.Mode != event.ModeWorkspace {
 		return nil
-	case modeWorkspace:
-	default:
-		return invalid(CodeMode, map[string]string{"mode": req.Mode}, "unknown mode %q (script or workspace)", req.Mode)
 	}
 	dir := req.Workdir
 	if dir == "" {
@@ -124,11 +113,12 @@ func withBranch(set loop.Settings, sess *store.Session) loop.Settings {
 	return set
 }
 
-func runMode(set loop.Settings) string {
+// runMode is the mode of a run with these settings.
+func runMode(set loop.Settings) event.Mode {
 	if set.Mode == provider.ModeWorkspace {
-		return modeWorkspace
+		return event.ModeWorkspace
 	}
-	return "script"
+	return event.ModeScript
 }
 
 // validateOf lists a workspace run's validation commands (nil in script mode).

@@ -16,7 +16,6 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/gitops"
 	"github.com/loopforge/loopforge/backend/provider"
-	"github.com/loopforge/loopforge/backend/store"
 )
 
 func testRepo(t *testing.T) string {
@@ -64,7 +63,7 @@ func TestWorkspaceRunRequests(t *testing.T) {
 	if err != nil || run.Status != event.RunStatusSuccess {
 		t.Fatalf("run = %+v, %v", run, err)
 	}
-	if d, err := svc.Session(ctx, info.SessionID); err != nil || d.Mode != "workspace" || d.Kind != store.SessionWorkspace {
+	if d, err := svc.Session(ctx, info.SessionID); err != nil || d.Mode != "workspace" || d.Kind != event.ModeWorkspace {
 		t.Errorf("session: mode %q kind %q, %v; want a workspace session", d.Mode, d.Kind, err)
 	}
 	out, _ := exec.Command("git", "-C", dir, "branch", "--show-current").Output()
@@ -141,7 +140,7 @@ func TestWorkspaceComparisonUsesOneWorktreePerProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, err := svc.Session(ctx, info.SessionID); err != nil || d.Mode != "compare" || d.Kind != store.SessionWorkspace {
+	if d, err := svc.Session(ctx, info.SessionID); err != nil || d.Mode != "compare" || d.Kind != event.ModeWorkspace {
 		t.Errorf("session: mode %q kind %q, %v; want a workspace comparison", d.Mode, d.Kind, err)
 	}
 	worktrees := map[string]string{}

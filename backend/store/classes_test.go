@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // TestUpgradeFrom0004 opens a history written at schema 0004
@@ -33,7 +35,7 @@ func TestUpgradeFrom0004(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantKind := map[string]SessionKind{"sess-script": SessionScript, "sess-workspace": SessionWorkspace, "sess-compare": SessionScript}
+	wantKind := map[string]event.Mode{"sess-script": event.ModeScript, "sess-workspace": event.ModeWorkspace, "sess-compare": event.ModeScript}
 	if len(list) != len(wantKind) {
 		t.Fatalf("%d sessions, want %d", len(list), len(wantKind))
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // openChildEnv names the history a child process of this test binary opens
@@ -33,7 +35,7 @@ func openChild(path string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		err = s.CreateSession(ctx, &Session{Title: "child", Prompt: "p", Mode: "script", Kind: SessionScript})
+		err = s.CreateSession(ctx, &Session{Title: "child", Prompt: "p", Mode: "script", Kind: event.ModeScript})
 		if cerr := s.Close(); err == nil {
 			err = cerr
 		}

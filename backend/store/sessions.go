@@ -11,26 +11,18 @@ import (
 	"github.com/loopforge/loopforge/backend/event"
 )
 
-// SessionKind is what a session's runs work on, whatever its mode (one
-// run after another, or a comparison).
-type SessionKind string
-
-const (
-	SessionScript    SessionKind = "script"    // code run in the sandbox
-	SessionWorkspace SessionKind = "workspace" // a project edited in place (a git repository)
-)
-
 // Session is one prompt and the runs made from it.
 type Session struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Prompt string `json:"prompt"`
-	// Mode is how it was started: "script", "workspace" or "compare".
-	Mode      string      `json:"mode"`
-	Kind      SessionKind `json:"kind"`
-	Workdir   string      `json:"workdir"`
-	CreatedAt time.Time   `json:"created_at"`
-	UpdatedAt time.Time   `json:"updated_at"`
+	// Mode is how it was started: a run's mode or a comparison; Kind is
+	// what its runs work on, whatever its mode (a comparison's runs too).
+	Mode      event.SessionMode `json:"mode"`
+	Kind      event.Mode        `json:"kind"`
+	Workdir   string            `json:"workdir"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
 	// ClassID and StudentID: the class and the student a session of
 	// `loopforge class` belongs to ("" for every other session).
 	ClassID   string `json:"class_id,omitempty"`
@@ -42,15 +34,15 @@ type Session struct {
 
 // SessionSummary is one line of the history list.
 type SessionSummary struct {
-	ID        string      `json:"id"`
-	Title     string      `json:"title"`
-	Prompt    string      `json:"prompt"`
-	Mode      string      `json:"mode"`
-	Kind      SessionKind `json:"kind"`
-	Workdir   string      `json:"workdir"`
-	CreatedAt time.Time   `json:"created_at"`
-	UpdatedAt time.Time   `json:"updated_at"`
-	Runs      []RunBrief  `json:"runs"` // by start time
+	ID        string            `json:"id"`
+	Title     string            `json:"title"`
+	Prompt    string            `json:"prompt"`
+	Mode      event.SessionMode `json:"mode"`
+	Kind      event.Mode        `json:"kind"`
+	Workdir   string            `json:"workdir"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+	Runs      []RunBrief        `json:"runs"` // by start time
 	// A class session's class, student and the student's name.
 	ClassID     string `json:"class_id,omitempty"`
 	StudentID   string `json:"student_id,omitempty"`
@@ -83,7 +75,7 @@ type ListOptions struct {
 
 // CreateSession inserts s. An empty ID is filled with a new time-ordered id,
 // zero CreatedAt with the current time, zero UpdatedAt with CreatedAt and
-// an empty Kind with SessionScript; the filled values are written back into
+// an empty Kind with event.ModeScript; the filled values are written back into
 // s.
 func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
 	if sess.ID == "" {
@@ -96,7 +88,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
 		sess.UpdatedAt = sess.CreatedAt
 	}
 	if sess.Kind == "" {
-		sess.Kind = SessionScript
+		sess.Kind = event.ModeScript
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions

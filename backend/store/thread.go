@@ -5,25 +5,27 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/loopforge/loopforge/backend/event"
 )
 
 // Iteration is one generate → execute → reflect step of a run, numbered from
 // 1 by N. The loop saves it several times as the step progresses.
 type Iteration struct {
-	RunID      string `json:"run_id"`
-	N          int    `json:"n"`
-	Code       string `json:"code"`
-	Content    string `json:"content"` // the model's full answer
-	ExecStatus string `json:"exec_status"`
-	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	Truncated  bool   `json:"truncated"`
-	ExecMS     int64  `json:"exec_ms"`
-	Isolation  string `json:"isolation"`
-	Reflection string `json:"reflection"`
-	Status     string `json:"status"`
-	Summary    string `json:"summary"`
+	RunID      string                `json:"run_id"`
+	N          int                   `json:"n"`
+	Code       string                `json:"code"`
+	Content    string                `json:"content"` // the model's full answer
+	ExecStatus string                `json:"exec_status"`
+	ExitCode   int                   `json:"exit_code"`
+	Stdout     string                `json:"stdout"`
+	Stderr     string                `json:"stderr"`
+	Truncated  bool                  `json:"truncated"`
+	ExecMS     int64                 `json:"exec_ms"`
+	Isolation  string                `json:"isolation"`
+	Reflection string                `json:"reflection"`
+	Status     event.IterationStatus `json:"status"`
+	Summary    string                `json:"summary"`
 }
 
 // Message is one entry of a run's conversation with its provider.

@@ -30,11 +30,11 @@ func TestUpgradeFrom0003(t *testing.T) {
 	}
 	defer s.Close()
 
-	wantKind := map[string]SessionKind{
-		"sess-script":         SessionScript,
-		"sess-workspace":      SessionWorkspace,
-		"sess-compare-ws":     SessionWorkspace,
-		"sess-compare-script": SessionScript,
+	wantKind := map[string]event.Mode{
+		"sess-script":         event.ModeScript,
+		"sess-workspace":      event.ModeWorkspace,
+		"sess-compare-ws":     event.ModeWorkspace,
+		"sess-compare-script": event.ModeScript,
 	}
 	wantStatus := map[string]event.RunStatus{
 		"run-script":    event.RunStatusSuccess,
@@ -88,11 +88,11 @@ func TestUpgradeFrom0003(t *testing.T) {
 	if owners, err := s.RunningOwners(ctx); err != nil || len(owners) != 1 || owners[0] != "" {
 		t.Errorf("running owners %q, %v; want the one unknown owner", owners, err)
 	}
-	fresh := &Session{Title: "t", Mode: "compare", Kind: SessionWorkspace}
+	fresh := &Session{Title: "t", Mode: "compare", Kind: event.ModeWorkspace}
 	if err := s.CreateSession(ctx, fresh); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.GetSession(ctx, fresh.ID); err != nil || got.Kind != SessionWorkspace {
+	if got, err := s.GetSession(ctx, fresh.ID); err != nil || got.Kind != event.ModeWorkspace {
 		t.Errorf("new session: %+v, %v", got, err)
 	}
 	if err := s.CreateSession(ctx, &Session{Title: "bad", Kind: "notebook"}); err == nil {

@@ -2,12 +2,8 @@ package wire
 
 import (
 	"encoding/base64"
-	"fmt"
-	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
-	"github.com/loopforge/loopforge/backend/judge"
-	"github.com/loopforge/loopforge/backend/loop"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -25,46 +21,9 @@ func each[A, B any](xs []A, f func(A) B) []B {
 	return out
 }
 
-// ToService converts the request. A timeout that is not a positive number
-// of seconds within config.MaxTimeout is refused (0 or absent: the
-// configured default), like the CLI's --timeout.
-func (r RunRequest) ToService() (service.RunRequest, error) {
-	var timeout time.Duration
-	if r.TimeoutSeconds != 0 {
-		d, err := config.CheckTimeoutSeconds("timeout_seconds", r.TimeoutSeconds)
-		if err != nil {
-			return service.RunRequest{}, &service.Error{Code: service.CodeTimeout, Err: fmt.Errorf("%w: %w", service.ErrInvalidRequest, err),
-				Params: map[string]string{"value": fmt.Sprintf("%g s", r.TimeoutSeconds), "max": config.MaxTimeout.String()}}
-		}
-		timeout = d
-	}
-	var tests *judge.Suite
-	if r.Tests != "" {
-		suite, err := judge.Parse([]byte(r.Tests))
-		if err != nil {
-			return service.RunRequest{}, service.TestsError(err)
-		}
-		tests = suite
-	}
-	return service.RunRequest{
-		SessionID: r.SessionID, Prompt: r.Prompt, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
-		MaxIterations: r.MaxIterations, Reflect: r.Reflect, Language: r.Language, Fresh: r.Fresh, Retry: r.Retry,
-		Timeout: timeout, AllowNetwork: r.AllowNetwork, Stdin: r.Stdin, Tests: tests,
-		Mode: string(r.Mode), Workdir: r.Workdir, Validate: r.Validate, Auditor: r.Auditor, Task: r.Task.toLoop(),
-	}, nil
-}
-
-func (t *WorkspaceTask) toLoop() *loop.Task {
-	if t == nil {
-		return nil
-	}
-	return &loop.Task{Instructions: t.Instructions, Inputs: t.Inputs, Constraints: t.Constraints, Validate: t.Validate}
-}
-
-// ToService converts the request (see RunRequest.ToService).
-func (r CompareRequest) ToService() (service.CompareRequest, error) {
-	run, err := r.RunRequest.ToService()
-	return service.CompareRequest{RunRequest: run, Providers: r.Providers}, err
+// ToService converts the request; the service checks it.
+func (r CompareRequest) ToService() service.CompareRequest {
+	return service.CompareRequest{RunRequest: r.Request, Providers: r.Providers}
 }
 
 // FromRunInfo converts a started run.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/config"
+	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/loopforge/loopforge/backend/store"
 )
@@ -133,18 +134,28 @@ func TestEmptyListsAreNotNull(t *testing.T) {
 	}
 }
 
-func TestRunRequestToService(t *testing.T) {
-	on := true
-	req := RunRequest{Prompt: "p", Reflect: &on, TimeoutSeconds: 2.5, Mode: RunModeWorkspace,
-		Task: &WorkspaceTask{Instructions: "i", Inputs: []string{"a"}, Constraints: []string{"c"}, Validate: []string{"v"}}}
-	got, err := req.ToService()
+// TestRunRequestJSON: the run request keeps the JSON the web UI, the
+// desktop bindings and stored requests send, field for field.
+func TestRunRequestJSON(t *testing.T) {
+	const full = `{"session_id":"s","prompt":"p","provider":"fake","model":"m","base_url":"http://h/v1",` +
+		`"max_iterations":3,"reflect":false,"timeout_seconds":2.5,"language":"sh","fresh":true,"retry":"r",` +
+		`"allow_network":true,"stdin":"in","tests":"- stdin: x","mode":"workspace","workdir":"/w","validate":["v"],` +
+		`"auditor":"a","task":{"instructions":"i","inputs":["in"],"constraints":["c"],"validate":["tv"]}}`
+	var req CompareRequest
+	if err := json.Unmarshal([]byte(`{"providers":["a","b"],`+full[1:]), &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.Mode != event.ModeWorkspace || req.TimeoutSeconds != 2.5 || *req.Reflect || req.Task.Validate[0] != "tv" {
+		t.Errorf("decoded %+v", req)
+	}
+	got, err := json.Marshal(req.ToService().RunRequest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Timeout != 2500*time.Millisecond || got.Mode != "workspace" || !*got.Reflect || got.Task.Validate[0] != "v" {
-		t.Errorf("%+v", got)
+	if string(got) != full {
+		t.Errorf("encoded\n%s\nwant\n%s", got, full)
 	}
-	if _, err := (RunRequest{TimeoutSeconds: -1}).ToService(); service.Classify(err) != service.ClassInvalid {
-		t.Errorf("a negative timeout: %v", err)
+	if b, _ := json.Marshal(RunRequest{Prompt: "p"}); string(b) != `{"prompt":"p"}` {
+		t.Errorf("zero options: %s, want only the prompt", b)
 	}
 }

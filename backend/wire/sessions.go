@@ -11,12 +11,20 @@ import (
 // interrupted).
 type RunStatus = event.RunStatus
 
+// SessionMode is how a session was started (event.SessionMode: script,
+// workspace or compare).
+type SessionMode = event.SessionMode
+
+// IterationStatus is a stored iteration's status (event.IterationStatus:
+// running, success or error).
+type IterationStatus = event.IterationStatus
+
 // SessionSummary is one line of the history list.
 type SessionSummary struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Prompt string `json:"prompt"`
-	Mode   string `json:"mode"`
+	ID     string      `json:"id"`
+	Title  string      `json:"title"`
+	Prompt string      `json:"prompt"`
+	Mode   SessionMode `json:"mode"`
 	// Kind is what its runs work on: "script" or "workspace" (a
 	// comparison has either; Mode says "compare").
 	Kind      string    `json:"kind"`
@@ -42,10 +50,10 @@ type RunBrief struct {
 
 // SessionDetail is a session with every run and every run's iterations.
 type SessionDetail struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Prompt string `json:"prompt"`
-	Mode   string `json:"mode"`
+	ID     string      `json:"id"`
+	Title  string      `json:"title"`
+	Prompt string      `json:"prompt"`
+	Mode   SessionMode `json:"mode"`
 	// Kind is what its runs work on: "script" or "workspace" (a
 	// comparison has either; Mode says "compare").
 	Kind      string    `json:"kind"`
@@ -102,17 +110,17 @@ type StoredIteration struct {
 	N     int    `json:"n"`
 	Code  string `json:"code"`
 	// Content is the model's full answer.
-	Content    string `json:"content"`
-	ExecStatus string `json:"exec_status"`
-	ExitCode   int    `json:"exit_code"`
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	Truncated  bool   `json:"truncated"`
-	ExecMS     int64  `json:"exec_ms"`
-	Isolation  string `json:"isolation"`
-	Reflection string `json:"reflection"`
-	Status     string `json:"status"`
-	Summary    string `json:"summary"`
+	Content    string          `json:"content"`
+	ExecStatus string          `json:"exec_status"`
+	ExitCode   int             `json:"exit_code"`
+	Stdout     string          `json:"stdout"`
+	Stderr     string          `json:"stderr"`
+	Truncated  bool            `json:"truncated"`
+	ExecMS     int64           `json:"exec_ms"`
+	Isolation  string          `json:"isolation"`
+	Reflection string          `json:"reflection"`
+	Status     IterationStatus `json:"status"`
+	Summary    string          `json:"summary"`
 }
 
 // StoredImage names one picture a stored run's program left; the Image

@@ -33,6 +33,15 @@ const (
 var TSPackages = map[string]string{
 	"github.com/loopforge/loopforge/backend/wire":  "wire.ts",
 	"github.com/loopforge/loopforge/backend/event": "event.ts",
+	// The run request (wire.RunRequest is an alias of runreq.Request).
+	"github.com/loopforge/loopforge/backend/runreq": "runreq.ts",
+}
+
+// tsImports are the files a package's file imports, for the types of
+// other packages it names (TypeMappings spells them qualified).
+var tsImports = map[string]string{
+	"github.com/loopforge/loopforge/backend/wire":   "import type * as event from './event'\nimport type * as runreq from './runreq'\n",
+	"github.com/loopforge/loopforge/backend/runreq": "import type * as event from './event'\n",
 }
 
 // AppMethods returns app_ops.go: one method of App per operation, calling
@@ -69,6 +78,9 @@ func AppMethods(ops []api.Operation) ([]byte, error) {
 // typeExpr spells t in Go source, adding the packages it names to imports.
 func typeExpr(t reflect.Type, imports map[string]bool) string {
 	switch {
+	case t == reflect.TypeFor[wire.RunRequest]():
+		imports[reflect.TypeFor[wire.None]().PkgPath()] = true
+		return "wire.RunRequest" // an alias: reflect sees runreq.Request
 	case t.Name() != "" && t.PkgPath() != "":
 		imports[t.PkgPath()] = true
 		return path.Base(t.PkgPath()) + "." + t.Name()
@@ -146,6 +158,8 @@ func tsType(t reflect.Type) string {
 		return tsType(t.Elem()) + "[]"
 	case t.PkgPath() == reflect.TypeFor[wire.None]().PkgPath():
 		return "wire." + t.Name()
+	case t == reflect.TypeFor[wire.RunRequest]():
+		return "wire.RunRequest" // an alias: reflect sees runreq.Request
 	}
 	panic(fmt.Sprintf("gen: an operation's input or output %s is not a backend/wire type", t))
 }
@@ -167,7 +181,11 @@ func TypeScript(dir string) error {
 			// wire names this type of backend/event (tygo would write any).
 			// A string rather than event.RunStatus: the Wails bindings return
 			// a plain string, which tsc would not accept as the union.
-			"event.RunStatus": "string /* event.RunStatus */"},
+			"event.RunStatus": "string /* event.RunStatus */", "event.SessionMode": "string /* event.SessionMode */",
+			"event.IterationStatus": "string /* event.IterationStatus */",
+			// A request's mode goes to Go, never comes back: the union.
+			"event.Mode":     "event.Mode",
+			"runreq.Request": "runreq.Request", "runreq.Task": "runreq.Task"},
 	}
 	for _, pkg := range slices.Sorted(maps.Keys(TSPackages)) {
 		cfg.Packages = append(cfg.Packages, &tygo.PackageConfig{
@@ -175,6 +193,7 @@ func TypeScript(dir string) error {
 			OutputPath: filepath.Join(dir, TSPackages[pkg]),
 			// Conversions hold no types the frontend needs.
 			ExcludeFiles: []string{"convert.go"},
+			Frontmatter:  tsImports[pkg],
 			EnumStyle:    "union",
 		})
 	}

@@ -66,6 +66,12 @@ export type ExportFormat = 'py' | 'zip' | 'md' | 'html' | 'ipynb' | 'json'
  */
 export type RunStatus = ev.RunStatus
 
+/** How a session was started: script, workspace or compare (backend/event SessionMode). */
+export type SessionMode = ev.SessionMode
+
+/** An iteration's status: running, success or error (backend/event IterationStatus). */
+export type IterationStatus = ev.IterationStatus
+
 /**
  * Who a failed run's error comes from when it is not the provider:
  * workspace_guard = loopforge stopped to protect the repository (its git

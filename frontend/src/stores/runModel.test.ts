@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import { finished, printingRun, sessionDetail, twoIterationRun, workspaceRun, workspaceSessionDetail, WS_DIFF } from '../test/fakeApi'
+import * as ev from '../api/gen/event'
 import { applyEvent, fromStored, isFinished, newRun, type RunState } from './runModel'
 
 function fold(events: Parameters<typeof applyEvent>[1][], run: RunState = newRun({ runId: 'run-1' })): RunState {
   return events.reduce(applyEvent, run)
 }
+
+describe('isFinished', () => {
+  it('holds for every generated run status but running, and not before the first event', () => {
+    const ends = [ev.RunStatusSuccess, ev.RunStatusLimitReached, ev.RunStatusError, ev.RunStatusCancelled, ev.RunStatusInterrupted] as const
+    for (const status of ends) expect(isFinished({ status })).toBe(true)
+    expect(isFinished({ status: ev.RunStatusRunning })).toBe(false)
+    expect(isFinished({ status: 'starting' })).toBe(false)
+  })
+})
 
 describe('applyEvent', () => {
   it('builds a two-iteration run from its events', () => {

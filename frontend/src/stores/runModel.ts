@@ -5,6 +5,14 @@
 
 import type { ExecNote, ImageRef, ShownError, RunEvent, RunMode, RunStatus, SessionDetail, StoredImage, StoredIteration, StoredRun, StreamMessage } from '../api'
 import type { TestsPayload } from '../api/gen/event'
+import {
+  RunStatusCancelled,
+  RunStatusError,
+  RunStatusInterrupted,
+  RunStatusLimitReached,
+  RunStatusRunning,
+  RunStatusSuccess,
+} from '../api/gen/event'
 
 /** storedMode: the mode of a stored session's runs — its kind (a comparison has either). */
 export function storedMode(detail: Pick<SessionDetail, 'kind'>): RunMode {
@@ -196,7 +204,22 @@ export interface RunState {
   replayed?: boolean
 }
 
-export const TERMINAL: ReadonlySet<string> = new Set(['success', 'limit_reached', 'error', 'cancelled', 'interrupted'])
+/**
+ * Whether each run status ends a run. Keyed by the union generated from
+ * backend/event.RunStatus, so a status added in Go fails the type check
+ * until it is sorted here.
+ */
+const ends: Record<RunStatus, boolean> = {
+  [RunStatusRunning]: false,
+  [RunStatusSuccess]: true,
+  [RunStatusLimitReached]: true,
+  [RunStatusError]: true,
+  [RunStatusCancelled]: true,
+  [RunStatusInterrupted]: true,
+}
+
+/** The statuses a run ends with. */
+export const TERMINAL: ReadonlySet<string> = new Set(Object.entries(ends).filter(([, end]) => end).map(([status]) => status))
 
 export function isFinished(r: Pick<RunState, 'status'>): boolean {
   return TERMINAL.has(r.status)

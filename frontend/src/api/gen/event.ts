@@ -64,7 +64,7 @@ export interface RunStartedPayload {
   max_iterations: number /* int */;
   reflect: boolean;
   language: string;
-  mode: string;
+  mode: Mode;
   /**
    * AllowNetwork: the user let this run's code reach the network.
    */
@@ -209,7 +209,7 @@ export interface ReflectionPayload {
 }
 export interface IterationDonePayload {
   iteration: number /* int */;
-  status: string; // success | error
+  status: IterationStatus; // IterationStatusSuccess or IterationStatusError
   summary: string;
 }
 /**
@@ -393,6 +393,35 @@ export interface ExecNote {
   code: string; // Outcome or Note
   params?: { [key: string]: string};
 }
+
+//////////
+// source: mode.go
+
+/**
+ * Mode is what a run works on: the one spelling of it for the run request,
+ * run_started, the history's sessions and the API. The JSON and the
+ * database hold these strings ("" in a request means ModeScript).
+ */
+export const ModeScript = "script"; // code generated and run in the sandbox
+export const ModeWorkspace = "workspace"; // a project (a git repository) edited in place
+export type Mode = typeof ModeScript | typeof ModeWorkspace;
+/**
+ * SessionMode is how a session was started: one run after another in a
+ * Mode, or a comparison of several providers (whose runs all have one
+ * Mode, the session's kind).
+ */
+export const SessionModeScript = "script";
+export const SessionModeWorkspace = "workspace";
+export const SessionModeCompare = "compare";
+export type SessionMode = typeof SessionModeScript | typeof SessionModeWorkspace | typeof SessionModeCompare;
+/**
+ * IterationStatus is an iteration's status: as iteration_done announces it
+ * and as the history stores it.
+ */
+export const IterationStatusRunning = "running"; // started, not done (only stored, never announced)
+export const IterationStatusSuccess = "success"; // its code (or the workspace's validation) passed
+export const IterationStatusError = "error"; // it failed: the loop reflects or gives up
+export type IterationStatus = typeof IterationStatusRunning | typeof IterationStatusSuccess | typeof IterationStatusError;
 
 //////////
 // source: tests.go

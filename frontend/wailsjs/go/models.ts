@@ -1,3 +1,35 @@
+export namespace runreq {
+	
+	export interface Task {
+	    instructions: string;
+	    inputs?: string[];
+	    constraints?: string[];
+	    validate?: string[];
+	}
+	export interface Request {
+	    session_id?: string;
+	    prompt: string;
+	    provider?: string;
+	    model?: string;
+	    base_url?: string;
+	    max_iterations?: number;
+	    reflect?: boolean;
+	    timeout_seconds?: number;
+	    language?: string;
+	    fresh?: boolean;
+	    retry?: string;
+	    allow_network?: boolean;
+	    stdin?: string;
+	    tests?: string;
+	    mode?: string;
+	    workdir?: string;
+	    validate?: string[];
+	    auditor?: string;
+	    task?: Task;
+	}
+
+}
+
 export namespace wire {
 	
 	export interface Assignment {
@@ -140,12 +172,6 @@ export namespace wire {
 	    session_id: string;
 	    runs: RunInfo[];
 	}
-	export interface WorkspaceTask {
-	    instructions: string;
-	    inputs?: string[];
-	    constraints?: string[];
-	    validate?: string[];
-	}
 	export interface CompareRequest {
 	    session_id?: string;
 	    prompt: string;
@@ -165,7 +191,7 @@ export namespace wire {
 	    workdir?: string;
 	    validate?: string[];
 	    auditor?: string;
-	    task?: WorkspaceTask;
+	    task?: runreq.Task;
 	    providers: string[];
 	}
 	export interface ComparisonRow {
@@ -350,27 +376,6 @@ export namespace wire {
 	
 	export interface RunRef {
 	    id: string;
-	}
-	export interface RunRequest {
-	    session_id?: string;
-	    prompt: string;
-	    provider?: string;
-	    model?: string;
-	    base_url?: string;
-	    max_iterations?: number;
-	    reflect?: boolean;
-	    timeout_seconds?: number;
-	    language?: string;
-	    fresh?: boolean;
-	    retry?: string;
-	    allow_network?: boolean;
-	    stdin?: string;
-	    tests?: string;
-	    mode?: string;
-	    workdir?: string;
-	    validate?: string[];
-	    auditor?: string;
-	    task?: WorkspaceTask;
 	}
 	
 	export interface StoredRun {

@@ -4,7 +4,8 @@
 //
 //	go run ./bench/classload [-students 40] [-runs 2] [-chunk-delay 10ms] [-executions 0]
 //
-// It builds loopforge, serves a fake OpenAI-compatible model (a working
+// It builds loopforge (and loopforge-shim beside it, as shipped; -shim=false
+// leaves it out), serves a fake OpenAI-compatible model (a working
 // program streamed in small chunks, -chunk-delay apart), starts `loopforge
 // class` on a fresh LOOPFORGE_HOME whose only provider is that model, opens
 // the instructor's websocket (subscribe_class; every run that appears on
@@ -15,7 +16,8 @@
 // p99, max); the execution queue waits (between a run's first queued event
 // and its ahead-0 event, server timestamps); how long each execution held
 // its slot; the runs by status; the server's memory (VmHWM, VmRSS) and
-// CPU; then the same programs as bare python3 -I, as many at a time as the
+// CPU over the burst, its own and its sandboxes' (from a cgroup of its own,
+// cgroup_linux.go); then the same programs as bare python3 -I, as many at a time as the
 // cores, and the burst's time as a ratio of theirs. Nothing is asserted:
 // it prints numbers.
 package main
@@ -48,7 +50,7 @@ func main() {
 	students := flag.Int("students", 40, "students joining the class")
 	runs := flag.Int("runs", 2, "runs per student, one after the other")
 	delay := flag.Duration("chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
-	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default, its CPUs)")
+	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default)")
 	tests := flag.Int("tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
 	shim := flag.Bool("shim", true, "build loopforge-shim next to loopforge, as make build and the releases do (false: the sandbox re-executes loopforge itself)")
 	flag.Parse()
@@ -183,7 +185,9 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	own, children := cpu(cmd.Process.Pid)
 	own -= own0
 	bench, _ := cpu(os.Getpid())
+	var burstCPU time.Duration // the server's and its sandboxes', when counted
 	if all, ok := tree.usage(); ok {
+		burstCPU = all - tree0
 		// The cgroup holds every process the server started, those it
 		// never waited for too (bwrap's namespace init, whose parent exits
 		// first): what is not the server's own is its sandboxes'.
@@ -208,6 +212,14 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s before the burst, %s after (CPU %s, %s a program); the class's burst took %.2f× their mean\n",
 		nStudents*nRuns, slots, bareBefore.Round(time.Millisecond), bareAfter.Round(time.Millisecond), bareCPU.Round(time.Millisecond),
 		(bareCPU / time.Duration(max(1, nStudents*nRuns))).Round(100*time.Microsecond), elapsed.Seconds()/bare.Seconds())
+	if burstCPU > 0 && bareCPU > 0 {
+		// Steadier than the times on a shared machine: what the cores
+		// had to do, whoever else ran.
+		perExec := burstCPU / time.Duration(max(1, executions))
+		perProgram := bareCPU / time.Duration(max(1, nStudents*nRuns))
+		fmt.Printf("CPU an execution: the class %s (server and sandboxes), bare python %s: %.2f×\n",
+			perExec.Round(100*time.Microsecond), perProgram.Round(100*time.Microsecond), perExec.Seconds()/perProgram.Seconds())
+	}
 	return nil
 }
 

@@ -58,7 +58,8 @@ func newExecQueue(size int) *execQueue {
 }
 
 // acquire waits for a slot. A waiter is told its place (ahead ≥ 1) when it
-// starts waiting and whenever it moves, and ahead 0 once it has the slot;
+// starts waiting and when it moves (at most every q.every, see tell), and
+// ahead 0 once it has the slot;
 // one served at once is told nothing. It fails only when ctx ends first,
 // and then holds no slot. release gives the slot back; call it once.
 func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release func(), err error) {
@@ -70,9 +71,10 @@ func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release 
 	}
 	w := &queueWaiter{ready: make(chan struct{}), pos: make(chan int, 1)}
 	q.waiting = append(q.waiting, w)
-	w.told, w.toldAt = len(q.waiting), q.now()
+	ahead := len(q.waiting)
+	w.told, w.toldAt = ahead, q.now()
 	q.mu.Unlock()
-	told(w.told)
+	told(ahead)
 	for {
 		select {
 		case <-w.ready:

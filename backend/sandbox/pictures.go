@@ -4,7 +4,8 @@ package sandbox
 // files it writes, kept with its result.
 //
 // Before the run: a private, read-only hook directory holding
-// pyhook/sitecustomize.py goes on the code's PYTHONPATH, with MPLBACKEND=Agg
+// pyhook/sitecustomize.py (and the module it imports once the program
+// imports matplotlib.pyplot) goes on the code's PYTHONPATH, with MPLBACKEND=Agg
 // (matplotlib without a display) and a writable MPLCONFIGDIR in the run dir.
 // Python runs with -s instead of -I for this (-I ignores PYTHONPATH; the
 // environment is ours anyway, and PYTHONSAFEPATH keeps the script's
@@ -22,13 +23,14 @@ package sandbox
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -68,8 +70,12 @@ type Image struct {
 	Data          []byte
 }
 
-//go:embed pyhook/sitecustomize.py
-var pyHook []byte
+// pyHook is the figure hook: sitecustomize.py, which Python's site module
+// imports at start-up, and the module it imports once the program imports
+// matplotlib.pyplot.
+//
+//go:embed pyhook/sitecustomize.py pyhook/_loopforge_figures.py
+var pyHook embed.FS
 
 // pyHookFile is the name Python's site module imports at start-up.
 const pyHookFile = "sitecustomize.py"
@@ -81,7 +87,17 @@ func makeHookDir(root, owner string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sandbox: create the figure hook dir: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, pyHookFile), pyHook, 0o444); err != nil {
+	files, err := fs.ReadDir(pyHook, "pyhook")
+	for _, f := range files {
+		var b []byte
+		if b, err = pyHook.ReadFile("pyhook/" + f.Name()); err == nil {
+			err = os.WriteFile(filepath.Join(dir, f.Name()), b, 0o444)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
 		removeWorkdir(dir)
 		return "", fmt.Errorf("sandbox: write the figure hook: %w", err)
 	}

@@ -20,11 +20,26 @@ type execQueue struct {
 	// recentExecs), for the waits told to those in line.
 	recent []time.Duration
 	now    func() time.Time // time.Now; tests give a fake clock
+
+	// every is how often at most a waiter is told a new place (tellEvery;
+	// 0: at every move). A place told later than that is told by a timer
+	// (afterFunc) the queue sets while one is pending.
+	every     time.Duration
+	afterFunc func(d time.Duration, f func()) // time.AfterFunc; tests hold the call
+	pending   bool                            // a deferred tell is set
 }
 
 // recentExecs is how many executions the wait estimate looks back on: a
 // class's programs change with its exercise, so only the latest count.
 const recentExecs = 20
+
+// tellEvery: in a class's burst the line moves with every execution that
+// ends, tens of times a second, and each place told is an event written
+// to the history and an update of the wall. Nobody reads a place at that
+// pace: telling each waiter at most once a second cut the queued events of
+// `go run ./bench/classload` (80 runs) from ~1,900 to ~200, with the
+// place and the wait never more than about a second old.
+const tellEvery = time.Second
 
 type queueWaiter struct {
 	ready   chan struct{} // closed when the slot is this waiter's
@@ -32,12 +47,19 @@ type queueWaiter struct {
 	// pos holds the newest place (1 = next); a newer one replaces an
 	// unread one.
 	pos chan int
+	// told and toldAt: the last place sent, and when (under execQueue.mu).
+	told   int
+	toldAt time.Time
 }
 
-func newExecQueue(size int) *execQueue { return &execQueue{size: max(size, 1), now: time.Now} }
+func newExecQueue(size int) *execQueue {
+	return &execQueue{size: max(size, 1), now: time.Now, every: tellEvery,
+		afterFunc: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
+}
 
 // acquire waits for a slot. A waiter is told its place (ahead ≥ 1) when it
-// starts waiting and whenever it moves, and ahead 0 once it has the slot;
+// starts waiting and when it moves (at most every q.every, see tell), and
+// ahead 0 once it has the slot;
 // one served at once is told nothing. It fails only when ctx ends first,
 // and then holds no slot. release gives the slot back; call it once.
 func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release func(), err error) {
@@ -50,6 +72,7 @@ func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release 
 	w := &queueWaiter{ready: make(chan struct{}), pos: make(chan int, 1)}
 	q.waiting = append(q.waiting, w)
 	ahead := len(q.waiting)
+	w.told, w.toldAt = ahead, q.now()
 	q.mu.Unlock()
 	told(ahead)
 	for {
@@ -58,10 +81,7 @@ func (q *execQueue) acquire(ctx context.Context, told func(ahead int)) (release 
 			told(0)
 			return q.releaser(q.now()), nil
 		case p := <-w.pos:
-			if p != ahead {
-				ahead = p
-				told(p)
-			}
+			told(p)
 		case <-ctx.Done():
 			if q.leave(w) {
 				return nil, context.Cause(ctx)
@@ -110,14 +130,37 @@ func (q *execQueue) grant() {
 	}
 }
 
-// tell sends every waiter its place; q.mu is held.
+// tell sends every waiter its new place, unless it was told one less than
+// q.every ago: then a timer tells it later; q.mu is held.
 func (q *execQueue) tell() {
+	now := q.now()
+	var soonest time.Duration
 	for i, w := range q.waiting {
+		place := i + 1
+		if place == w.told {
+			continue
+		}
+		if wait := w.toldAt.Add(q.every).Sub(now); q.every > 0 && wait > 0 {
+			if soonest == 0 || wait < soonest {
+				soonest = wait
+			}
+			continue
+		}
+		w.told, w.toldAt = place, now
 		select {
 		case <-w.pos: // drop the unread older place
 		default:
 		}
-		w.pos <- i + 1
+		w.pos <- place
+	}
+	if soonest > 0 && !q.pending {
+		q.pending = true
+		q.afterFunc(soonest, func() {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			q.pending = false
+			q.tell()
+		})
 	}
 }
 

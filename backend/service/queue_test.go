@@ -68,6 +68,7 @@ func (w *waiter) slot(t *testing.T, name string) func() {
 // (those behind move up) and holds nothing.
 func TestQueueFIFOPositionsAndCancel(t *testing.T) {
 	q := newExecQueue(1)
+	q.every = 0 // every move told at once (TestQueueTellsAPlaceAtMostEvery: the pace)
 	relA, err := q.acquire(context.Background(), func(int) { t.Error("served at once, yet told a place") })
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +106,7 @@ func TestQueueFIFOPositionsAndCancel(t *testing.T) {
 // TestQueueGrowsLetsWaitersIn: a larger size admits waiters at once.
 func TestQueueGrowsLetsWaitersIn(t *testing.T) {
 	q := newExecQueue(1)
+	q.every = 0
 	rel, _ := q.acquire(context.Background(), func(int) {})
 	b := startWaiter(q)
 	b.expect(t, "B", 1)
@@ -114,6 +116,80 @@ func TestQueueGrowsLetsWaitersIn(t *testing.T) {
 	rel()
 	if busy, waiting := q.stats(); busy != 0 || waiting != 0 {
 		t.Fatalf("%d busy, %d waiting", busy, waiting)
+	}
+}
+
+// TestQueueTellsAPlaceAtMostEvery: a waiter is told its place when it
+// starts waiting and its slot at once, but a new place no sooner than
+// q.every after the last one told: the moves in between are skipped, and
+// the newest place is told by a timer the queue sets. On a fake clock,
+// with the timer's function held by the test.
+func TestQueueTellsAPlaceAtMostEvery(t *testing.T) {
+	q := newExecQueue(1)
+	var now time.Time
+	var timers []func()
+	var after []time.Duration
+	q.now = func() time.Time { return now }
+	q.afterFunc = func(d time.Duration, f func()) { timers, after = append(timers, f), append(after, d) }
+	rel, err := q.acquire(context.Background(), func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ahead []*waiter
+	for i := range 4 {
+		w := startWaiter(q)
+		w.expect(t, "a waiter", i+1)
+		ahead = append(ahead, w)
+	}
+	b := startWaiter(q)
+	b.expect(t, "B", 5)
+	// move lets the next waiter in at the given time.
+	move := func(at time.Duration) {
+		t.Helper()
+		now = time.Time{}.Add(at)
+		rel()
+		rel = ahead[0].slot(t, "the first in line")
+		ahead = ahead[1:]
+	}
+	quiet := func(when string) {
+		t.Helper()
+		select {
+		case p := <-b.told:
+			t.Fatalf("B told %d %s", p, when)
+		default:
+		}
+	}
+
+	// Two moves within B's second (places 4, 3): nothing told, one timer
+	// set for the end of the second.
+	move(300 * time.Millisecond)
+	move(600 * time.Millisecond)
+	quiet("twice within a second")
+	if len(timers) != 1 || after[0] != 700*time.Millisecond {
+		t.Fatalf("timers set: %v, want one in 700ms", after)
+	}
+	// The timer tells B its newest place, not the one it went through.
+	now = time.Time{}.Add(time.Second)
+	timers[0]()
+	b.expect(t, "B at its second", 3)
+	// Again: two moves (2, 1), then the line stops; the next timer tells 1.
+	move(1300 * time.Millisecond)
+	move(1400 * time.Millisecond)
+	quiet("twice within its next second")
+	if len(timers) != 2 || after[1] != 700*time.Millisecond {
+		t.Fatalf("timers set: %v, want a second one in 700ms", after)
+	}
+	now = time.Time{}.Add(2 * time.Second)
+	timers[1]()
+	b.expect(t, "B at its next second", 1)
+	// The slot is told at once, whatever the pace.
+	now = time.Time{}.Add(2100 * time.Millisecond)
+	rel()
+	b.expect(t, "B given the slot", 0)
+	b.slot(t, "B")()
+	quiet("after its slot")
+	if busy, waiting := q.stats(); busy != 0 || waiting != 0 {
+		t.Fatalf("at the end: %d busy, %d waiting", busy, waiting)
 	}
 }
 

@@ -4,7 +4,8 @@
 //
 //	go run ./bench/classload [-students 40] [-runs 2] [-chunk-delay 10ms] [-executions 0]
 //
-// It builds loopforge, serves a fake OpenAI-compatible model (a working
+// It builds loopforge (and loopforge-shim beside it, as shipped; -shim=false
+// leaves it out), serves a fake OpenAI-compatible model (a working
 // program streamed in small chunks, -chunk-delay apart), starts `loopforge
 // class` on a fresh LOOPFORGE_HOME whose only provider is that model, opens
 // the instructor's websocket (subscribe_class; every run that appears on
@@ -15,7 +16,8 @@
 // p99, max); the execution queue waits (between a run's first queued event
 // and its ahead-0 event, server timestamps); how long each execution held
 // its slot; the runs by status; the server's memory (VmHWM, VmRSS) and
-// CPU; then the same programs as bare python3 -I, as many at a time as the
+// CPU over the burst, its own and its sandboxes' (from a cgroup of its own,
+// cgroup_linux.go); then the same programs as bare python3 -I, as many at a time as the
 // cores, and the burst's time as a ratio of theirs. Nothing is asserted:
 // it prints numbers.
 package main
@@ -49,10 +51,11 @@ func main() {
 	students := flag.Int("students", 40, "students joining the class")
 	runs := flag.Int("runs", 2, "runs per student, one after the other")
 	delay := flag.Duration("chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
-	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default, its CPUs)")
+	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default)")
 	tests := flag.Int("tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
+	shim := flag.Bool("shim", true, "build loopforge-shim next to loopforge, as make build and the releases do (false: the sandbox re-executes loopforge itself)")
 	flag.Parse()
-	if err := run(*students, *runs, *delay, *execs, *tests); err != nil {
+	if err := run(*students, *runs, *delay, *execs, *tests, *shim); err != nil {
 		fmt.Fprintln(os.Stderr, "classload:", err)
 		os.Exit(1)
 	}
@@ -71,8 +74,9 @@ type runTimes struct {
 }
 
 type tracker struct {
-	mu   sync.Mutex
-	runs map[string]*runTimes
+	mu     sync.Mutex
+	runs   map[string]*runTimes
+	queued int // queued events seen (each one is written to the history)
 }
 
 func (t *tracker) get(id string) *runTimes {
@@ -86,7 +90,7 @@ func (t *tracker) get(id string) *runTimes {
 	return r
 }
 
-func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
+func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool) error {
 	tmp, err := os.MkdirTemp("", "classload-")
 	if err != nil {
 		return err
@@ -95,6 +99,14 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 	bin := filepath.Join(tmp, "loopforge")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("building loopforge: %w\n%s", err, out)
+	}
+	if shim {
+		// As `make build` and the releases ship it: the small shim next to
+		// loopforge, which the sandbox then starts instead of loopforge.
+		out, err := exec.Command("go", "build", "-o", filepath.Join(tmp, "loopforge-shim"), "./backend/sandbox/cmd/loopforge-shim").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("building loopforge-shim: %w\n%s", err, out)
+		}
 	}
 	model, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -114,10 +126,15 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 	cmd.Dir, cmd.Env = home, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
+	tree, err := newTreeCPU(cmd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classload: the sandboxes' CPU will be undercounted:", err)
+	}
 	if err := cmd.Start(); err != nil {
+		tree.close()
 		return err
 	}
-	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); tree.close() }()
 	base, token, code, err := readBanner(stdout)
 	if err != nil {
 		return err
@@ -143,6 +160,9 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 	}
 	defer ws.Close()
 
+	// CPU over the burst alone, not the server's start (the sandbox probe).
+	own0, _ := cpu(cmd.Process.Pid)
+	tree0, _ := tree.usage()
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, nStudents)
@@ -162,11 +182,25 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 		return err
 	}
 	hwm, rss := memory(cmd.Process.Pid)
-	report(tr, nStudents, nRuns, nTests, elapsed, hwm, rss)
+	executions := report(tr, nStudents, nRuns, nTests, elapsed, hwm, rss)
 	own, children := cpu(cmd.Process.Pid)
+	own -= own0
 	bench, _ := cpu(os.Getpid())
-	fmt.Printf("CPU: the server %s itself, %s in the sandboxes it waited for; this bench (students, fake model) %s\n",
-		own.Round(time.Millisecond), children.Round(time.Millisecond), bench.Round(time.Millisecond))
+	var burstCPU time.Duration // the server's and its sandboxes', when counted
+	if all, ok := tree.usage(); ok {
+		burstCPU = all - tree0
+		// The cgroup holds every process the server started, those it
+		// never waited for too (bwrap's namespace init, whose parent exits
+		// first): what is not the server's own is its sandboxes'.
+		sandboxes := max(all-tree0-own, 0)
+		n := time.Duration(max(1, executions))
+		fmt.Printf("CPU during the burst: the server %s itself (%s an execution), %s in its sandboxes (%s an execution; from its cgroup's cpu.stat); this bench (students, fake model) %s\n",
+			own.Round(time.Millisecond), (own / n).Round(100*time.Microsecond), sandboxes.Round(time.Millisecond),
+			(sandboxes / n).Round(100*time.Microsecond), bench.Round(time.Millisecond))
+	} else {
+		fmt.Printf("CPU during the burst: the server %s itself, %s in the sandboxes it waited for (undercounted: without a cgroup of its own, bwrap's namespace init is never waited for); this bench (students, fake model) %s\n",
+			own.Round(time.Millisecond), children.Round(time.Millisecond), bench.Round(time.Millisecond))
+	}
 	// As many at a time as the cores: the machine's pace for bare
 	// interpreters, whatever the class's execution slots.
 	before := childrenCPU()
@@ -175,8 +209,18 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int) error {
 		return err
 	}
 	bare := (bareBefore + bareAfter) / 2
-	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s before the burst, %s after (CPU %s); the class's burst took %.2f× their mean\n",
-		nStudents*nRuns, slots, bareBefore.Round(time.Millisecond), bareAfter.Round(time.Millisecond), (childrenCPU() - before).Round(time.Millisecond), elapsed.Seconds()/bare.Seconds())
+	bareCPU := childrenCPU() - before
+	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s before the burst, %s after (CPU %s, %s a program); the class's burst took %.2f× their mean\n",
+		nStudents*nRuns, slots, bareBefore.Round(time.Millisecond), bareAfter.Round(time.Millisecond), bareCPU.Round(time.Millisecond),
+		(bareCPU / time.Duration(max(1, nStudents*nRuns))).Round(100*time.Microsecond), elapsed.Seconds()/bare.Seconds())
+	if burstCPU > 0 && bareCPU > 0 {
+		// Steadier than the times on a shared machine: what the cores
+		// had to do, whoever else ran.
+		perExec := burstCPU / time.Duration(max(1, executions))
+		perProgram := bareCPU / time.Duration(max(1, nStudents*nRuns))
+		fmt.Printf("CPU an execution: the class %s (server and sandboxes), bare python %s: %.2f×\n",
+			perExec.Round(100*time.Microsecond), perProgram.Round(100*time.Microsecond), perExec.Seconds()/perProgram.Seconds())
+	}
 	return nil
 }
 
@@ -308,6 +352,7 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 				_ = json.Unmarshal(m.Payload, &p)
 				r := tr.get(m.RunID)
 				tr.mu.Lock()
+				tr.queued++
 				if p.Ahead > 0 && r.queued.IsZero() {
 					r.queued = m.TS
 				} else if p.Ahead == 0 {
@@ -457,7 +502,8 @@ func memory(pid int) (hwm, rss string) {
 	return hwm, rss
 }
 
-func report(tr *tracker, nStudents, nRuns, nTests int, elapsed time.Duration, hwm, rss string) {
+// report prints the class's figures and returns the executions it made.
+func report(tr *tracker, nStudents, nRuns, nTests int, elapsed time.Duration, hwm, rss string) int {
 	var wall, token, waits, held, program, whole []time.Duration
 	executions := 0
 	statuses := map[string]int{}
@@ -493,10 +539,11 @@ func report(tr *tracker, nStudents, nRuns, nTests int, elapsed time.Duration, hw
 	fmt.Printf("run from the POST to run_finished:           %s\n", stats(whole))
 	fmt.Printf("run on the instructor's wall after the POST: %s\n", stats(wall))
 	fmt.Printf("first token on the instructor's socket:      %s\n", stats(token))
-	fmt.Printf("executions that queued: %d of %d; queue wait: %s\n", queued, nStudents*nRuns, stats(waits))
+	fmt.Printf("executions that queued: %d of %d; queue wait: %s; queued events: %d\n", queued, nStudents*nRuns, stats(waits), tr.queued)
 	fmt.Printf("execution slot held (to exec_finished): %s; sum %s\n", stats(held), sum(held).Round(time.Millisecond))
 	fmt.Printf("the program itself (duration_ms):        %s\n", stats(program))
 	fmt.Printf("server memory: VmHWM %s, VmRSS %s (after the class)\n", hwm, rss)
+	return executions
 }
 
 func sum(ds []time.Duration) time.Duration {

@@ -149,6 +149,7 @@ func TestProvidersModelsFailures(t *testing.T) {
 // A run whose model does not exist ends with exit 3 and a last line that
 // names the model and the models the key can use.
 func TestRunWithAMissingModelNamesTheModels(t *testing.T) {
+	needSandbox(t) // a run starts its sandbox before it asks the model
 	srv := modelsServer(t)
 	code, _, stderr := cliModels(t, srv, "run", "-p", "openai", "-m", "gpt-gone", "-n", "2", "print 42")
 	if code != ExitProvider {

@@ -1,4 +1,4 @@
-// The first-run panel's strings (components/FirstRun*.tsx): what a new user
+// The first-run panel's strings (components/run/FirstRun*.tsx): what a new user
 // does when no provider is ready or no Python was found, in English and
 // Portuguese. strings.ts carries them as strings.firstRun; kept apart like
 // strings.class.ts.

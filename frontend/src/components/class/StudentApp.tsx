@@ -5,9 +5,9 @@ import { promptSummary } from '../../stage'
 import { useClassroom, useComposer, useStores } from '../../stores'
 import { strings } from '../../strings'
 import { countTests } from '../../strings.tests'
-import { Header, type Tab } from '../Header'
-import { HistoryView } from '../HistoryView'
-import { RunPanel } from '../RunPanel'
+import { Header, type Tab } from '../common/Header'
+import { HistoryView } from '../history/HistoryView'
+import { RunPanel } from '../run/RunPanel'
 import { SeenNotice } from './SeenNotice'
 
 /**

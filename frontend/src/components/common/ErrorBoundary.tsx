@@ -1,5 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react'
-import { strings } from '../strings'
+import { strings } from '../../strings'
 
 interface State {
   error: Error | null

@@ -1,9 +1,9 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react'
-import { useStores, useRuns, useSettings } from '../stores'
-import { strings } from '../strings'
+import { useStores, useRuns, useSettings } from '../../stores'
+import { strings } from '../../strings'
 import { ProjectorIcon } from './Icons'
 import { LanguageSwitch, ThemeButton } from './LookSwitches'
-import { WorkdirControl } from './WorkdirControl'
+import { WorkdirControl } from '../workspace/WorkdirControl'
 
 export type Tab = 'class' | 'run' | 'history' | 'stats'
 

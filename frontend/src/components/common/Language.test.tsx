@@ -3,10 +3,10 @@
 // backend, and named by the export menu; configured aliases map onto it.
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { toLanguage } from '../stores/composer'
-import { fakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
-import { exportLabel } from './ExportMenu'
+import { toLanguage } from '../../stores/composer'
+import { fakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
+import { exportLabel } from '../history/ExportMenu'
 
 afterEach(cleanup)
 

@@ -1,6 +1,6 @@
-import { useSettings, useStores } from '../stores'
-import { effectiveTheme } from '../stores/settings'
-import { strings } from '../strings'
+import { useSettings, useStores } from '../../stores'
+import { effectiveTheme } from '../../stores/settings'
+import { strings } from '../../strings'
 import { AutoIcon, MoonIcon, SunIcon } from './Icons'
 
 /** LookSwitches: the language and theme buttons, for the pages without the header (join, projector). */

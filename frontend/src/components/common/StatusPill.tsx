@@ -1,4 +1,4 @@
-import { strings } from '../strings'
+import { strings } from '../../strings'
 
 /** StatusPill names a run status with its colour. */
 export function StatusPill({ status }: { status: string }) {

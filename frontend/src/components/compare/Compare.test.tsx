@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ComparisonRow, SessionDetail } from '../api'
-import { fakeApi, finished, readyProvider, sessionDetail, workspaceRun, workspaceSessionDetail, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import type { ComparisonRow, SessionDetail } from '../../api'
+import { fakeApi, finished, readyProvider, sessionDetail, workspaceRun, workspaceSessionDetail, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 
 afterEach(cleanup)
 

@@ -1,6 +1,6 @@
 import { MergeView } from '@codemirror/merge'
 import { useEffect, useRef } from 'react'
-import { readOnlyExtensions } from './codemirror'
+import { readOnlyExtensions } from '../common/codemirror'
 
 interface Props {
   left: string

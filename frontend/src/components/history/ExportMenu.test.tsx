@@ -1,11 +1,11 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiError } from '../api'
-import { App } from '../App'
-import type { SessionDetail } from '../api/types'
-import { createStores, StoresProvider } from '../stores'
-import { fakeApi, memoryStorage, sessionDetail, type FakeApi } from '../test/fakeApi'
+import { ApiError } from '../../api'
+import { App } from '../../App'
+import type { SessionDetail } from '../../api/types'
+import { createStores, StoresProvider } from '../../stores'
+import { fakeApi, memoryStorage, sessionDetail, type FakeApi } from '../../test/fakeApi'
 import { ExportMenu } from './ExportMenu'
 
 afterEach(cleanup)

@@ -1,8 +1,8 @@
-import { errorWords } from '../api'
-import type { ExportFormat } from '../api'
-import { useExports, useStores } from '../stores'
-import { codeFormats, exportFormats, exportTarget } from '../stores/exports'
-import { strings } from '../strings'
+import { errorWords } from '../../api'
+import type { ExportFormat } from '../../api'
+import { useExports, useStores } from '../../stores'
+import { codeFormats, exportFormats, exportTarget } from '../../stores/exports'
+import { strings } from '../../strings'
 
 interface Props {
   sessionId: string

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import type { SessionSummary } from '../api'
-import { fakeApi, sessionDetail, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import type { SessionSummary } from '../../api'
+import { fakeApi, sessionDetail, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 
 const summaries: SessionSummary[] = [
   {

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react'
-import { errorWords, type ShownError } from '../api'
-import type { RunRequest, SessionDetail } from '../api'
-import { stamp } from '../format'
-import { useHistory, useStores, type Stores } from '../stores'
-import { strings } from '../strings'
+import { errorWords, type ShownError } from '../../api'
+import type { RunRequest, SessionDetail } from '../../api'
+import { stamp } from '../../format'
+import { useHistory, useStores, type Stores } from '../../stores'
+import { strings } from '../../strings'
 import { ExportMenu } from './ExportMenu'
-import { RunView } from './RunView'
-import { StatusPill } from './StatusPill'
+import { RunView } from '../run/RunView'
+import { StatusPill } from '../common/StatusPill'
 
 /**
  * followUpRequest continues a session in its own mode: a workspace session

@@ -1,9 +1,9 @@
 import { useEffect } from 'react'
-import { errorWords } from '../api'
-import type { StatsGroup } from '../api'
-import { count, duration, fixed } from '../format'
-import { useStats, useStores } from '../stores'
-import { strings } from '../strings'
+import { errorWords } from '../../api'
+import type { StatsGroup } from '../../api'
+import { count, duration, fixed } from '../../format'
+import { useStats, useStores } from '../../stores'
+import { strings } from '../../strings'
 
 const pct = (x: number) => `${Math.round(x * 100)}%`
 

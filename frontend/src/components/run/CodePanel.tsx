@@ -1,7 +1,7 @@
 import { useState } from 'react'
-import type { IterationView } from '../stores/runModel'
-import { strings } from '../strings'
-import { CodeView } from './CodeView'
+import type { IterationView } from '../../stores/runModel'
+import { strings } from '../../strings'
+import { CodeView } from '../common/CodeView'
 
 /**
  * How a finished run's last code is labelled: "final" only when it worked;

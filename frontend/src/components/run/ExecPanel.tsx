@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef } from 'react'
-import { duration } from '../format'
-import { execNote, execOutcome, strings } from '../strings'
-import type { ExecResult, IterationView } from '../stores/runModel'
+import { duration } from '../../format'
+import { execNote, execOutcome, strings } from '../../strings'
+import type { ExecResult, IterationView } from '../../stores/runModel'
 import { Pictures } from './Pictures'
 
 /**

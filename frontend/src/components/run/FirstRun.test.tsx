@@ -5,13 +5,13 @@
 // configuration anew and lists the providers again.
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ProviderStatus } from '../api'
-import type { Setup } from '../api/gen/wire'
-import { ApiError } from '../api'
-import { missing } from '../stores/setup'
+import type { ProviderStatus } from '../../api'
+import type { Setup } from '../../api/gen/wire'
+import { ApiError } from '../../api'
+import { missing } from '../../stores/setup'
 import { inDir } from './FirstRunSteps'
-import { defaults, fakeApi, missingKeyProvider, readyProvider, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import { defaults, fakeApi, missingKeyProvider, readyProvider, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 
 afterEach(cleanup)
 

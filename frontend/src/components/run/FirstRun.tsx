@@ -1,8 +1,8 @@
 import { useEffect } from 'react'
-import { errorWords } from '../api'
-import { useProviders, useSetup, useStores } from '../stores'
-import { missing, type Missing } from '../stores/setup'
-import { errorText, strings } from '../strings'
+import { errorWords } from '../../api'
+import { useProviders, useSetup, useStores } from '../../stores'
+import { missing, type Missing } from '../../stores/setup'
+import { errorText, strings } from '../../strings'
 import { KeySteps, OllamaSteps, PythonSteps } from './FirstRunSteps'
 import { RunPanel } from './RunPanel'
 

@@ -4,11 +4,11 @@
 // output it printed stays.
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api'
-import type { ExecResult, IterationView } from '../stores/runModel'
-import { setLanguage } from '../strings'
-import { finished, printingRun, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import type { RunEvent } from '../../api'
+import type { ExecResult, IterationView } from '../../stores/runModel'
+import { setLanguage } from '../../strings'
+import { finished, printingRun, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 import { ExecPanel } from './ExecPanel'
 
 afterEach(cleanup)

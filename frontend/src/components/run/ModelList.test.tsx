@@ -1,11 +1,11 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import { ApiError } from '../api'
-import type { ProviderStatus } from '../api/types'
-import { createStores, StoresProvider } from '../stores'
-import { fakeApi, memoryStorage, readyProvider } from '../test/fakeApi'
-import { errorText, setLanguage } from '../strings'
+import { ApiError } from '../../api'
+import type { ProviderStatus } from '../../api/types'
+import { createStores, StoresProvider } from '../../stores'
+import { fakeApi, memoryStorage, readyProvider } from '../../test/fakeApi'
+import { errorText, setLanguage } from '../../strings'
 import { ProviderPicker } from './ProviderPicker'
 
 afterEach(cleanup)

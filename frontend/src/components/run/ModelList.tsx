@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react'
-import { errorWords, shownError, type ShownError } from '../api'
-import type { ProviderModels, ProviderStatus } from '../api/gen/wire'
-import { useComposer, useStores } from '../stores'
-import { strings } from '../strings'
+import { errorWords, shownError, type ShownError } from '../../api'
+import type { ProviderModels, ProviderStatus } from '../../api/gen/wire'
+import { useComposer, useStores } from '../../stores'
+import { strings } from '../../strings'
 
 /** The kinds whose API has a models list (backend provider.ModelLister). */
 const listedKinds = new Set(['openai', 'anthropic', 'gemini-api'])

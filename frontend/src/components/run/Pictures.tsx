@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
-import type { Api, ImageRef } from '../api'
-import { useStores } from '../stores'
-import { strings } from '../strings'
+import type { Api, ImageRef } from '../../api'
+import { useStores } from '../../stores'
+import { strings } from '../../strings'
 
 /**
  * The bytes of each picture, fetched once per app (a picture of a stored

@@ -1,11 +1,11 @@
 // @vitest-environment happy-dom
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import type { ProviderStatus, RunEvent } from '../api/types'
-import { createStores, StoresProvider } from '../stores'
-import { fakeApi, memoryStorage, missingKeyProvider, readyProvider } from '../test/fakeApi'
+import type { ProviderStatus, RunEvent } from '../../api/types'
+import { createStores, StoresProvider } from '../../stores'
+import { fakeApi, memoryStorage, missingKeyProvider, readyProvider } from '../../test/fakeApi'
 import { ProviderPicker } from './ProviderPicker'
-import { setLanguage } from '../strings'
+import { setLanguage } from '../../strings'
 
 afterEach(cleanup)
 

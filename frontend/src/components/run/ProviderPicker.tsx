@@ -1,9 +1,9 @@
 import { useState } from 'react'
-import { errorWords } from '../api'
-import { when } from '../format'
-import { useComposer, useProviders } from '../stores'
-import type { KeyRejection } from '../api/gen/wire'
-import { errorText, strings } from '../strings'
+import { errorWords } from '../../api'
+import { when } from '../../format'
+import { useComposer, useProviders } from '../../stores'
+import type { KeyRejection } from '../../api/gen/wire'
+import { errorText, strings } from '../../strings'
 import { hasModelList, ModelList } from './ModelList'
 
 interface Props {

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api'
-import { setLanguage } from '../strings'
-import type { FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import type { RunEvent } from '../../api'
+import { setLanguage } from '../../strings'
+import type { FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 
 afterEach(() => {
   cleanup()

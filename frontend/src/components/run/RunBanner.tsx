@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
-import type { RunState } from '../stores/runModel'
-import { isFinished } from '../stores/runModel'
-import { errorText, isProviderError, strings } from '../strings'
+import type { RunState } from '../../stores/runModel'
+import { isFinished } from '../../stores/runModel'
+import { errorText, isProviderError, strings } from '../../strings'
 
 const icons: Record<string, string> = {
   success: '✓',

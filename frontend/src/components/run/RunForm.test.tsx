@@ -3,9 +3,9 @@
 // sandbox line under the prompt (limits, network, workspace commands).
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Defaults } from '../api'
-import { defaults, fakeApi, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import type { Defaults } from '../../api'
+import { defaults, fakeApi, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 
 afterEach(cleanup)
 

@@ -1,9 +1,9 @@
-import { count, clock } from '../format'
-import { useNow } from '../hooks/useNow'
-import type { RunState } from '../stores/runModel'
-import { isFinished } from '../stores/runModel'
-import { strings } from '../strings'
-import { StatusPill } from './StatusPill'
+import { count, clock } from '../../format'
+import { useNow } from '../../hooks/useNow'
+import type { RunState } from '../../stores/runModel'
+import { isFinished } from '../../stores/runModel'
+import { strings } from '../../strings'
+import { StatusPill } from '../common/StatusPill'
 
 function elapsedMs(run: RunState, now: number): number {
   if (run.durationMs != null && isFinished(run)) return run.durationMs

@@ -1,6 +1,6 @@
-import { bytes, seconds } from '../format'
-import { useComposer, useProviders } from '../stores'
-import { strings } from '../strings'
+import { bytes, seconds } from '../../format'
+import { useComposer, useProviders } from '../../stores'
+import { strings } from '../../strings'
 
 /**
  * SandboxInfo: one compact line under the prompt saying what the code about

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api'
-import { finished, twoIterationRun, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import type { RunEvent } from '../../api'
+import { finished, twoIterationRun, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 import { codeEnding } from './RunView'
 
 afterEach(() => {

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useRef } from 'react'
-import { answerMarkdown } from '../answer'
-import type { IterationView } from '../stores/runModel'
-import { errorText, strings } from '../strings'
-import { Markdown } from './Markdown'
+import { answerMarkdown } from '../../answer'
+import type { IterationView } from '../../stores/runModel'
+import { errorText, strings } from '../../strings'
+import { Markdown } from '../common/Markdown'
 
 interface Props {
   it: IterationView

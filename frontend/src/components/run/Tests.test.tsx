@@ -5,13 +5,13 @@
 // comparison's tests column with the best highlighted.
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ComparisonRow } from '../api'
-import type { TestsPayload } from '../api/gen/event'
-import { setLanguage } from '../strings'
-import { countTests } from '../strings.tests'
-import { fakeApi, presets } from '../test/fakeApi'
-import { renderApp } from '../test/render'
-import { ComparisonTable, mostTestsPassed } from './CompareView'
+import type { ComparisonRow } from '../../api'
+import type { TestsPayload } from '../../api/gen/event'
+import { setLanguage } from '../../strings'
+import { countTests } from '../../strings.tests'
+import { fakeApi, presets } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
+import { ComparisonTable, mostTestsPassed } from '../compare/CompareView'
 import { TestsPanel } from './TestsPanel'
 
 afterEach(cleanup)

@@ -1,5 +1,5 @@
-import type { TestResult, TestsPayload } from '../api/gen/event'
-import { strings } from '../strings'
+import type { TestResult, TestsPayload } from '../../api/gen/event'
+import { strings } from '../../strings'
 
 /**
  * TestsPanel: how the run's tests judged one iteration's program — a

@@ -1,6 +1,6 @@
-import type { IterationView, RunState } from '../stores/runModel'
-import { isFinished } from '../stores/runModel'
-import { currentLang, errorText, execOutcome, strings } from '../strings'
+import type { IterationView, RunState } from '../../stores/runModel'
+import { isFinished } from '../../stores/runModel'
+import { currentLang, errorText, execOutcome, strings } from '../../strings'
 
 export type ChipPhase = IterationView['phase'] | 'reflecting' | 'auditing' | 'stopped'
 

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import { fakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 import { crumbs } from './FolderPicker'
 
 afterEach(cleanup)

@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, type KeyboardEvent } from 'react'
 import { createPortal } from 'react-dom'
-import { errorWords } from '../api'
-import { useStores, useWorkdir } from '../stores'
-import { strings } from '../strings'
-import { FolderIcon, UpIcon } from './Icons'
+import { errorWords } from '../../api'
+import { useStores, useWorkdir } from '../../stores'
+import { strings } from '../../strings'
+import { FolderIcon, UpIcon } from '../common/Icons'
 
 /** crumbs splits an absolute POSIX path into its ancestors, "/" first; null for other paths. */
 export function crumbs(path: string): Array<{ name: string; path: string }> | null {

@@ -1,7 +1,7 @@
 import { useState } from 'react'
-import { errorWords } from '../api'
-import { useStores, useWorkdir } from '../stores'
-import { strings } from '../strings'
+import { errorWords } from '../../api'
+import { useStores, useWorkdir } from '../../stores'
+import { strings } from '../../strings'
 import { FolderPicker } from './FolderPicker'
 
 /** shortPath keeps the end of a long path, which names the folder. */

@@ -3,10 +3,10 @@
 // workspace run shows: live, and replayed from the history.
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ApiError } from '../api'
-import type { RunEvent } from '../api'
-import { fakeApi, finished, readyProvider, twoIterationRun, workspaceRun, workspaceSessionDetail, WS_DIFF, type FakeApi } from '../test/fakeApi'
-import { renderApp } from '../test/render'
+import { ApiError } from '../../api'
+import type { RunEvent } from '../../api'
+import { fakeApi, finished, readyProvider, twoIterationRun, workspaceRun, workspaceSessionDetail, WS_DIFF, type FakeApi } from '../../test/fakeApi'
+import { renderApp } from '../../test/render'
 
 afterEach(cleanup)
 

@@ -1,9 +1,9 @@
 import { useState } from 'react'
 import { useShallow } from 'zustand/shallow'
-import { errorWords } from '../api'
-import type { RunMode } from '../api'
-import { useComposer, useProviders, useStores, useWorkdir } from '../stores'
-import { strings } from '../strings'
+import { errorWords } from '../../api'
+import type { RunMode } from '../../api'
+import { useComposer, useProviders, useStores, useWorkdir } from '../../stores'
+import { strings } from '../../strings'
 
 const modes: RunMode[] = ['script', 'workspace']
 

@@ -2,12 +2,12 @@
 // its git branch/commit, and per iteration the tool calls the model made, the
 // validation commands with their output, and the auditor's verdict.
 
-import { duration } from '../format'
-import type { IterationView, RunState, ToolCallView } from '../stores/runModel'
-import { isFinished } from '../stores/runModel'
-import { strings } from '../strings'
-import { CodeView } from './CodeView'
-import { OutputStreams } from './ExecPanel'
+import { duration } from '../../format'
+import type { IterationView, RunState, ToolCallView } from '../../stores/runModel'
+import { isFinished } from '../../stores/runModel'
+import { strings } from '../../strings'
+import { CodeView } from '../common/CodeView'
+import { OutputStreams } from '../run/ExecPanel'
 import { shortPath } from './WorkdirControl'
 
 const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`)

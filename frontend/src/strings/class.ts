@@ -3,8 +3,8 @@
 // strings.ts carries them as strings.classroom; kept apart so the two tables
 // stay easy to read (and to merge).
 
-import { locale } from './strings'
-import { pathEn, pathPt } from './strings.classpath'
+import { locale } from '.'
+import { pathEn, pathPt } from './classpath'
 
 /** The parameters of an error, by name (backend: service.Code). */
 type P = Record<string, string>

@@ -1,8 +1,8 @@
-import type { ExecNote, ExecStatus, Note, Notice, Outcome, Protection } from './api/gen/event'
-import { bytes, integer, seconds } from './format'
-import { classEn, classPt } from './strings.class'
-import { testsEn, testsPt } from './strings.tests'
-import { firstRunEn, firstRunPt } from './strings.firstrun'
+import type { ExecNote, ExecStatus, Note, Notice, Outcome, Protection } from '../api/gen/event'
+import { bytes, integer, seconds } from '../format'
+import { classEn, classPt } from './class'
+import { testsEn, testsPt } from './tests'
+import { firstRunEn, firstRunPt } from './firstrun'
 // Every UI string in one place: an English and a Portuguese table with the
 // same keys (the type checker lists anything missing). `strings` is the
 // table in use; setLanguage swaps it and the app re-renders (App.tsx).

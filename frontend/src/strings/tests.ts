@@ -3,7 +3,7 @@
 // statistics' columns, in English and Portuguese. strings.ts carries them
 // as strings.tests; kept apart so the tables stay easy to merge.
 
-import type { Verdict } from './api/gen/event'
+import type { Verdict } from '../api/gen/event'
 
 /** The parameters of an error, by name (backend: service.Code). */
 type P = Record<string, string>

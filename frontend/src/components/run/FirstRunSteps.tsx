@@ -1,7 +1,7 @@
 import type { ProviderStatus } from '../../api'
 import type { Setup } from '../../api/gen/wire'
 import { strings } from '../../strings'
-import type { OS } from '../../strings.firstrun'
+import type { OS } from '../../strings/firstrun'
 
 /** inDir joins a file name to a folder the server named, with that folder's separator. */
 export function inDir(dir: string, name: string): string {

@@ -1,6 +1,6 @@
 import { useComposer } from '../../stores'
 import { strings } from '../../strings'
-import { countTests } from '../../strings.tests'
+import { countTests } from '../../strings/tests'
 
 /**
  * TestsField: the run form's Tests panel, beside the prompt (script mode).

@@ -3,7 +3,7 @@
 // strings.ts carries them as strings.classroom; kept apart so the two tables
 // stay easy to read (and to merge).
 
-import { locale } from '.'
+import { locale } from './lang'
 import { pathEn, pathPt } from './classpath'
 
 /** The parameters of an error, by name (backend: service.Code). */

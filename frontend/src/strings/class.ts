@@ -1,6 +1,6 @@
 // The classroom's UI strings (`loopforge class`): the join page, the
 // student's app and the instructor's Class tab, in English and Portuguese.
-// strings.ts carries them as strings.classroom; kept apart so the two tables
+// en.ts and pt.ts carry them as strings.classroom; kept apart so the two tables
 // stay easy to read (and to merge).
 
 import { locale } from './lang'
@@ -216,7 +216,7 @@ export const classEn = {
 
   /**
    * The classroom's refusals by their code (backend/service/errclass.go,
-   * class.*): strings.ts spreads them into its errors table.
+   * class.*): errors.en.ts and errors.pt.ts spread them into theirs.
    */
   errors: {
     'class.refused': (p: P) => p.detail ?? '',

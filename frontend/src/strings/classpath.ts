@@ -1,6 +1,6 @@
 // The classroom's learning path (the instructor reads each student's runs)
 // and the notice that tells students so, in English and Portuguese.
-// strings.class.ts carries them as strings.classroom.path.
+// class.ts carries them as strings.classroom.path.
 
 export const pathEn = {
   /** Shown to students: on the join page and above their run form. */

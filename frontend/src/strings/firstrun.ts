@@ -1,7 +1,7 @@
 // The first-run panel's strings (components/run/FirstRun*.tsx): what a new user
 // does when no provider is ready or no Python was found, in English and
-// Portuguese. strings.ts carries them as strings.firstRun; kept apart like
-// strings.class.ts.
+// Portuguese. en.ts and pt.ts carry them as strings.firstRun; kept apart like
+// class.ts.
 
 /** An operating system as the server names it (Go's runtime.GOOS). */
 export type OS = 'linux' | 'darwin' | 'windows'

@@ -1,6 +1,6 @@
 // The words of tests that judge a run (backend/judge): the Tests panel of
 // the run form, the ✓/✗ row of an iteration, the comparison's and the
-// statistics' columns, in English and Portuguese. strings.ts carries them
+// statistics' columns, in English and Portuguese. en.ts and pt.ts carry them
 // as strings.tests; kept apart so the tables stay easy to merge.
 
 import type { Verdict } from '../api/gen/event'

@@ -2,16 +2,17 @@ import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { useShallow } from 'zustand/shallow'
 import { errorWords } from '../../api'
 import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../../stores'
-import { limits, toLanguage } from '../../stores/composer'
 import { defaultProvider } from '../../stores/providers'
 import { isFinished } from '../../stores/runModel'
-import { formCollapsed, promptSummary, shortcut, type FormEvent } from '../../stage'
+import { formCollapsed, shortcut, type FormEvent } from '../../stage'
 import { utf8Length } from '../../format'
 import { strings } from '../../strings'
 import { CompareView } from '../compare/CompareView'
 import { ProviderPicker } from './ProviderPicker'
+import { RunSettings } from './RunSettings'
 import { RunView } from './RunView'
 import { SandboxInfo } from './SandboxInfo'
+import { StageBar } from './StageBar'
 import { TestsField } from './TestsField'
 import { ModeSwitch, NetworkOptIn, WorkspaceFields } from '../workspace/WorkspaceForm'
 
@@ -41,19 +42,9 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
       prompt: x.prompt,
       presetId: x.presetId,
       providers: x.providers,
-      maxIterations: x.maxIterations,
-      iterationCap: x.iterationCap,
-      reflect: x.reflect,
-      timeoutSeconds: x.timeoutSeconds,
-      language: x.language,
-      stdin: x.stdin,
       mode: x.mode,
-      defaultsLoaded: x.defaultsLoaded,
     })),
   )
-  // Until the configured settings arrive the fields show no number at all:
-  // the built-in 5 / 30 s would flash and then change under the user's eyes.
-  const pending = !c.defaultsLoaded
   const workdir = useWorkdir((w) => w.path)
   const workspace = c.mode === 'workspace'
   const setC = useComposer((x) => x.set)
@@ -171,32 +162,14 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
     <div className={`run-page${folded ? ' run-page-stage' : ''}`}>
       {student?.banner}
       {folded ? (
-        <div className="stage-bar" data-sticky="" role="region" aria-label={strings.stage.bar} data-testid="stage-bar">
-          <span className={`live-dot${running ? ' live-dot-on' : ''}`} aria-hidden="true" />
-          <p className="stage-prompt" title={stagePrompt} data-testid="stage-prompt">
-            {promptSummary(stagePrompt)}
-          </p>
-          <ul className="stage-providers" aria-label={s.providers} data-testid="stage-providers">
-            {stageProviders.map((p) => (
-              <li key={p} className="stage-provider">
-                {p}
-              </li>
-            ))}
-          </ul>
-          <button type="button" className="btn btn-danger" disabled={!running || cancelling} onClick={stop} title="Esc" data-testid="stop">
-            {cancelling ? s.stopping : s.stop}
-          </button>
-          <button
-            type="button"
-            className="btn btn-ghost"
-            aria-expanded={false}
-            title={strings.stage.expandTitle}
-            onClick={() => fold('expand')}
-            data-testid="form-expand"
-          >
-            {strings.stage.expand} <span aria-hidden="true">▾</span>
-          </button>
-        </div>
+        <StageBar
+          prompt={stagePrompt}
+          providers={stageProviders}
+          running={running}
+          cancelling={cancelling}
+          onStop={stop}
+          onExpand={() => fold('expand')}
+        />
       ) : (
         <form
           id="run-form"
@@ -252,77 +225,7 @@ export function RunPanel({ student }: { student?: StudentForm } = {}) {
                 setC({ providers: on ? [...base.filter((x) => x !== name), name] : base.filter((x) => x !== name) })
               }}
             />
-            <fieldset className="settings" aria-busy={pending}>
-              <legend>{s.settings}</legend>
-              <label>
-                <span>{s.maxIterations}</span>
-                <input
-                  type="number"
-                  min={limits.minIterations}
-                  max={c.iterationCap}
-                  value={pending ? '' : c.maxIterations}
-                  placeholder={pending ? s.loadingValue : undefined}
-                  disabled={pending}
-                  onChange={(e) => setC({ maxIterations: Number(e.target.value) })}
-                  data-testid="max-iterations"
-                />
-              </label>
-              <label>
-                <span>{s.timeout}</span>
-                <input
-                  type="number"
-                  min={limits.timeoutSeconds.min}
-                  max={limits.timeoutSeconds.max}
-                  value={pending ? '' : c.timeoutSeconds}
-                  placeholder={pending ? s.loadingValue : undefined}
-                  disabled={pending}
-                  onChange={(e) => setC({ timeoutSeconds: Number(e.target.value) })}
-                  data-testid="timeout"
-                />
-              </label>
-              {!workspace && (
-                <>
-                  <label>
-                    <span>{s.language}</span>
-                    <select
-                      value={pending ? '' : c.language}
-                      disabled={pending}
-                      onChange={(e) => setC({ language: toLanguage(e.target.value) })}
-                      data-testid="language"
-                    >
-                      {pending && <option value="">{s.loadingValue}</option>}
-                      <option value="python">{s.languages.python}</option>
-                      <option value="sh">{s.languages.sh}</option>
-                      <option value="node">{s.languages.node}</option>
-                    </select>
-                  </label>
-                  <label className={`switch${pending ? ' switch-pending' : ''}`}>
-                    <span>{s.reflect}</span>
-                    <input
-                      type="checkbox"
-                      role="switch"
-                      checked={pending ? false : c.reflect}
-                      disabled={pending}
-                      onChange={(e) => setC({ reflect: e.target.checked })}
-                      data-testid="reflect"
-                    />
-                    <span className="switch-text">{pending ? s.loadingValue : c.reflect ? s.reflectOn : s.reflectOff}</span>
-                  </label>
-                  <label className="stdin-field">
-                    <span>{s.stdin}</span>
-                    <textarea
-                      rows={2}
-                      value={c.stdin}
-                      placeholder={s.stdinPlaceholder}
-                      spellCheck={false}
-                      onChange={(e) => setC({ stdin: e.target.value })}
-                      title={s.stdinHint}
-                      data-testid="stdin"
-                    />
-                  </label>
-                </>
-              )}
-            </fieldset>
+            <RunSettings />
             {!student && <NetworkOptIn />}
             <div className="actions">
               <button

@@ -3,7 +3,7 @@ package event
 // The words of an execution (ExecPayload), as data: the sandbox decides
 // them, and each face words them in its own language (the CLI and the
 // reflect prompt in English through sandbox.Result.Description, the app in
-// the UI's language, frontend/src/strings.ts `live.exec`). They live here,
+// the UI's language, frontend/src/strings/{en,pt}.ts `live.exec`). They live here,
 // not in backend/sandbox, so the frontend gets them as generated types;
 // sandbox.Status is ExecStatus.
 

@@ -18,7 +18,7 @@ import (
 )
 
 // The handout renders a model's prose (its reflections) as the app does
-// (frontend/src/components/Markdown.tsx): GitHub-flavoured Markdown, with
+// (frontend/src/components/common/Markdown.tsx): GitHub-flavoured Markdown, with
 // what the model wrote treated as hostile:
 //   - raw HTML, block or inline, is shown as the text it is (goldmark's own
 //     safe mode would drop it silently, hiding what the model said);

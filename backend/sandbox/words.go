@@ -11,7 +11,7 @@ import (
 
 // English words one note about an execution (an outcome or a note) for the
 // CLI, the logs and the reflect prompt; the app words the same codes in the
-// UI's language (frontend/src/strings.ts, live.exec). An unknown code shows
+// UI's language (frontend/src/strings/en.ts and pt.ts, live.exec). An unknown code shows
 // as itself.
 func English(n event.ExecNote) string {
 	if s := englishOutcome(n); s != "" {

@@ -107,10 +107,10 @@ func isAs[T error](err error) bool {
 
 // Code is the stable name of an error a user sees, e.g. "provider.auth".
 // The faces send it with the error's English text and its parameters, and
-// each frontend picks its own words by code (frontend/src/strings.ts,
-// `errors`), so a message is translated where it is shown and the backend
-// never matches or rewrites text. A code is a contract: rename one only
-// together with the frontend's tables.
+// each frontend picks its own words by code (frontend/src/strings,
+// errors.en.ts and errors.pt.ts), so a message is translated where it is
+// shown and the backend never matches or rewrites text. A code is a
+// contract: rename one only together with the frontend's tables.
 type Code string
 
 // The codes. A code's parameters are listed after it; every value is a
@@ -231,7 +231,7 @@ func (c Code) IsProvider() bool {
 // trying the same request again may cure: an answer that broke off, a
 // server error, a rate limit, a network failure, a time limit. The faces
 // offer to try the iteration again for these (the frontend keeps the same
-// list: strings.ts, retryCodes).
+// list: frontend/src/strings/index.ts, retryCodes).
 func (c Code) Retryable() bool {
 	switch c {
 	case CodeProviderBroke, CodeProviderServer, CodeProviderRateLimit, CodeProviderUnreach, CodeProviderTimeout:

@@ -206,8 +206,8 @@ func TestAFailedRunKeepsItsErrorCode(t *testing.T) {
 	}
 }
 
-// TestFrontendWordsEveryCode: the frontend's tables (frontend/src/strings.ts,
-// errors, in English and Portuguese) have words for every code the backend
+// TestFrontendWordsEveryCode: the frontend's error words (frontend/src/strings,
+// in English and Portuguese) have words for every code the backend
 // sends: service.Code and the loop's format codes.
 func TestFrontendWordsEveryCode(t *testing.T) {
 	codes := map[string]bool{}
@@ -234,14 +234,25 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 	if len(codes) < 50 {
 		t.Fatalf("found %d codes: the parse no longer finds them", len(codes))
 	}
-	// Each language's table starts at "errors: {" and ends at the first
-	// line that closes it: strings.ts has the general ones, strings.class.ts
-	// the classroom's and strings.tests.ts the tests' (spread into them),
-	// English first.
-	key := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`)
+	// Each language's words: errors.en.ts and errors.pt.ts the general ones
+	// (one table, keys at two spaces), class.ts the classroom's and tests.ts
+	// the tests' (spread into them: an "errors: {" table per language,
+	// English first, keys at four spaces).
 	have := []map[string]bool{{}, {}}
-	for _, f := range []string{"strings.ts", "strings.class.ts", "strings.tests.ts"} {
-		src, err := os.ReadFile("../../frontend/src/" + f)
+	add := func(i int, table, indent string) {
+		key := regexp.MustCompile(`(?m)^` + indent + `'?([a-z_.]+)'?:`)
+		for _, m := range key.FindAllStringSubmatch(table, -1) {
+			if have[i][m[1]] {
+				t.Errorf("table %d words %s twice", i, m[1])
+			}
+			have[i][m[1]] = true
+		}
+	}
+	for i, f := range []string{"errors.en.ts", "errors.pt.ts"} {
+		add(i, errorsTable(t, f), "  ")
+	}
+	for _, f := range []string{"class.ts", "tests.ts"} {
+		src, err := os.ReadFile(stringsDir + f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,41 +261,36 @@ func TestFrontendWordsEveryCode(t *testing.T) {
 			t.Fatalf("found %d errors tables in %s, want 2 (en, pt)", len(tables), f)
 		}
 		for i, tab := range tables {
-			for _, m := range key.FindAllStringSubmatch(tab[1], -1) {
-				if have[i][m[1]] {
-					t.Errorf("table %d words %s twice", i, m[1])
-				}
-				have[i][m[1]] = true
-			}
+			add(i, tab[1], "    ")
 		}
 	}
 	for i := range have {
 		for c := range codes {
 			if !have[i][c] {
-				t.Errorf("table %d (strings.ts + strings.class.ts + strings.tests.ts) has no words for %s", i, c)
+				t.Errorf("table %d (errors.*.ts + class.ts + tests.ts) has no words for %s", i, c)
 			}
 		}
 		for c := range have[i] {
 			if !codes[c] {
-				t.Errorf("table %d (strings.ts + strings.class.ts + strings.tests.ts) words %s, which the backend never sends", i, c)
+				t.Errorf("table %d (errors.*.ts + class.ts + tests.ts) words %s, which the backend never sends", i, c)
 			}
 		}
 	}
 }
 
-// TestFrontendSortsCodesAsTheBackendDoes: strings.ts keeps its own lists
+// TestFrontendSortsCodesAsTheBackendDoes: strings/index.ts keeps its own lists
 // of the provider's failures (providerCodes: "The provider said:") and of
 // those worth trying again (retryCodes: "Try this iteration again"); each
 // must be Code.IsProvider's and Code.Retryable's.
 func TestFrontendSortsCodesAsTheBackendDoes(t *testing.T) {
-	src, err := os.ReadFile("../../frontend/src/strings.ts")
+	src, err := os.ReadFile(stringsDir + "index.ts")
 	if err != nil {
 		t.Fatal(err)
 	}
 	set := func(name string) map[string]bool {
 		m := regexp.MustCompile(`(?s)const ` + name + ` = new Set\(\[(.*?)\]\)`).FindSubmatch(src)
 		if m == nil {
-			t.Fatalf("no %s in strings.ts", name)
+			t.Fatalf("no %s in strings/index.ts", name)
 		}
 		out := map[string]bool{}
 		for _, q := range regexp.MustCompile(`'([a-z_.]+)'`).FindAllSubmatch(m[1], -1) {
@@ -293,11 +299,8 @@ func TestFrontendSortsCodesAsTheBackendDoes(t *testing.T) {
 		return out
 	}
 	provider, retry := set("providerCodes"), set("retryCodes")
-	table := regexp.MustCompile(`(?s)\n  errors: \{\n(.*?)\n  \}`).FindSubmatch(src)
-	if table == nil {
-		t.Fatal("no errors table in strings.ts")
-	}
-	codes := regexp.MustCompile(`(?m)^    '?([a-z_.]+)'?:`).FindAllSubmatch(table[1], -1)
+	table := errorsTable(t, "errors.en.ts")
+	codes := regexp.MustCompile(`(?m)^  '?([a-z_.]+)'?:`).FindAllSubmatch([]byte(table), -1)
 	if len(codes) < 50 {
 		t.Fatalf("found %d codes: the parse no longer finds them", len(codes))
 	}
@@ -310,4 +313,22 @@ func TestFrontendSortsCodesAsTheBackendDoes(t *testing.T) {
 			t.Errorf("%s: Retryable %v, in retryCodes %v", c, c.Retryable(), retry[string(c)])
 		}
 	}
+}
+
+// stringsDir holds the frontend's string tables.
+const stringsDir = "../../frontend/src/strings/"
+
+// errorsTable is the body of the one error-words table of f (errors.en.ts,
+// errors.pt.ts): "export const errors… = {" to the "}" that closes it.
+func errorsTable(t *testing.T, f string) string {
+	t.Helper()
+	src, err := os.ReadFile(stringsDir + f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)\nexport const errors[A-Za-z]+:[^\n]*= \{\n(.*?)\n\}`).FindSubmatch(src)
+	if m == nil {
+		t.Fatalf("no errors table in %s", f)
+	}
+	return string(m[1])
 }

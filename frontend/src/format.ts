@@ -1,4 +1,4 @@
-import { locale } from './strings'
+import { locale } from './strings/lang'
 
 // Small formatting helpers shared by the views.
 

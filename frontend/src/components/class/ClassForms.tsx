@@ -3,7 +3,7 @@ import type { Assignment, ClassLimits, ClassView } from '../../api/gen/wire'
 import { count } from '../../format'
 import { useClassroom, useProviders, useStores } from '../../stores'
 import { strings } from '../../strings'
-import { countTests } from '../../strings.tests'
+import { countTests } from '../../strings/tests'
 
 /** NumberField: a labelled whole (or decimal) number, 0 / empty = none. */
 function NumberField(props: { label: string; value: number; onChange(n: number): void; step?: number; testId: string; min?: number }) {

@@ -1,7 +1,7 @@
 import { errorWords } from '../../api'
 import { useClassroom, useStores } from '../../stores'
 import { strings } from '../../strings'
-import { LookSwitches } from '../LookSwitches'
+import { LookSwitches } from '../common/LookSwitches'
 
 /** Waiting: while the server says who the caller is (a moment on a LAN). */
 export function Waiting() {

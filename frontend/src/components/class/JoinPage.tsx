@@ -3,7 +3,7 @@ import { errorWords } from '../../api'
 import { groupCode, nameProblem, normalizeCode } from '../../classroom'
 import { useClassroom, useStores } from '../../stores'
 import { strings } from '../../strings'
-import { LookSwitches } from '../LookSwitches'
+import { LookSwitches } from '../common/LookSwitches'
 import { SeenNotice } from './SeenNotice'
 
 /** The code a link brought (?code=…, what the QR code holds). */

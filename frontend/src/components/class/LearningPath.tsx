@@ -4,7 +4,7 @@ import type { LearningPath as Path, PathIteration, PathRun, WallEntry } from '..
 import { count, duration, stamp } from '../../format'
 import { useStores } from '../../stores'
 import { strings } from '../../strings'
-import { Markdown } from '../Markdown'
+import { Markdown } from '../common/Markdown'
 
 /**
  * LearningPath (the instructor, from a student's card on the wall): every

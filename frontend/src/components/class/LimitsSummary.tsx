@@ -1,5 +1,5 @@
 import type { ClassLimits } from '../../api/gen/wire'
-import { num } from '../../strings.class'
+import { num } from '../../strings/class'
 import { strings } from '../../strings'
 
 /** limitItems words the counts and budgets of a class's limits (0 = none, left out), in the UI's language. */

@@ -2,9 +2,9 @@ import { useEffect, useMemo } from 'react'
 import type { WallEntry } from '../../api/gen/wire'
 import { useClassroom, useStores } from '../../stores'
 import { strings } from '../../strings'
-import { RunView } from '../RunView'
+import { RunView } from '../run/RunView'
 import { JoinInfo } from './JoinInfo'
-import { LookSwitches } from '../LookSwitches'
+import { LookSwitches } from '../common/LookSwitches'
 
 /** WatchedRun: a run of any student's, streamed from the server (from its first event) and shown. */
 export function WatchedRun({ runId, stage = false }: { runId: string; stage?: boolean }) {

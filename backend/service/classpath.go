@@ -288,7 +288,7 @@ func pathRun(r store.Run, its []store.Iteration, evs []event.Event) PathRun {
 			pi.DurationMS = next.Sub(pi.StartedAt).Milliseconds()
 		}
 		pi.Status, pi.ErrorKind, pi.Error = iterationOutcome(r, it, stored && it.Status != "", n == last)
-		if pi.Status == "success" && pr.WorkingAfterMS == 0 {
+		if pi.Status == string(event.IterationStatusSuccess) && pr.WorkingAfterMS == 0 {
 			done := cmp.Or(st.done[n], end)
 			if !done.IsZero() {
 				pr.WorkingAfterMS = max(done.Sub(r.StartedAt).Milliseconds(), 1)
@@ -304,14 +304,14 @@ func pathRun(r store.Run, its []store.Iteration, evs []event.Event) PathRun {
 // still going or where the run ended.
 func iterationOutcome(r store.Run, it store.Iteration, finished, last bool) (status, kind, msg string) {
 	switch {
-	case finished && it.Status == "success":
-		return "success", "", ""
+	case finished && it.Status == event.IterationStatusSuccess:
+		return string(event.IterationStatusSuccess), "", ""
 	case finished && it.ExecStatus != "" && it.ExecStatus != string(event.ExecStatusOK):
-		return "error", it.ExecStatus, firstLineOf(it.Summary)
+		return string(event.IterationStatusError), it.ExecStatus, firstLineOf(it.Summary)
 	case finished:
-		return "error", "format", firstLineOf(it.Summary)
+		return string(event.IterationStatusError), "format", firstLineOf(it.Summary)
 	case r.Status == event.RunStatusRunning:
-		return "running", "", ""
+		return string(event.IterationStatusRunning), "", ""
 	case last:
 		return string(r.Status), cmp.Or(r.ErrorCode, string(r.Status)), firstLineOf(r.Error)
 	}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,11 +93,13 @@ func streamChild(db string) error {
 			}
 		}
 	}
-	// Mid-stream: the run goes on until the process is killed. (A bare
-	// select{} could be taken for a deadlock once every goroutine waits.)
-	for {
-		time.Sleep(time.Hour)
-	}
+	// Mid-stream: the run goes on until the process is killed. Waiting
+	// for a signal, not a bare select{}, which the runtime could take for
+	// a deadlock once every goroutine waits; the parent's SIGKILL ends it.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM)
+	<-stop
+	return nil
 }
 
 // TestReconnectAcrossKillAndRecovery: a process streaming a run is killed

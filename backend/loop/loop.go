@@ -197,134 +197,171 @@ func settled(ctx context.Context, out Outcome) Outcome {
 	return out
 }
 
+// scriptThread is what one script-mode iteration hands the next.
+type scriptThread struct {
+	msgs       []provider.Message
+	code       string // the newest usable program
+	reflection string // for the next generation only
+	// session is the coding CLI's own conversation, resumed by each
+	// generation after the first so the CLI keeps its context; only the
+	// newest message is then sent.
+	session  string
+	sessions bool
+}
+
+// run is the script-mode loop: generate, execute, judge and, on failure,
+// reflect, until the program passes or the iteration limit is reached.
 func (r *runner) run(ctx context.Context, msgs []provider.Message) Outcome {
 	defer r.discardPrepared()
-	var (
-		code       string
-		reflection = r.reflection // for the next generation only
-		// session is the coding CLI's own conversation, resumed by each
-		// generation after the first so the CLI keeps its context; only
-		// the newest message is then sent.
-		session  string
-		sessions = r.model.Capabilities().Sessions
-	)
+	th := &scriptThread{msgs: msgs, reflection: r.reflection, sessions: r.model.Capabilities().Sessions}
 	for it := 1; ; it++ {
-		out := Outcome{Iterations: it, FinalCode: code, Messages: msgs}
-		if err := r.send(event.IterationStarted, event.IterationPayload{Iteration: it}); err != nil {
-			return fail(out, err)
-		}
-
-		// generate (and, meanwhile, set up the sandbox its code will run in)
-		r.prepareNext(ctx)
-		req := provider.Request{System: generateSystemPrompt.render(r.promptData()), Messages: msgs,
-			Workdir: r.set.Workdir, Mode: r.set.Mode}
-		if sessions {
-			req.SessionID = session
-		}
-		if reflection != "" {
-			req.Messages = withReflection(msgs, reflection)
-		}
-		if r.structured {
-			req.Schema = &provider.Schema{Name: "program", Description: "a complete program", JSON: answerSchema}
-		}
-		start := time.Now()
-		resp, err := r.call(ctx, it, event.PhaseGenerate, req)
-		if err != nil {
-			return fail(out, err)
-		}
-		msgs = append(msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content})
-		out.Messages = msgs
-		if sessions && resp.SessionID != "" {
-			session = resp.SessionID
-		}
-		newCode, formatErr := extractCode(resp.Content, r.lang, r.structured)
-		gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, Code: newCode, Language: r.lang.Fence, Model: resp.Model,
-			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, DurationMS: time.Since(start).Milliseconds()}
-		if fe, ok := errors.AsType[*FormatError](formatErr); ok {
-			gen.FormatError, gen.FormatCode, gen.FormatParams = fe.Error(), fe.Code, fe.Params
-		}
-		if err := r.send(event.Generated, gen); err != nil {
-			return fail(out, err)
-		}
-
-		if formatErr != nil {
-			// Unusable output: say exactly what was wrong and ask again. There
-			// is nothing to reflect on, so reflection is skipped.
-			summary := "unusable answer: " + problemOf(formatErr)
-			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusError, Summary: summary}); err != nil {
-				return fail(out, err)
-			}
-			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: formatErrorPrompt.render(r.formatData(formatErr))})
-			out.Messages = msgs
-			if it >= r.set.MaxIterations {
-				out.Status = event.RunStatusLimitReached
-				return out
-			}
-			reflection = ""
-			continue
-		}
-		code = newCode
-		out.FinalCode = code
-
-		// execute
-		if err := r.send(event.ExecStarted, event.IterationPayload{Iteration: it}); err != nil {
-			return fail(out, err)
-		}
-		res, err := r.execute(ctx, it, code)
-		if err != nil {
-			return fail(out, err)
-		}
-		if len(res.Images) > 0 && r.set.Images != nil {
-			if err := r.set.Images.SaveImages(ctx, it, res.Images); err != nil {
-				return fail(out, fmt.Errorf("recording the program's pictures: %w", err))
-			}
-		}
-		if err := r.send(event.ExecFinished, execPayload(it, res)); err != nil {
-			return fail(out, err)
-		}
-		if ctx.Err() != nil {
-			// Stopped: what the code printed until then stays with the iteration.
-			return fail(out, ctx.Err())
-		}
-
-		// judge, then decide
-		v := verdict{res: res}
-		if !r.set.Tests.Empty() {
-			tests, err := r.test(ctx, it, code)
-			if err != nil {
-				return fail(out, err)
-			}
-			v.tests = &tests
-			out.Tests = v.tests
-		}
-		if v.passed() {
-			if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusSuccess, Summary: v.summary()}); err != nil {
-				return fail(out, err)
-			}
-			out.Status = event.RunStatusSuccess
+		if out, done := r.iteration(ctx, it, th); done {
 			return out
-		}
-		if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusError, Summary: v.summary()}); err != nil {
-			return fail(out, err)
-		}
-		// The report joins the thread even at the limit, so a follow-up
-		// prompt on this session knows how the last attempt failed.
-		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: v.feedback()})
-		out.Messages = msgs
-		if it >= r.set.MaxIterations {
-			out.Status = event.RunStatusLimitReached
-			return out
-		}
-
-		// reflect
-		reflection = ""
-		if r.set.Reflect {
-			reflection, err = r.reflect(ctx, it, code, v)
-			if err != nil {
-				return fail(out, err)
-			}
 		}
 	}
+}
+
+// iteration runs iteration it; done says the run ends with out.
+func (r *runner) iteration(ctx context.Context, it int, th *scriptThread) (out Outcome, done bool) {
+	out = Outcome{Iterations: it, FinalCode: th.code, Messages: th.msgs}
+	if err := r.send(event.IterationStarted, event.IterationPayload{Iteration: it}); err != nil {
+		return fail(out, err), true
+	}
+	code, formatErr, err := r.generate(ctx, it, th)
+	out.Messages = th.msgs
+	if err != nil {
+		return fail(out, err), true
+	}
+	if formatErr != nil {
+		return r.unusable(it, th, out, formatErr)
+	}
+	th.code, out.FinalCode = code, code
+	v, err := r.executeAndJudge(ctx, it, code)
+	out.Tests = v.tests
+	if err != nil {
+		return fail(out, err), true
+	}
+	return r.decide(ctx, it, th, out, v)
+}
+
+// generate asks the model for the program (and, meanwhile, sets up the
+// sandbox it will run in). formatErr says the answer held no usable
+// program; err, that the call or its event failed.
+func (r *runner) generate(ctx context.Context, it int, th *scriptThread) (code string, formatErr, err error) {
+	r.prepareNext(ctx)
+	req := provider.Request{System: generateSystemPrompt.render(r.promptData()), Messages: th.msgs,
+		Workdir: r.set.Workdir, Mode: r.set.Mode}
+	if th.sessions {
+		req.SessionID = th.session
+	}
+	if th.reflection != "" {
+		req.Messages = withReflection(th.msgs, th.reflection)
+	}
+	if r.structured {
+		req.Schema = &provider.Schema{Name: "program", Description: "a complete program", JSON: answerSchema}
+	}
+	start := time.Now()
+	resp, err := r.call(ctx, it, event.PhaseGenerate, req)
+	if err != nil {
+		return "", nil, err
+	}
+	th.msgs = append(th.msgs, provider.Message{Role: provider.RoleAssistant, Content: resp.Content})
+	if th.sessions && resp.SessionID != "" {
+		th.session = resp.SessionID
+	}
+	code, formatErr = extractCode(resp.Content, r.lang, r.structured)
+	gen := event.GeneratedPayload{Iteration: it, Content: resp.Content, Code: code, Language: r.lang.Fence, Model: resp.Model,
+		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, DurationMS: time.Since(start).Milliseconds()}
+	if fe, ok := errors.AsType[*FormatError](formatErr); ok {
+		gen.FormatError, gen.FormatCode, gen.FormatParams = fe.Error(), fe.Code, fe.Params
+	}
+	if err := r.send(event.Generated, gen); err != nil {
+		return "", nil, err
+	}
+	return code, formatErr, nil
+}
+
+// unusable ends an iteration whose answer held no usable program: it says
+// exactly what was wrong and asks again. There is nothing to reflect on,
+// so reflection is skipped.
+func (r *runner) unusable(it int, th *scriptThread, out Outcome, formatErr error) (Outcome, bool) {
+	summary := "unusable answer: " + problemOf(formatErr)
+	if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: event.IterationStatusError, Summary: summary}); err != nil {
+		return fail(out, err), true
+	}
+	th.msgs = append(th.msgs, provider.Message{Role: provider.RoleUser, Content: formatErrorPrompt.render(r.formatData(formatErr))})
+	out.Messages = th.msgs
+	if it >= r.set.MaxIterations {
+		out.Status = event.RunStatusLimitReached
+		return out, true
+	}
+	th.reflection = ""
+	return out, false
+}
+
+// executeAndJudge runs the program and, when the run has tests, the tests.
+func (r *runner) executeAndJudge(ctx context.Context, it int, code string) (verdict, error) {
+	if err := r.send(event.ExecStarted, event.IterationPayload{Iteration: it}); err != nil {
+		return verdict{}, err
+	}
+	res, err := r.execute(ctx, it, code)
+	if err != nil {
+		return verdict{}, err
+	}
+	if len(res.Images) > 0 && r.set.Images != nil {
+		if err := r.set.Images.SaveImages(ctx, it, res.Images); err != nil {
+			return verdict{}, fmt.Errorf("recording the program's pictures: %w", err)
+		}
+	}
+	if err := r.send(event.ExecFinished, execPayload(it, res)); err != nil {
+		return verdict{}, err
+	}
+	if ctx.Err() != nil {
+		// Stopped: what the code printed until then stays with the iteration.
+		return verdict{}, ctx.Err()
+	}
+	v := verdict{res: res}
+	if !r.set.Tests.Empty() {
+		tests, err := r.test(ctx, it, code)
+		if err != nil {
+			return verdict{}, err
+		}
+		v.tests = &tests
+	}
+	return v, nil
+}
+
+// decide ends the iteration on v: success, the limit, or a reflection for
+// the next generation.
+func (r *runner) decide(ctx context.Context, it int, th *scriptThread, out Outcome, v verdict) (Outcome, bool) {
+	status := event.IterationStatusError
+	if v.passed() {
+		status = event.IterationStatusSuccess
+	}
+	if err := r.send(event.IterationDone, event.IterationDonePayload{Iteration: it, Status: status, Summary: v.summary()}); err != nil {
+		return fail(out, err), true
+	}
+	if v.passed() {
+		out.Status = event.RunStatusSuccess
+		return out, true
+	}
+	// The report joins the thread even at the limit, so a follow-up prompt
+	// on this session knows how the last attempt failed.
+	th.msgs = append(th.msgs, provider.Message{Role: provider.RoleUser, Content: v.feedback()})
+	out.Messages = th.msgs
+	if it >= r.set.MaxIterations {
+		out.Status = event.RunStatusLimitReached
+		return out, true
+	}
+	th.reflection = ""
+	if r.set.Reflect {
+		reflection, err := r.reflect(ctx, it, th.code, v)
+		if err != nil {
+			return fail(out, err), true
+		}
+		th.reflection = reflection
+	}
+	return out, false
 }
 
 // execute runs the code, streaming what it prints as exec_output events

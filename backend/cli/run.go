@@ -379,122 +379,130 @@ func (p *humanPrinter) line(format string, a ...any) {
 	fmt.Fprintf(p.err, format+"\n", a...)
 }
 
+// payload decodes e's payload; a payload that does not decode reads as
+// its zero value (the printer shows what it can rather than stop).
+func payload[T any](e event.Event) T {
+	var v T
+	_ = e.Decode(&v)
+	return v
+}
+
 func (p *humanPrinter) event(e event.Event) error {
 	switch e.Type {
 	case event.RunStarted:
-		var r event.RunStartedPayload
-		_ = e.Decode(&r)
-		model := ""
-		if r.Model != "" {
-			model = " (" + r.Model + ")"
-		}
-		reflect := "reflection on"
-		if !r.Reflect {
-			reflect = "reflection off"
-		}
-		sandbox := ""
-		if p.sandbox != "" {
-			sandbox = ", " + p.sandbox
-		}
-		p.session = r.SessionID
-		p.line("loopforge: %s%s, up to %d iteration%s, %s%s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, sandbox, r.SessionID)
-		if r.Mode == event.ModeWorkspace {
-			p.line("workspace %s; validation: %s", r.Workdir, orNone(strings.Join(r.Validate, "; ")))
-		}
-		if r.AllowNetwork {
-			p.line("network access allowed for this run")
-		}
-		if r.Stdin != "" {
-			p.line("the code gets %d bytes on its standard input", len(r.Stdin))
-		}
+		p.runStarted(payload[event.RunStartedPayload](e))
 	case event.IterationStarted:
-		var it event.IterationPayload
-		_ = e.Decode(&it)
+		it := payload[event.IterationPayload](e)
 		p.tokens, p.status = 0, fmt.Sprintf("iteration %d: generating", it.Iteration)
 		p.live("%s…", p.status)
 	case event.Token:
-		var t event.TokenPayload
-		_ = e.Decode(&t)
-		p.tokens += len(t.Text)
+		p.tokens += len(payload[event.TokenPayload](e).Text)
 		p.live("%s… %d chars", p.status, p.tokens)
 	case event.ExecStarted:
-		var it event.IterationPayload
-		_ = e.Decode(&it)
-		p.status = fmt.Sprintf("iteration %d: running the code", it.Iteration)
+		p.status = fmt.Sprintf("iteration %d: running the code", payload[event.IterationPayload](e).Iteration)
 		p.live("%s…", p.status)
 	case event.ExecFinished:
-		var x event.ExecPayload
-		_ = e.Decode(&x)
-		p.last = x
-		for _, w := range x.Warnings {
-			if !p.warned[w] {
-				if p.warned == nil {
-					p.warned = map[string]bool{}
-				}
-				p.warned[w] = true
-				p.line("sandbox warning: %s", w)
-			}
-		}
+		p.execFinished(payload[event.ExecPayload](e))
 	case event.IterationDone:
-		var d event.IterationDonePayload
-		_ = e.Decode(&d)
-		if d.Status == event.IterationStatusSuccess {
-			p.line("iteration %d: success", d.Iteration)
-			p.programOutput(d.Iteration)
-		} else {
-			p.line("iteration %d: error: %s", d.Iteration, oneLine(d.Summary))
-		}
+		p.iterationDone(payload[event.IterationDonePayload](e))
 	case event.Tested:
-		var t event.TestsPayload
-		_ = e.Decode(&t)
-		p.tests(t)
+		p.tests(payload[event.TestsPayload](e))
 	case event.Reflection:
-		var r event.ReflectionPayload
-		_ = e.Decode(&r)
-		p.status = fmt.Sprintf("iteration %d: reflecting", r.Iteration)
+		p.status = fmt.Sprintf("iteration %d: reflecting", payload[event.ReflectionPayload](e).Iteration)
 	case event.ToolCalled:
-		var c event.ToolCallPayload
-		_ = e.Decode(&c)
-		if !c.OK {
+		if c := payload[event.ToolCallPayload](e); !c.OK {
 			p.line("iteration %d: tool %s failed: %s", c.Iteration, c.Name, oneLine(c.Output))
 		}
 	case event.Validated:
-		var v event.ValidatePayload
-		_ = e.Decode(&v)
-		verdict := "passed"
-		if !v.Passed {
-			verdict = fmt.Sprintf("failed (exit %d)", v.ExitCode)
-		}
-		p.line("iteration %d: `%s` %s", v.Iteration, v.Command, verdict)
+		p.validated(payload[event.ValidatePayload](e))
 	case event.Audited:
-		var a event.AuditPayload
-		_ = e.Decode(&a)
-		if a.Approved {
-			p.line("iteration %d: auditor approved", a.Iteration)
-		} else {
-			p.line("iteration %d: auditor rejected: %s", a.Iteration, oneLine(strings.Join(a.Reasons, "; ")))
-		}
+		p.audited(payload[event.AuditPayload](e))
 	case event.Git:
-		var g event.GitPayload
-		_ = e.Decode(&g)
-		switch g.Action {
-		case "branch":
-			p.line("working on branch %s", g.Branch)
-		case "commit":
-			p.line("committed %.12s on %s", g.Commit, g.Branch)
-		case "uncommitted":
-			p.line("%s (branch %s)", g.Message, g.Branch)
-		}
+		p.git(payload[event.GitPayload](e))
 	case event.Log:
-		var l event.LogPayload
-		_ = e.Decode(&l)
-		p.line("note: %s", l.Message)
+		p.line("note: %s", payload[event.LogPayload](e).Message)
 	case event.RunFinished:
-		var f event.RunFinishedPayload
-		_ = e.Decode(&f)
-		p.finish(f)
+		p.finish(payload[event.RunFinishedPayload](e))
 	}
 	return nil
+}
+
+func (p *humanPrinter) runStarted(r event.RunStartedPayload) {
+	model := ""
+	if r.Model != "" {
+		model = " (" + r.Model + ")"
+	}
+	reflect := "reflection on"
+	if !r.Reflect {
+		reflect = "reflection off"
+	}
+	sandbox := ""
+	if p.sandbox != "" {
+		sandbox = ", " + p.sandbox
+	}
+	p.session = r.SessionID
+	p.line("loopforge: %s%s, up to %d iteration%s, %s%s, session %s", r.Provider, model, r.MaxIterations, plural(r.MaxIterations), reflect, sandbox, r.SessionID)
+	if r.Mode == event.ModeWorkspace {
+		p.line("workspace %s; validation: %s", r.Workdir, orNone(strings.Join(r.Validate, "; ")))
+	}
+	if r.AllowNetwork {
+		p.line("network access allowed for this run")
+	}
+	if r.Stdin != "" {
+		p.line("the code gets %d bytes on its standard input", len(r.Stdin))
+	}
+}
+
+// execFinished keeps the execution for the iteration's verdict and says
+// each sandbox warning once per run.
+func (p *humanPrinter) execFinished(x event.ExecPayload) {
+	p.last = x
+	for _, w := range x.Warnings {
+		if p.warned[w] {
+			continue
+		}
+		if p.warned == nil {
+			p.warned = map[string]bool{}
+		}
+		p.warned[w] = true
+		p.line("sandbox warning: %s", w)
+	}
+}
+
+func (p *humanPrinter) iterationDone(d event.IterationDonePayload) {
+	if d.Status == event.IterationStatusSuccess {
+		p.line("iteration %d: success", d.Iteration)
+		p.programOutput(d.Iteration)
+		return
+	}
+	p.line("iteration %d: error: %s", d.Iteration, oneLine(d.Summary))
+}
+
+func (p *humanPrinter) validated(v event.ValidatePayload) {
+	verdict := "passed"
+	if !v.Passed {
+		verdict = fmt.Sprintf("failed (exit %d)", v.ExitCode)
+	}
+	p.line("iteration %d: `%s` %s", v.Iteration, v.Command, verdict)
+}
+
+func (p *humanPrinter) audited(a event.AuditPayload) {
+	if a.Approved {
+		p.line("iteration %d: auditor approved", a.Iteration)
+		return
+	}
+	p.line("iteration %d: auditor rejected: %s", a.Iteration, oneLine(strings.Join(a.Reasons, "; ")))
+}
+
+func (p *humanPrinter) git(g event.GitPayload) {
+	switch g.Action {
+	case "branch":
+		p.line("working on branch %s", g.Branch)
+	case "commit":
+		p.line("committed %.12s on %s", g.Commit, g.Branch)
+	case "uncommitted":
+		p.line("%s (branch %s)", g.Message, g.Branch)
+	}
 }
 
 // programOutput shows what the working program printed (its last lines)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os/exec"
 	"regexp"
@@ -107,37 +108,15 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	if timeout <= 0 {
 		timeout = provider.DefaultCallTimeout
 	}
-	grace := s.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
 	if err := ctx.Err(); err != nil {
 		yield(provider.Delta{}, ctxError(s.Provider, err, timeout))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-
-	// The CLI runs under a reaper of its own in a new session and process
-	// group (procgroup.Start with Reap): the CLI and the commands it runs
-	// are detached from loopforge's terminal, a signal to the group reaches
-	// them, and whatever left the group (setsid) is still killed by the
-	// reaper once the CLI has exited or is stopped. Stopping: SIGTERM to
-	// the group, then, after grace, SIGKILL to everything.
 	stopCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	cmd := &exec.Cmd{Path: s.Binary, Args: append([]string{s.Binary}, s.Args...), Dir: s.Dir, Env: s.Env}
-	if s.Stdin != "" {
-		cmd.Stdin = strings.NewReader(s.Stdin)
-	}
-	stderr := procgroup.NewHeadTail(stderrHead, stderrTail)
-	cmd.Stderr = stderr
-	cmd.WaitDelay = waitDelay
-	stdout, err := cmd.StdoutPipe()
-	var proc *procgroup.Proc
-	if err == nil {
-		proc, err = procgroup.Start(stopCtx, cmd, procgroup.Options{Grace: grace, Reap: true})
-	}
+	c, err := startCLI(stopCtx, s)
 	if err != nil {
 		yield(provider.Delta{}, &provider.ExecutionError{Provider: s.Provider, Cmd: argv, ExitCode: -1, Err: err})
 		return
@@ -149,18 +128,78 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 	defer func() {
 		if v := recover(); v != nil {
 			stop()
-			proc.Wait()
+			c.proc.Wait()
 			panic(v)
 		}
 	}()
 
-	// A process that left the group (setsid) can hold stdout open after the
-	// leader exited and the group was killed: stop reading then, once what
-	// is buffered has had time to be read.
+	readDone := c.closeStdoutAfterExit()
+	res := &Result{}
+	res.resp.Model = s.Model
+	sc := scanEvents(c.stdout, s, p, res, yield)
+	close(readDone)
+	if sc.broke || res.fatal || sc.err != nil {
+		stop()
+	}
+	exit := c.proc.Wait().ShellCode()
+	if sc.broke {
+		return
+	}
+	res.resp.Provider = s.Provider
+	res.resp.Content = res.content.String()
+	res.resp.Command = argv
+	res.resp.Duration = time.Since(start)
+	o := ending{s: s, argv: argv, res: res, scan: sc, exit: exit, errOut: redact(stderrText(c.stderr), s.Secrets)}
+	if ctx.Err() != nil {
+		o.ctxErr = ctxError(s.Provider, ctx.Err(), timeout)
+	}
+	o.yield(yield)
+}
+
+// cli is a started CLI process.
+type cli struct {
+	proc   *procgroup.Proc
+	stdout io.ReadCloser
+	stderr *procgroup.HeadTail
+}
+
+// startCLI starts the CLI under a reaper of its own in a new session and
+// process group (procgroup.Start with Reap): the CLI and the commands it
+// runs are detached from loopforge's terminal, a signal to the group
+// reaches them, and whatever left the group (setsid) is still killed by the
+// reaper once the CLI has exited or is stopped. Stopping (ctx's end):
+// SIGTERM to the group, then, after the grace, SIGKILL to everything.
+func startCLI(ctx context.Context, s Spec) (*cli, error) {
+	grace := s.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	cmd := &exec.Cmd{Path: s.Binary, Args: append([]string{s.Binary}, s.Args...), Dir: s.Dir, Env: s.Env}
+	if s.Stdin != "" {
+		cmd.Stdin = strings.NewReader(s.Stdin)
+	}
+	c := &cli{stderr: procgroup.NewHeadTail(stderrHead, stderrTail)}
+	cmd.Stderr = c.stderr
+	cmd.WaitDelay = waitDelay
+	var err error
+	if c.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	if c.proc, err = procgroup.Start(ctx, cmd, procgroup.Options{Grace: grace, Reap: true}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// closeStdoutAfterExit stops the reading once the CLI has exited and what
+// is buffered has had time to be read: a process that left the group
+// (setsid) can hold stdout open after the leader exited and the group was
+// killed. Closing the returned channel says the reading is over.
+func (c *cli) closeStdoutAfterExit() chan struct{} {
 	readDone := make(chan struct{})
 	go func() {
 		select {
-		case <-proc.Done():
+		case <-c.proc.Done():
 		case <-readDone:
 			return
 		}
@@ -168,125 +207,148 @@ func run(ctx context.Context, s Spec, p Parser, yield func(provider.Delta, error
 		defer t.Stop()
 		select {
 		case <-t.C:
-			_ = stdout.Close()
+			_ = c.stdout.Close()
 		case <-readDone:
 		}
 	}()
+	return readDone
+}
 
-	res := &Result{}
-	res.resp.Model = s.Model
+// scanned is how the reading of the CLI's stdout ended.
+type scanned struct {
+	lines    int
+	parseErr *provider.ParseError // the first malformed event
+	broke    bool                 // the consumer stopped
+	err      error                // a line over MaxLine
+}
+
+// scanEvents reads the CLI's JSON lines into res through p, yielding the
+// answer's text as it comes, until EOF, a fatal event, an over-long line or
+// the consumer's stop.
+func scanEvents(stdout io.Reader, s Spec, p Parser, res *Result, yield func(provider.Delta, error) bool) scanned {
+	var out scanned
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
-	var (
-		n        int
-		parseErr *provider.ParseError
-		broke    bool
-	)
 	for sc.Scan() {
-		n++
+		out.lines++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
-		if line[0] != '{' {
-			// Text on stdout is not an event: noted, kept, skipped.
-			res.resp.RawEvents = append(res.resp.RawEvents, jsonString(line))
-			res.Warn(fmt.Sprintf("ignored output line %d, which is not a JSON event: %q", n, excerpt(line)))
-			continue
-		}
-		if !json.Valid(line) {
-			res.resp.RawEvents = append(res.resp.RawEvents, jsonString(line))
-			if parseErr == nil {
-				var v any
-				parseErr = &provider.ParseError{Provider: s.Provider, Line: n, Raw: excerpt(line), Err: json.Unmarshal(line, &v)}
-			}
-			continue
-		}
-		raw := json.RawMessage(bytes.Clone(line))
-		res.resp.RawEvents = append(res.resp.RawEvents, raw)
-		if err := p.Event(raw, res); err != nil && parseErr == nil {
-			parseErr = &provider.ParseError{Provider: s.Provider, Line: n, Raw: excerpt(line), Err: err}
+		if err := readEvent(line, out.lines, s, p, res); err != nil && out.parseErr == nil {
+			out.parseErr = err
 		}
 		for _, t := range res.takePending() {
 			if !yield(provider.Delta{Text: t}, nil) {
-				broke = true
+				out.broke = true
 				break
 			}
 		}
-		if broke || res.fatal {
+		if out.broke || res.fatal {
 			break
 		}
 	}
-	close(readDone)
-	scanErr := sc.Err()
-	if scanErr != nil && !errors.Is(scanErr, bufio.ErrTooLong) {
-		res.Warn("stopped reading the CLI's output: " + scanErr.Error())
-		scanErr = nil
+	out.err = sc.Err()
+	if out.err != nil && !errors.Is(out.err, bufio.ErrTooLong) {
+		res.Warn("stopped reading the CLI's output: " + out.err.Error())
+		out.err = nil
 	}
-	if broke || res.fatal || scanErr != nil {
-		stop()
-	}
-	exit := proc.Wait().ShellCode()
-	if broke {
-		return
-	}
-	errOut := redact(stderrText(stderr), s.Secrets)
+	return out
+}
 
-	res.resp.Provider = s.Provider
-	res.resp.Content = res.content.String()
-	res.resp.Command = argv
-	res.resp.Duration = time.Since(start)
-	end := func(status provider.Status, err error) {
-		resp := res.resp
-		resp.Status = status
-		yield(provider.Delta{}, &provider.PartialError{Partial: &resp, Err: err})
+// readEvent keeps one non-empty line of the CLI's stdout and hands a JSON
+// event to p; text that is not an event is noted and skipped.
+func readEvent(line []byte, n int, s Spec, p Parser, res *Result) *provider.ParseError {
+	if line[0] != '{' {
+		res.resp.RawEvents = append(res.resp.RawEvents, jsonString(line))
+		res.Warn(fmt.Sprintf("ignored output line %d, which is not a JSON event: %q", n, excerpt(line)))
+		return nil
 	}
-	switch {
-	case res.fatal:
-		end(provider.StatusError, failureError(s, argv, res.failure, exit, errOut))
-	case scanErr != nil:
-		end(provider.StatusPartial, &provider.ParseError{Provider: s.Provider, Line: n + 1,
-			Raw: "(a line longer than the limit; the CLI was stopped)", Err: scanErr})
-	case !res.final && ctx.Err() != nil:
-		end(provider.StatusPartial, ctxError(s.Provider, ctx.Err(), timeout))
-	case parseErr != nil:
-		status := provider.StatusError
-		if !res.final {
-			status = provider.StatusPartial
-		}
-		end(status, parseErr)
-	case res.final && res.failure == nil:
-		if exit != 0 {
-			res.Warn(fmt.Sprintf("the CLI exited with code %d after reporting success", exit))
+	if !json.Valid(line) {
+		res.resp.RawEvents = append(res.resp.RawEvents, jsonString(line))
+		var v any
+		return &provider.ParseError{Provider: s.Provider, Line: n, Raw: excerpt(line), Err: json.Unmarshal(line, &v)}
+	}
+	raw := json.RawMessage(bytes.Clone(line))
+	res.resp.RawEvents = append(res.resp.RawEvents, raw)
+	if err := p.Event(raw, res); err != nil {
+		return &provider.ParseError{Provider: s.Provider, Line: n, Raw: excerpt(line), Err: err}
+	}
+	return nil
+}
+
+// ending is everything known once the CLI is gone: it says how the call
+// ended (see Run).
+type ending struct {
+	s      Spec
+	argv   []string
+	res    *Result
+	scan   scanned
+	exit   int
+	errOut string // stderr, redacted
+	ctxErr error  // the timeout or the cancellation, when ctx ended
+}
+
+func (o ending) yield(yield func(provider.Delta, error) bool) {
+	res := o.res
+	if res.final && res.failure == nil && !res.fatal && o.scan.err == nil && o.scan.parseErr == nil {
+		if o.exit != 0 {
+			res.Warn(fmt.Sprintf("the CLI exited with code %d after reporting success", o.exit))
 		}
 		resp := res.resp
 		resp.Status = provider.StatusSuccess
 		yield(provider.Delta{Done: &resp}, nil)
-	case res.final:
-		end(provider.StatusError, failureError(s, argv, res.failure, exit, errOut))
-	default:
-		status := provider.StatusError
-		if res.hasOutput() {
-			status = provider.StatusPartial
-		}
-		if s.Classify != nil {
-			if err := s.Classify(errOut); err != nil {
-				end(status, err)
-				return
-			}
-		}
-		if s.Explain != nil {
-			if code, msg := s.Explain(exit, errOut); code >= 400 || msg != "" {
-				end(status, failureError(s, argv, &failure{status: code, msg: msg}, exit, errOut))
-				return
-			}
-		}
-		e := &provider.ExecutionError{Provider: s.Provider, Cmd: argv, ExitCode: exit, Stderr: errOut}
-		if exit == 0 || res.hasOutput() {
-			e.Err = provider.ErrIncomplete
-		}
-		end(status, e)
+		return
 	}
+	status, err := o.failed()
+	resp := res.resp
+	resp.Status = status
+	yield(provider.Delta{}, &provider.PartialError{Partial: &resp, Err: err})
+}
+
+// failed is the status and error of a call that did not succeed.
+func (o ending) failed() (provider.Status, error) {
+	res := o.res
+	switch {
+	case res.fatal:
+		return provider.StatusError, failureError(o.s, o.argv, res.failure, o.exit, o.errOut)
+	case o.scan.err != nil:
+		return provider.StatusPartial, &provider.ParseError{Provider: o.s.Provider, Line: o.scan.lines + 1,
+			Raw: "(a line longer than the limit; the CLI was stopped)", Err: o.scan.err}
+	case !res.final && o.ctxErr != nil:
+		return provider.StatusPartial, o.ctxErr
+	case o.scan.parseErr != nil:
+		if !res.final {
+			return provider.StatusPartial, o.scan.parseErr
+		}
+		return provider.StatusError, o.scan.parseErr
+	case res.final:
+		return provider.StatusError, failureError(o.s, o.argv, res.failure, o.exit, o.errOut)
+	}
+	return o.noFinalEvent()
+}
+
+// noFinalEvent is the error of a CLI that ended without its final event.
+func (o ending) noFinalEvent() (provider.Status, error) {
+	status := provider.StatusError
+	if o.res.hasOutput() {
+		status = provider.StatusPartial
+	}
+	if o.s.Classify != nil {
+		if err := o.s.Classify(o.errOut); err != nil {
+			return status, err
+		}
+	}
+	if o.s.Explain != nil {
+		if code, msg := o.s.Explain(o.exit, o.errOut); code >= 400 || msg != "" {
+			return status, failureError(o.s, o.argv, &failure{status: code, msg: msg}, o.exit, o.errOut)
+		}
+	}
+	e := &provider.ExecutionError{Provider: o.s.Provider, Cmd: o.argv, ExitCode: o.exit, Stderr: o.errOut}
+	if o.exit == 0 || o.res.hasOutput() {
+		e.Err = provider.ErrIncomplete
+	}
+	return status, e
 }
 
 // failureError turns a failure the CLI reported into the error callers

@@ -204,109 +204,128 @@ func (p *parser) Event(line []byte, r *cliproc.Result) error {
 	top := e.ParentToolUseID == nil || *e.ParentToolUseID == "" // not inside a sub-agent
 	switch e.Type {
 	case "system":
-		switch e.Subtype {
-		case "init":
-			r.SetSession(e.SessionID)
-			r.SetModel(baseModel(e.Model))
-		case "api_retry":
-			status := 0
-			if e.ErrorStatus != nil {
-				status = *e.ErrorStatus
-			}
-			why := cliproc.Text(e.Error)
-			if status == 401 || status == 403 {
-				// Retrying will not make the key valid; claude would retry for minutes.
-				r.Abort(status, fmt.Sprintf("the API answered %d (%s)", status, why))
-				return nil
-			}
-			r.Warn(fmt.Sprintf("API request failed (status %d, %s); claude retries (attempt %d of %d)", status, why, e.Attempt, e.MaxRetries))
-		}
+		p.system(e, r)
 	case "stream_event":
-		if e.Event == nil || !top {
-			return nil
-		}
-		switch ev := e.Event; ev.Type {
-		case "message_start":
-			if ev.Message != nil {
-				p.cur = ev.Message.ID
-			}
-		case "content_block_start":
-			if ev.ContentBlock != nil && ev.ContentBlock.Type == "text" {
-				p.streamed[p.cur] = true
-				r.Break()
-				r.Text(ev.ContentBlock.Text)
-			}
-		case "content_block_delta":
-			if ev.Delta != nil && ev.Delta.Type == "text_delta" {
-				p.streamed[p.cur] = true
-				r.Text(ev.Delta.Text)
-			}
+		if e.Event != nil && top {
+			p.streamEvent(e.Event, r)
 		}
 	case "assistant":
-		if e.Message == nil {
-			return nil
-		}
-		if s := cliproc.Text(e.Error); s != "" {
-			p.apiError = s
-		}
-		if e.Message.Model != "" && e.Message.Model != "<synthetic>" && top {
-			r.SetModel(e.Message.Model)
-		}
-		for _, b := range blocks(e.Message.Content) {
-			switch b.Type {
-			case "text":
-				if top && !p.streamed[e.Message.ID] {
-					r.Break()
-					r.Text(b.Text)
-				}
-			case "tool_use":
-				r.ToolUse(b.ID, b.Name, b.Input)
-			}
+		if e.Message != nil {
+			p.assistant(e, top, r)
 		}
 	case "user":
-		if e.Message == nil {
-			return nil
-		}
-		for _, b := range blocks(e.Message.Content) {
-			if b.Type != "tool_result" {
-				continue
-			}
-			out := resultText(b.Content)
-			if b.IsError {
-				r.ToolResult(b.ToolUseID, provider.ToolError, "", out)
-			} else {
-				r.ToolResult(b.ToolUseID, provider.ToolSuccess, out, "")
-			}
+		if e.Message != nil {
+			toolResults(e.Message, r)
 		}
 	case "result":
-		r.SetSession(e.SessionID)
-		if u := e.Usage; u != nil {
-			r.SetUsage(provider.Usage{
-				InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
-				OutputTokens: u.OutputTokens,
-				CostUSD:      e.TotalCostUSD,
-			})
-		}
-		for _, d := range e.PermissionDenials {
-			p.deny(r, d)
-		}
-		if !e.IsError {
-			r.Succeed(e.StopReason)
-			return nil
-		}
-		status := 0
-		if e.APIErrorStatus != nil {
-			status = *e.APIErrorStatus
-		} else if p.apiError == "authentication_failed" {
-			status = 401
-		}
-		msg := strings.TrimSpace(e.Result)
-		if msg == "" {
-			msg = strings.TrimSpace(e.Subtype + " " + errorsText(e.Errors))
-		}
-		r.Fail(status, msg)
+		p.result(e, r)
 	}
 	return nil
+}
+
+func (p *parser) system(e event, r *cliproc.Result) {
+	switch e.Subtype {
+	case "init":
+		r.SetSession(e.SessionID)
+		r.SetModel(baseModel(e.Model))
+	case "api_retry":
+		status := 0
+		if e.ErrorStatus != nil {
+			status = *e.ErrorStatus
+		}
+		why := cliproc.Text(e.Error)
+		if status == 401 || status == 403 {
+			// Retrying will not make the key valid; claude would retry for minutes.
+			r.Abort(status, fmt.Sprintf("the API answered %d (%s)", status, why))
+			return
+		}
+		r.Warn(fmt.Sprintf("API request failed (status %d, %s); claude retries (attempt %d of %d)", status, why, e.Attempt, e.MaxRetries))
+	}
+}
+
+// streamEvent takes the text of a top-level message as it streams; the
+// assistant event that repeats it later is then skipped.
+func (p *parser) streamEvent(ev *streamEvent, r *cliproc.Result) {
+	switch ev.Type {
+	case "message_start":
+		if ev.Message != nil {
+			p.cur = ev.Message.ID
+		}
+	case "content_block_start":
+		if ev.ContentBlock != nil && ev.ContentBlock.Type == "text" {
+			p.streamed[p.cur] = true
+			r.Break()
+			r.Text(ev.ContentBlock.Text)
+		}
+	case "content_block_delta":
+		if ev.Delta != nil && ev.Delta.Type == "text_delta" {
+			p.streamed[p.cur] = true
+			r.Text(ev.Delta.Text)
+		}
+	}
+}
+
+func (p *parser) assistant(e event, top bool, r *cliproc.Result) {
+	if s := cliproc.Text(e.Error); s != "" {
+		p.apiError = s
+	}
+	if e.Message.Model != "" && e.Message.Model != "<synthetic>" && top {
+		r.SetModel(e.Message.Model)
+	}
+	for _, b := range blocks(e.Message.Content) {
+		switch b.Type {
+		case "text":
+			if top && !p.streamed[e.Message.ID] {
+				r.Break()
+				r.Text(b.Text)
+			}
+		case "tool_use":
+			r.ToolUse(b.ID, b.Name, b.Input)
+		}
+	}
+}
+
+func toolResults(m *message, r *cliproc.Result) {
+	for _, b := range blocks(m.Content) {
+		if b.Type != "tool_result" {
+			continue
+		}
+		out := resultText(b.Content)
+		if b.IsError {
+			r.ToolResult(b.ToolUseID, provider.ToolError, "", out)
+		} else {
+			r.ToolResult(b.ToolUseID, provider.ToolSuccess, out, "")
+		}
+	}
+}
+
+func (p *parser) result(e event, r *cliproc.Result) {
+	r.SetSession(e.SessionID)
+	if u := e.Usage; u != nil {
+		r.SetUsage(provider.Usage{
+			InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+			OutputTokens: u.OutputTokens,
+			CostUSD:      e.TotalCostUSD,
+		})
+	}
+	for _, d := range e.PermissionDenials {
+		p.deny(r, d)
+	}
+	if !e.IsError {
+		r.Succeed(e.StopReason)
+		return
+	}
+	status := 0
+	if e.APIErrorStatus != nil {
+		status = *e.APIErrorStatus
+	} else if p.apiError == "authentication_failed" {
+		status = 401
+	}
+	msg := strings.TrimSpace(e.Result)
+	if msg == "" {
+		msg = strings.TrimSpace(e.Subtype + " " + errorsText(e.Errors))
+	}
+	r.Fail(status, msg)
 }
 
 // deny marks a tool claude's permission mode refused and says what to do.

@@ -8,6 +8,9 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/store"
 )
 
 // MaxBundleSize bounds what ReadBundle accepts (a session with long streams
@@ -154,82 +157,67 @@ func (b *Bundle) check() error {
 		}
 		runs[r.ID] = true
 	}
-	known := func(what, id string) error {
-		if !runs[id] {
-			return fmt.Errorf("%s for run %q, which is not in the export", what, id)
-		}
-		return nil
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.Iterations)) {
-		if err := known("iterations", id); err != nil {
+	for _, err := range []error{
+		checkRows(runs, "iterations", b.Iterations, func(it store.Iteration) (string, string, error) {
+			return it.RunID, fmt.Sprintf("iteration %d", it.N), nil
+		}),
+		checkRows(runs, "messages", b.Messages, func(m store.Message) (string, string, error) {
+			return m.RunID, fmt.Sprintf("message %d", m.Seq), nil
+		}),
+		checkRows(runs, "events", b.Events, checkEvent),
+		checkRows(runs, "pictures", b.Images, checkPicture),
+	} {
+		if err != nil {
 			return err
-		}
-		seen := map[int]bool{}
-		for _, it := range b.Iterations[id] {
-			if it.RunID != id {
-				return fmt.Errorf("iteration %d is listed under run %q but names run %q", it.N, id, it.RunID)
-			}
-			if seen[it.N] {
-				return fmt.Errorf("run %q: iteration %d appears twice", id, it.N)
-			}
-			seen[it.N] = true
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.Messages)) {
-		if err := known("messages", id); err != nil {
-			return err
-		}
-		seen := map[int]bool{}
-		for _, m := range b.Messages[id] {
-			if m.RunID != id {
-				return fmt.Errorf("message %d is listed under run %q but names run %q", m.Seq, id, m.RunID)
-			}
-			if seen[m.Seq] {
-				return fmt.Errorf("run %q: message %d appears twice", id, m.Seq)
-			}
-			seen[m.Seq] = true
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.Events)) {
-		if err := known("events", id); err != nil {
-			return err
-		}
-		seen := map[int64]bool{}
-		for _, e := range b.Events[id] {
-			if e.RunID != id {
-				return fmt.Errorf("event %d is listed under run %q but names run %q", e.Seq, id, e.RunID)
-			}
-			if seen[e.Seq] {
-				return fmt.Errorf("run %q: event %d appears twice", id, e.Seq)
-			}
-			if e.Type == "" {
-				return fmt.Errorf("run %q: event %d has no type", id, e.Seq)
-			}
-			if !json.Valid(e.Payload) {
-				return fmt.Errorf("run %q: event %d has no valid payload", id, e.Seq)
-			}
-			seen[e.Seq] = true
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(b.Images)) {
-		if err := known("pictures", id); err != nil {
-			return err
-		}
-		seen := map[string]bool{}
-		for _, im := range b.Images[id] {
-			key := fmt.Sprintf("%d/%s", im.Iteration, im.Name)
-			switch {
-			case im.RunID != id:
-				return fmt.Errorf("picture %q is listed under run %q but names run %q", im.Name, id, im.RunID)
-			case im.Name == "" || im.Iteration < 1:
-				return fmt.Errorf("run %q: a picture without a name or iteration", id)
-			case seen[key]:
-				return fmt.Errorf("run %q: picture %q of iteration %d appears twice", id, im.Name, im.Iteration)
-			case !pictureTypes[im.MIME]:
-				return fmt.Errorf("run %q: picture %q is of type %q, not one loopforge keeps", id, im.Name, im.MIME)
-			}
-			seen[key] = true
 		}
 	}
 	return nil
+}
+
+// checkRows checks the rows an export lists under each run: the run is in
+// the export, every row names it, and no row appears twice. row gives a
+// row's run, its label (unique within the run) and any fault of its own.
+// The first fault in the order of the runs' ids is the error.
+func checkRows[R any](runs map[string]bool, what string, byRun map[string][]R, row func(R) (runID, label string, err error)) error {
+	for _, id := range slices.Sorted(maps.Keys(byRun)) {
+		if !runs[id] {
+			return fmt.Errorf("%s for run %q, which is not in the export", what, id)
+		}
+		seen := map[string]bool{}
+		for _, r := range byRun[id] {
+			runID, label, err := row(r)
+			switch {
+			case runID != id:
+				return fmt.Errorf("%s is listed under run %q but names run %q", label, id, runID)
+			case seen[label]:
+				return fmt.Errorf("run %q: %s appears twice", id, label)
+			case err != nil:
+				return fmt.Errorf("run %q: %w", id, err)
+			}
+			seen[label] = true
+		}
+	}
+	return nil
+}
+
+func checkEvent(e event.Event) (string, string, error) {
+	label := fmt.Sprintf("event %d", e.Seq)
+	switch {
+	case e.Type == "":
+		return e.RunID, label, fmt.Errorf("%s has no type", label)
+	case !json.Valid(e.Payload):
+		return e.RunID, label, fmt.Errorf("%s has no valid payload", label)
+	}
+	return e.RunID, label, nil
+}
+
+func checkPicture(im store.Image) (string, string, error) {
+	label := fmt.Sprintf("picture %q of iteration %d", im.Name, im.Iteration)
+	switch {
+	case im.Name == "" || im.Iteration < 1:
+		return im.RunID, label, errors.New("a picture without a name or iteration")
+	case !pictureTypes[im.MIME]:
+		return im.RunID, label, fmt.Errorf("picture %q is of type %q, not one loopforge keeps", im.Name, im.MIME)
+	}
+	return im.RunID, label, nil
 }

@@ -156,181 +156,180 @@ func clip(s string) string {
 	return s[:MaxToolOutput] + fmt.Sprintf("\n… [%d more bytes cut]", len(s)-MaxToolOutput)
 }
 
+// builtins are the file tools on the workspace and, with a runner,
+// run_command.
 func (r *Registry) builtins() []Tool {
-	ws := r.ws
-	tools := []Tool{
-		{
-			Name:        "read_file",
-			Description: "Read a text file of the workspace. Paths are relative to the workspace root. Optionally a 1-based inclusive line range.",
-			Parameters: object([]string{"path"}, map[string]any{
-				"path":       str("file path relative to the workspace root"),
-				"start_line": map[string]any{"type": "integer", "description": "first line (1-based), optional"},
-				"end_line":   map[string]any{"type": "integer", "description": "last line (inclusive), optional"},
-			}),
-			Call: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, err := decode[struct {
-					Path      string `json:"path"`
-					StartLine int    `json:"start_line"`
-					EndLine   int    `json:"end_line"`
-				}](raw)
-				if err != nil {
-					return "", err
-				}
-				b, err := ws.ReadFile(a.Path)
-				if err != nil {
-					return "", err
-				}
-				s := string(b)
-				if a.StartLine > 0 || a.EndLine > 0 {
-					lines := strings.SplitAfter(s, "\n")
-					from, to := max(a.StartLine, 1), a.EndLine
-					if to <= 0 || to > len(lines) {
-						to = len(lines)
-					}
-					if from > to {
-						return "", fmt.Errorf("line range %d-%d is outside the file (%d lines)", a.StartLine, a.EndLine, len(lines))
-					}
-					s = strings.Join(lines[from-1:to], "")
-				}
-				return clip(s), nil
-			},
-		},
-		{
-			Name:        "write_file",
-			Description: "Create or overwrite a file of the workspace with the complete content given. Parent folders are created.",
-			Parameters: object([]string{"path", "content"}, map[string]any{
-				"path":    str("file path relative to the workspace root"),
-				"content": str("the complete new content of the file"),
-			}),
-			Call: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, err := decode[struct {
-					Path    string `json:"path"`
-					Content string `json:"content"`
-				}](raw)
-				if err != nil {
-					return "", err
-				}
-				if err := ws.WriteFile(a.Path, []byte(a.Content)); err != nil {
-					return "", err
-				}
-				return fmt.Sprintf("wrote %s (%d bytes)", a.Path, len(a.Content)), nil
-			},
-		},
-		{
-			Name:        "list_files",
-			Description: "List files and folders under a folder of the workspace (default: the root). VCS and dependency folders are skipped.",
-			Parameters: object(nil, map[string]any{
-				"path":      str("folder relative to the workspace root (default \".\")"),
-				"recursive": map[string]any{"type": "boolean", "description": "descend into sub-folders (default true)"},
-			}),
-			Call: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, err := decode[struct {
-					Path      string `json:"path"`
-					Recursive *bool  `json:"recursive"`
-				}](raw)
-				if err != nil {
-					return "", err
-				}
-				entries, truncated, err := ws.List(a.Path, a.Recursive == nil || *a.Recursive)
-				if err != nil {
-					return "", err
-				}
-				var b strings.Builder
-				for _, e := range entries {
-					if e.Dir {
-						fmt.Fprintf(&b, "%s/\n", e.Path)
-					} else {
-						fmt.Fprintf(&b, "%s (%d bytes)\n", e.Path, e.Size)
-					}
-				}
-				if truncated {
-					fmt.Fprintf(&b, "… listing cut at %d entries\n", MaxListEntries)
-				}
-				if b.Len() == 0 {
-					return "(empty)", nil
-				}
-				return clip(b.String()), nil
-			},
-		},
-		{
-			Name:        "search_files",
-			Description: "Search the workspace's text files for lines matching a regular expression (RE2 syntax). Answers path:line: text.",
-			Parameters: object([]string{"pattern"}, map[string]any{
-				"pattern": str("regular expression"),
-				"path":    str("folder to search (default \".\")"),
-				"glob":    str("only files whose name matches this glob, e.g. *.py"),
-			}),
-			Call: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, err := decode[struct {
-					Pattern string `json:"pattern"`
-					Path    string `json:"path"`
-					Glob    string `json:"glob"`
-				}](raw)
-				if err != nil {
-					return "", err
-				}
-				ms, truncated, err := ws.Search(a.Pattern, a.Path, a.Glob)
-				if err != nil {
-					return "", err
-				}
-				var b strings.Builder
-				for _, m := range ms {
-					fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
-				}
-				if truncated {
-					fmt.Fprintf(&b, "… cut at %d matches\n", MaxMatches)
-				}
-				if b.Len() == 0 {
-					return "no matches", nil
-				}
-				return clip(b.String()), nil
-			},
-		},
-		{
-			Name:        "apply_patch",
-			Description: "Apply a unified diff (---/+++ headers, @@ hunks with context) to files of the workspace. All files apply or none.",
-			Parameters: object([]string{"patch"}, map[string]any{
-				"patch": str("the unified diff"),
-			}),
-			Call: func(_ context.Context, raw json.RawMessage) (string, error) {
-				a, err := decode[struct {
-					Patch string `json:"patch"`
-				}](raw)
-				if err != nil {
-					return "", err
-				}
-				changed, err := ws.ApplyPatch(a.Patch)
-				if err != nil {
-					return "", err
-				}
-				return "patched " + strings.Join(changed, ", "), nil
-			},
-		},
-	}
+	tools := []Tool{readFileTool(r.ws), writeFileTool(r.ws), listFilesTool(r.ws), searchFilesTool(r.ws), applyPatchTool(r.ws)}
 	if r.run != nil {
-		tools = append(tools, Tool{
-			Name:        "run_command",
-			Description: "Run a shell command in the workspace root (e.g. the tests) and get its exit code and output.",
-			Parameters:  object([]string{"command"}, map[string]any{"command": str("the shell command")}),
-			Call: func(ctx context.Context, raw json.RawMessage) (string, error) {
-				a, err := decode[struct {
-					Command string `json:"command"`
-				}](raw)
-				if err != nil {
-					return "", err
-				}
-				if strings.TrimSpace(a.Command) == "" {
-					return "", errors.New("the command is empty")
-				}
-				res, err := r.run.RunCommand(ctx, ws.Root(), a.Command, nil)
-				if err != nil {
-					return "", err
-				}
-				return clip(formatResult(res)), nil
-			},
-		})
+		tools = append(tools, runCommandTool(r.ws, r.run))
 	}
 	return tools
+}
+
+// newTool is a Tool whose arguments decode into A before call sees them.
+func newTool[A any](name, description string, params map[string]any, call func(context.Context, A) (string, error)) Tool {
+	return Tool{Name: name, Description: description, Parameters: params,
+		Call: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			a, err := decode[A](raw)
+			if err != nil {
+				return "", err
+			}
+			return call(ctx, a)
+		}}
+}
+
+func readFileTool(ws *Workspace) Tool {
+	type args struct {
+		Path      string `json:"path"`
+		StartLine int    `json:"start_line"`
+		EndLine   int    `json:"end_line"`
+	}
+	return newTool("read_file",
+		"Read a text file of the workspace. Paths are relative to the workspace root. Optionally a 1-based inclusive line range.",
+		object([]string{"path"}, map[string]any{
+			"path":       str("file path relative to the workspace root"),
+			"start_line": map[string]any{"type": "integer", "description": "first line (1-based), optional"},
+			"end_line":   map[string]any{"type": "integer", "description": "last line (inclusive), optional"},
+		}),
+		func(_ context.Context, a args) (string, error) {
+			b, err := ws.ReadFile(a.Path)
+			if err != nil {
+				return "", err
+			}
+			s := string(b)
+			if a.StartLine > 0 || a.EndLine > 0 {
+				lines := strings.SplitAfter(s, "\n")
+				from, to := max(a.StartLine, 1), a.EndLine
+				if to <= 0 || to > len(lines) {
+					to = len(lines)
+				}
+				if from > to {
+					return "", fmt.Errorf("line range %d-%d is outside the file (%d lines)", a.StartLine, a.EndLine, len(lines))
+				}
+				s = strings.Join(lines[from-1:to], "")
+			}
+			return clip(s), nil
+		})
+}
+
+func writeFileTool(ws *Workspace) Tool {
+	type args struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	return newTool("write_file",
+		"Create or overwrite a file of the workspace with the complete content given. Parent folders are created.",
+		object([]string{"path", "content"}, map[string]any{
+			"path":    str("file path relative to the workspace root"),
+			"content": str("the complete new content of the file"),
+		}),
+		func(_ context.Context, a args) (string, error) {
+			if err := ws.WriteFile(a.Path, []byte(a.Content)); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("wrote %s (%d bytes)", a.Path, len(a.Content)), nil
+		})
+}
+
+func listFilesTool(ws *Workspace) Tool {
+	type args struct {
+		Path      string `json:"path"`
+		Recursive *bool  `json:"recursive"`
+	}
+	return newTool("list_files",
+		"List files and folders under a folder of the workspace (default: the root). VCS and dependency folders are skipped.",
+		object(nil, map[string]any{
+			"path":      str("folder relative to the workspace root (default \".\")"),
+			"recursive": map[string]any{"type": "boolean", "description": "descend into sub-folders (default true)"},
+		}),
+		func(_ context.Context, a args) (string, error) {
+			entries, truncated, err := ws.List(a.Path, a.Recursive == nil || *a.Recursive)
+			if err != nil {
+				return "", err
+			}
+			var b strings.Builder
+			for _, e := range entries {
+				if e.Dir {
+					fmt.Fprintf(&b, "%s/\n", e.Path)
+				} else {
+					fmt.Fprintf(&b, "%s (%d bytes)\n", e.Path, e.Size)
+				}
+			}
+			if truncated {
+				fmt.Fprintf(&b, "… listing cut at %d entries\n", MaxListEntries)
+			}
+			if b.Len() == 0 {
+				return "(empty)", nil
+			}
+			return clip(b.String()), nil
+		})
+}
+
+func searchFilesTool(ws *Workspace) Tool {
+	type args struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+		Glob    string `json:"glob"`
+	}
+	return newTool("search_files",
+		"Search the workspace's text files for lines matching a regular expression (RE2 syntax). Answers path:line: text.",
+		object([]string{"pattern"}, map[string]any{
+			"pattern": str("regular expression"),
+			"path":    str("folder to search (default \".\")"),
+			"glob":    str("only files whose name matches this glob, e.g. *.py"),
+		}),
+		func(_ context.Context, a args) (string, error) {
+			ms, truncated, err := ws.Search(a.Pattern, a.Path, a.Glob)
+			if err != nil {
+				return "", err
+			}
+			var b strings.Builder
+			for _, m := range ms {
+				fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+			}
+			if truncated {
+				fmt.Fprintf(&b, "… cut at %d matches\n", MaxMatches)
+			}
+			if b.Len() == 0 {
+				return "no matches", nil
+			}
+			return clip(b.String()), nil
+		})
+}
+
+func applyPatchTool(ws *Workspace) Tool {
+	type args struct {
+		Patch string `json:"patch"`
+	}
+	return newTool("apply_patch",
+		"Apply a unified diff (---/+++ headers, @@ hunks with context) to files of the workspace. All files apply or none.",
+		object([]string{"patch"}, map[string]any{"patch": str("the unified diff")}),
+		func(_ context.Context, a args) (string, error) {
+			changed, err := ws.ApplyPatch(a.Patch)
+			if err != nil {
+				return "", err
+			}
+			return "patched " + strings.Join(changed, ", "), nil
+		})
+}
+
+func runCommandTool(ws *Workspace, run CommandRunner) Tool {
+	type args struct {
+		Command string `json:"command"`
+	}
+	return newTool("run_command",
+		"Run a shell command in the workspace root (e.g. the tests) and get its exit code and output.",
+		object([]string{"command"}, map[string]any{"command": str("the shell command")}),
+		func(ctx context.Context, a args) (string, error) {
+			if strings.TrimSpace(a.Command) == "" {
+				return "", errors.New("the command is empty")
+			}
+			res, err := run.RunCommand(ctx, ws.Root(), a.Command, nil)
+			if err != nil {
+				return "", err
+			}
+			return clip(formatResult(res)), nil
+		})
 }
 
 func formatResult(res CommandResult) string {

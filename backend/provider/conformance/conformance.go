@@ -114,9 +114,9 @@ func drain(t *testing.T, ctx context.Context, p provider.Provider, onNotice func
 
 // Run runs the suite against w.
 func Run(t *testing.T, w Wire) {
-	t.Run("stream", func(t *testing.T) { t.Parallel(); runStream(t, w) })
-	t.Run("limits", func(t *testing.T) { t.Parallel(); runLimits(t, w) })
-	t.Run("retries", func(t *testing.T) { t.Parallel(); runRetries(t, w) })
+	t.Run("stream", func(t *testing.T) { t.Parallel(); runStream(t, w); runStreamEnds(t, w) })
+	t.Run("limits", func(t *testing.T) { t.Parallel(); runLimits(t, w); runLimitsLong(t, w) })
+	t.Run("retries", func(t *testing.T) { t.Parallel(); runRetries(t, w); runRetryEnds(t, w); runInterrupted(t, w) })
 	t.Run("errors", func(t *testing.T) { t.Parallel(); runErrors(t, w) })
 }
 
@@ -206,6 +206,11 @@ func runLimits(t *testing.T, w Wire) {
 		})
 	}
 
+}
+
+// runLimitsLong checks the limits of a long call: a live stream that only
+// the overall limit ends, and the defaults.
+func runLimitsLong(t *testing.T, w Wire) {
 	t.Run("a slow live stream never trips the idle limit", func(t *testing.T) {
 		t.Parallel()
 		// Chunks every idle/20 for longer than the idle limit: only the
@@ -251,21 +256,23 @@ func runLimits(t *testing.T, w Wire) {
 	})
 }
 
-func runRetries(t *testing.T, w Wire) {
-	// fail answers the first n attempts with status (Retry-After: after,
-	// when set), then a complete answer.
-	fail := func(n, status int, after string) handler {
-		return func(rw http.ResponseWriter, _ *http.Request, i int) {
-			if i > n {
-				w.answer(rw, "Hel", "lo")
-				return
-			}
-			if after != "" {
-				rw.Header().Set("Retry-After", after)
-			}
-			w.Error(rw, status, "try again later")
+// failing answers the first n attempts with status (Retry-After: after,
+// when set), then a complete answer.
+func failing(w Wire, n, status int, after string) handler {
+	return func(rw http.ResponseWriter, _ *http.Request, i int) {
+		if i > n {
+			w.answer(rw, "Hel", "lo")
+			return
 		}
+		if after != "" {
+			rw.Header().Set("Retry-After", after)
+		}
+		w.Error(rw, status, "try again later")
 	}
+}
+
+func runRetries(t *testing.T, w Wire) {
+	fail := func(n, status int, after string) handler { return failing(w, n, status, after) }
 	tests := []struct {
 		name     string
 		h        handler
@@ -320,6 +327,12 @@ func runRetries(t *testing.T, w Wire) {
 		})
 	}
 
+}
+
+// runRetryEnds checks where retrying ends: the bound, a Retry-After beyond
+// the cap, a cancellation during the wait.
+func runRetryEnds(t *testing.T, w Wire) {
+	fail := func(n, status int, after string) handler { return failing(w, n, status, after) }
 	t.Run("500 every time fails after the bound", func(t *testing.T) {
 		t.Parallel()
 		s := newServer(t, fail(100, 500, ""))
@@ -339,6 +352,42 @@ func runRetries(t *testing.T, w Wire) {
 		}
 	})
 
+	t.Run("a Retry-After beyond the cap fails at once", func(t *testing.T) {
+		t.Parallel()
+		s := newServer(t, fail(100, 429, "3600"))
+		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
+		var pe *provider.Error
+		if !errors.Is(r.Err, provider.ErrRateLimit) || !errors.As(r.Err, &pe) || pe.RetryAfter != time.Hour {
+			t.Fatalf("err = %#v, want ErrRateLimit asking for an hour", r.Err)
+		}
+		if s.attempts.Load() != 1 || len(r.Notices) != 0 || !strings.Contains(r.Err.Error(), "asks to wait 1h0m0s") {
+			t.Errorf("%d attempts, notices %q, message %q", s.attempts.Load(), r.Notices, r.Err)
+		}
+	})
+
+	t.Run("cancelling during the wait ends the call", func(t *testing.T) {
+		t.Parallel()
+		s := newServer(t, fail(100, 429, "30"))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		prov := w.provider(t, s, nil)
+		got := make(chan Result, 1)
+		go func() { got <- drain(t, ctx, prov, cancel) }()
+		select {
+		case r := <-got:
+			if !errors.Is(r.Err, context.Canceled) || len(r.Notices) != 1 || s.attempts.Load() != 1 {
+				t.Errorf("err %v, notices %q, %d attempts; want cancelled during the first wait",
+					r.Err, r.Notices, s.attempts.Load())
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the wait before a retry ignored the cancellation")
+		}
+	})
+}
+
+// runInterrupted: a server that ends the answer early, or goes away in the
+// middle of it.
+func runInterrupted(t *testing.T, w Wire) {
 	// A server that ends the answer early, or goes away in the middle of
 	// it: the answer broke off (not a format error), what streamed is
 	// kept for the caller, and nothing is retried once text has streamed.
@@ -377,37 +426,6 @@ func runRetries(t *testing.T, w Wire) {
 		})
 	}
 
-	t.Run("a Retry-After beyond the cap fails at once", func(t *testing.T) {
-		t.Parallel()
-		s := newServer(t, fail(100, 429, "3600"))
-		r := drain(t, context.Background(), w.provider(t, s, nil), nil)
-		var pe *provider.Error
-		if !errors.Is(r.Err, provider.ErrRateLimit) || !errors.As(r.Err, &pe) || pe.RetryAfter != time.Hour {
-			t.Fatalf("err = %#v, want ErrRateLimit asking for an hour", r.Err)
-		}
-		if s.attempts.Load() != 1 || len(r.Notices) != 0 || !strings.Contains(r.Err.Error(), "asks to wait 1h0m0s") {
-			t.Errorf("%d attempts, notices %q, message %q", s.attempts.Load(), r.Notices, r.Err)
-		}
-	})
-
-	t.Run("cancelling during the wait ends the call", func(t *testing.T) {
-		t.Parallel()
-		s := newServer(t, fail(100, 429, "30"))
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		prov := w.provider(t, s, nil)
-		got := make(chan Result, 1)
-		go func() { got <- drain(t, ctx, prov, cancel) }()
-		select {
-		case r := <-got:
-			if !errors.Is(r.Err, context.Canceled) || len(r.Notices) != 1 || s.attempts.Load() != 1 {
-				t.Errorf("err %v, notices %q, %d attempts; want cancelled during the first wait",
-					r.Err, r.Notices, s.attempts.Load())
-			}
-		case <-time.After(15 * time.Second):
-			t.Fatal("the wait before a retry ignored the cancellation")
-		}
-	})
 }
 
 func runErrors(t *testing.T, w Wire) {
@@ -465,9 +483,8 @@ func runErrors(t *testing.T, w Wire) {
 }
 
 // runStream checks the life of one call: read to the end, an event larger
-// than a default scanner buffer, cancelled in the middle, abandoned by the
-// caller (break), a server that is not there, a caller's deadline; and that
-// a client never prints its key.
+// than a default scanner buffer, one connection for many calls; and that a
+// client never prints its key.
 func runStream(t *testing.T, w Wire) {
 	t.Run("an event of a megabyte", func(t *testing.T) {
 		t.Parallel()
@@ -532,6 +549,12 @@ func runStream(t *testing.T, w Wire) {
 			t.Errorf("texts %q, content %q; want Hello", r.Texts, r.Done.Content)
 		}
 	})
+}
+
+// runStreamEnds checks the ends of a call other than its answer: cancelled
+// in the middle, abandoned by the caller (break), a server that is not
+// there, a caller's deadline.
+func runStreamEnds(t *testing.T, w Wire) {
 	t.Run("cancel in the middle", func(t *testing.T) {
 		t.Parallel()
 		s := firstThenHold(t, w)

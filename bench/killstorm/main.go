@@ -21,13 +21,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -85,27 +86,7 @@ func run(nRuns, nKills, parallel int, seed uint64) error {
 		delays[i] = time.Duration(rng.IntN(2500)) * time.Millisecond
 	}
 
-	stopList := make(chan struct{})
-	var listRuns, listFails atomic.Int32
-	var listWG sync.WaitGroup
-	listWG.Add(1)
-	go func() {
-		defer listWG.Done()
-		for {
-			select {
-			case <-stopList:
-				return
-			default:
-			}
-			c := exec.Command(bin, "sessions")
-			c.Env = env
-			if out, err := c.CombinedOutput(); err != nil {
-				listFails.Add(1)
-				fmt.Fprintf(os.Stderr, "sessions: %v: %s\n", err, out)
-			}
-			listRuns.Add(1)
-		}
-	}()
+	stopList := listAlongside(bin, env)
 
 	start := time.Now()
 	outcomes := make([]outcome, nRuns)
@@ -120,8 +101,7 @@ func run(nRuns, nKills, parallel int, seed uint64) error {
 		}()
 	}
 	wg.Wait()
-	close(stopList)
-	listWG.Wait()
+	listRuns, listFails := stopList()
 	elapsed := time.Since(start)
 
 	// One more process opening the history recovers what the killed left.
@@ -131,16 +111,45 @@ func run(nRuns, nKills, parallel int, seed uint64) error {
 		return fmt.Errorf("final sessions: %w: %s", err, out)
 	}
 	fmt.Printf("seed %d: %d runs (%d killed at random moments, %d at once), %d `sessions` alongside (%d failed), %s\n",
-		seed, nRuns, len(toKill), parallel, listRuns.Load(), listFails.Load(), elapsed.Round(time.Millisecond))
+		seed, nRuns, len(toKill), parallel, listRuns, listFails, elapsed.Round(time.Millisecond))
 	bad, err := audit(filepath.Join(home, "history.db"), outcomes)
 	if err != nil {
 		return err
 	}
-	if bad > 0 || listFails.Load() > 0 {
-		return fmt.Errorf("%d problems", bad+int(listFails.Load()))
+	if bad > 0 || listFails > 0 {
+		return fmt.Errorf("%d problems", bad+listFails)
 	}
 	fmt.Println("OK")
 	return nil
+}
+
+// listAlongside runs `loopforge sessions` over and over until the
+// returned stop is called, which says how many ran and how many failed.
+func listAlongside(bin string, env []string) (stop func() (runs, fails int)) {
+	done := make(chan struct{})
+	var listRuns, listFails atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			c := exec.Command(bin, "sessions")
+			c.Env = env
+			if out, err := c.CombinedOutput(); err != nil {
+				listFails.Add(1)
+				fmt.Fprintf(os.Stderr, "sessions: %v: %s\n", err, out)
+			}
+			listRuns.Add(1)
+		}
+	})
+	return func() (int, int) {
+		close(done)
+		wg.Wait()
+		return int(listRuns.Load()), int(listFails.Load())
+	}
 }
 
 // oneRun runs `loopforge run`, SIGKILLing it after delay when kill is set.
@@ -159,42 +168,17 @@ func oneRun(bin string, env []string, base, prompt string, kill bool, delay time
 	return outcome{prompt: prompt, killed: kill, exit: c.ProcessState.ExitCode()}
 }
 
+// stored is what the history holds of one run.
+type stored struct {
+	status                           string
+	events, maxSeq, finals, finalSeq int
+}
+
 // audit reads the history and prints what it found; it returns the number
 // of problems.
 func audit(db string, outcomes []outcome) (int, error) {
-	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	byPrompt, integrity, err := readHistory(db)
 	if err != nil {
-		return 0, err
-	}
-	defer d.Close()
-	var integrity string
-	if err := d.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil {
-		return 0, err
-	}
-	rows, err := d.Query(`SELECT s.prompt, r.status,
-		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type != 'run_finished'),
-		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id AND e.type != 'run_finished'),
-		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished'),
-		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished')
-		FROM runs r JOIN sessions s ON s.id = r.session_id`)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	type stored struct {
-		status                           string
-		events, maxSeq, finals, finalSeq int
-	}
-	byPrompt := map[string][]stored{}
-	for rows.Next() {
-		var p string
-		var s stored
-		if err := rows.Scan(&p, &s.status, &s.events, &s.maxSeq, &s.finals, &s.finalSeq); err != nil {
-			return 0, err
-		}
-		byPrompt[p] = append(byPrompt[p], s)
-	}
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	bad := 0
@@ -231,12 +215,7 @@ func audit(db string, outcomes []outcome) (int, error) {
 			problem("%s: not killed, exit %d, stored %s", o.prompt, o.exit, r.status)
 		}
 	}
-	keys := make([]string, 0, len(count))
-	for k := range count {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(count)) {
 		fmt.Printf("  %-40s %d\n", k, count[k])
 	}
 	fmt.Printf("  runs still running after recovery: %d; runs with event gaps: %d; integrity_check: %s\n",
@@ -245,6 +224,40 @@ func audit(db string, outcomes []outcome) (int, error) {
 		problem("integrity_check: %s", integrity)
 	}
 	return bad, nil
+}
+
+// readHistory reads each run's events and ending by prompt, and the
+// database's integrity_check.
+func readHistory(db string) (map[string][]stored, string, error) {
+	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		return nil, "", err
+	}
+	defer d.Close()
+	var integrity string
+	if err := d.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil {
+		return nil, "", err
+	}
+	rows, err := d.Query(`SELECT s.prompt, r.status,
+		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type != 'run_finished'),
+		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id AND e.type != 'run_finished'),
+		(SELECT count(*) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished'),
+		(SELECT coalesce(max(seq), 0) FROM events e WHERE e.run_id = r.id AND e.type = 'run_finished')
+		FROM runs r JOIN sessions s ON s.id = r.session_id`)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	byPrompt := map[string][]stored{}
+	for rows.Next() {
+		var p string
+		var s stored
+		if err := rows.Scan(&p, &s.status, &s.events, &s.maxSeq, &s.finals, &s.finalSeq); err != nil {
+			return nil, "", err
+		}
+		byPrompt[p] = append(byPrompt[p], s)
+	}
+	return byPrompt, integrity, rows.Err()
 }
 
 // slowModel answers a chat completion with a working program, streamed in

@@ -234,6 +234,14 @@ func stats(model string) (modelStats, error) {
 	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
+// table prints the report's rows: one column per subject, then the ratios
+// new/old and peer/new when those subjects ran.
+type table struct {
+	subjects          []subject
+	samples           [][][]sample // [scenario][subject]
+	oldI, newI, peerI int          // -1: not run
+}
+
 func report(subjects []subject, samples [][][]sample, n int) {
 	fmt.Printf("%d rounds, interleaved; medians (min–max), ms\n", n)
 	for _, s := range subjects {
@@ -244,87 +252,90 @@ func report(subjects []subject, samples [][][]sample, n int) {
 		fmt.Printf("  %s: %s\n", s.name, what)
 	}
 	fmt.Println()
-	head := "| measurement |"
-	line := "|---|"
-	for _, s := range subjects {
-		head += " " + s.name + " |"
-		line += "---|"
-	}
 	idx := func(name string) int {
 		return slices.IndexFunc(subjects, func(s subject) bool { return s.name == name })
 	}
-	oldI, newI, peerI := idx("old"), idx("new"), idx("peer")
-	if oldI >= 0 {
+	t := table{subjects: subjects, samples: samples, oldI: idx("old"), newI: idx("new"), peerI: idx("peer")}
+	t.header()
+	wall := func(sc int) func(int) []float64 { return t.values(sc, func(s sample) float64 { return s.wall }) }
+	overhead := func(sc int) func(int) []float64 {
+		return t.values(sc, func(s sample) float64 { return s.wall - s.model })
+	}
+	own := func(sc int) func(int) []float64 {
+		return t.values(sc, func(s sample) float64 { return s.wall - s.model - s.prog })
+	}
+	t.row("one iteration: wall", wall(0), nil)
+	t.row("one iteration: overhead (wall − model)", overhead(0), nil)
+	t.row("five iterations: wall", wall(1), nil)
+	t.row("five iterations: overhead", overhead(1), nil)
+	t.row("per later iteration: (overhead five − one) / 4", overhead(1),
+		func(j int) float64 { return (medians.Of(overhead(1)(j)) - medians.Of(overhead(0)(j))) / 4 })
+	mine := func(j int) []float64 {
+		if subjects[j].bin == "" {
+			return nil
+		}
+		return own(1)(j)
+	}
+	t.row("per later iteration, less the programs' own time", mine,
+		func(j int) float64 { return (medians.Of(own(1)(j)) - medians.Of(own(0)(j))) / 4 })
+	t.row("compare, 3 providers × five: wall", wall(2), nil)
+	t.row("compare wall / one run of five alone", wall(2),
+		func(j int) float64 { return medians.Of(wall(2)(j)) / medians.Of(wall(1)(j)) })
+}
+
+func (t table) header() {
+	head, line := "| measurement |", "|---|"
+	for _, s := range t.subjects {
+		head += " " + s.name + " |"
+		line += "---|"
+	}
+	if t.oldI >= 0 {
 		head, line = head+" new/old |", line+"---|"
 	}
-	if peerI >= 0 {
+	if t.peerI >= 0 {
 		head, line = head+" peer/new |", line+"---|"
 	}
 	fmt.Println(head)
 	fmt.Println(line)
+}
 
-	overhead := func(sc, j int) []float64 {
+// values is f of each sample of scenario sc, for subject j.
+func (t table) values(sc int, f func(sample) float64) func(j int) []float64 {
+	return func(j int) []float64 {
 		var v []float64
-		for _, s := range samples[sc][j] {
-			v = append(v, s.wall-s.model)
+		for _, s := range t.samples[sc][j] {
+			v = append(v, f(s))
 		}
 		return v
 	}
-	wall := func(sc, j int) []float64 {
-		var v []float64
-		for _, s := range samples[sc][j] {
-			v = append(v, s.wall)
+}
+
+// row prints the medians (with their spread) of vals, or value when given,
+// per subject, and the ratios.
+func (t table) row(name string, vals func(j int) []float64, value func(j int) float64) {
+	r := "| " + name + " |"
+	for j := range t.subjects {
+		if v := vals(j); len(v) == 0 {
+			r += " – |"
+		} else if value != nil {
+			r += fmt.Sprintf(" %.2f |", value(j))
+		} else {
+			r += " " + medians.Spread(v, "") + " |"
 		}
-		return v
 	}
-	row := func(name string, vals func(j int) []float64, value func(j int) float64) {
-		r := "| " + name + " |"
-		for j := range subjects {
-			if v := vals(j); len(v) == 0 {
-				r += " – |"
-			} else if value != nil {
-				r += fmt.Sprintf(" %.2f |", value(j))
-			} else {
-				r += " " + medians.Spread(v, "") + " |"
-			}
+	get := func(j int) float64 {
+		if value != nil {
+			return value(j)
 		}
-		get := func(j int) float64 {
-			if value != nil {
-				return value(j)
-			}
-			return medians.Of(vals(j))
-		}
-		if oldI >= 0 {
-			r += fmt.Sprintf(" %s |", ratio(get(newI), get(oldI), len(vals(oldI)) > 0))
-		}
-		if peerI >= 0 {
-			r += fmt.Sprintf(" %s |", ratio(get(peerI), get(newI), len(vals(peerI)) > 0))
-		}
-		fmt.Println(r)
+		return medians.Of(vals(j))
 	}
-	row("one iteration: wall", func(j int) []float64 { return wall(0, j) }, nil)
-	row("one iteration: overhead (wall − model)", func(j int) []float64 { return overhead(0, j) }, nil)
-	row("five iterations: wall", func(j int) []float64 { return wall(1, j) }, nil)
-	row("five iterations: overhead", func(j int) []float64 { return overhead(1, j) }, nil)
-	row("per later iteration: (overhead five − one) / 4", func(j int) []float64 { return overhead(1, j) },
-		func(j int) float64 { return (medians.Of(overhead(1, j)) - medians.Of(overhead(0, j))) / 4 })
-	own := func(sc, j int) []float64 {
-		var v []float64
-		for _, s := range samples[sc][j] {
-			v = append(v, s.wall-s.model-s.prog)
-		}
-		return v
+	if t.oldI >= 0 {
+		r += fmt.Sprintf(" %s |", ratio(get(t.newI), get(t.oldI), len(vals(t.oldI)) > 0))
 	}
-	mine := func(j int) bool { return subjects[j].bin != "" }
-	row("per later iteration, less the programs' own time", func(j int) []float64 {
-		if !mine(j) {
-			return nil
-		}
-		return own(1, j)
-	}, func(j int) float64 { return (medians.Of(own(1, j)) - medians.Of(own(0, j))) / 4 })
-	row("compare, 3 providers × five: wall", func(j int) []float64 { return wall(2, j) }, nil)
-	row("compare wall / one run of five alone", func(j int) []float64 { return wall(2, j) },
-		func(j int) float64 { return medians.Of(wall(2, j)) / medians.Of(wall(1, j)) })
+	if t.peerI >= 0 {
+		r += fmt.Sprintf(" %s |", ratio(get(t.peerI), get(t.newI), len(vals(t.peerI)) > 0))
+	}
+	fmt.Println(r)
 }
 
 func ratio(a, b float64, ok bool) string {

@@ -87,53 +87,32 @@ func run(oldBin, newBin string, n int, idle time.Duration) error {
 		}
 	}
 
-	var (
-		version     = &metric{name: "`--version` wall", unit: "ms"}
-		versionCPU  = &metric{name: "`--version` CPU (user+sys)", unit: "ms"}
-		versionPeak = &metric{name: "`--version` peak RSS", unit: "MiB"}
-		sessions    = &metric{name: "`sessions`, empty home, wall", unit: "ms"}
-		sessionsCPU = &metric{name: "`sessions`, empty home, CPU", unit: "ms"}
-		doctor      = &metric{name: "`doctor`, 2nd call, wall", unit: "ms"}
-		ready       = &metric{name: "`serve` time to ready (URL printed)", unit: "ms"}
-		rss         = &metric{name: fmt.Sprintf("`serve` idle RSS (%v after ready)", idle), unit: "MiB"}
-		anon        = &metric{name: "`serve` idle RSS, anonymous part", unit: "MiB"}
-	)
-	all := []*metric{version, versionCPU, versionPeak, sessions, sessionsCPU, doctor, ready, rss, anon}
-
+	all := []*metric{
+		{name: "`--version` wall", unit: "ms"},
+		{name: "`--version` CPU (user+sys)", unit: "ms"},
+		{name: "`--version` peak RSS", unit: "MiB"},
+		{name: "`sessions`, empty home, wall", unit: "ms"},
+		{name: "`sessions`, empty home, CPU", unit: "ms"},
+		{name: "`doctor`, 2nd call, wall", unit: "ms"},
+		{name: "`serve` time to ready (URL printed)", unit: "ms"},
+		{name: fmt.Sprintf("`serve` idle RSS (%v after ready)", idle), unit: "MiB"},
+		{name: "`serve` idle RSS, anonymous part", unit: "MiB"},
+	}
 	for round := -1; round < n; round++ { // round -1 warms the page cache, not counted
 		order := []int{0, 1}
 		if round%2 != 0 {
 			order = []int{1, 0}
 		}
 		for _, b := range order {
-			r, err := timed(bins[b], home(), "--version")
+			vals, err := measure(bins[b], home, doctorHome[b], idle)
 			if err != nil {
 				return err
 			}
-			s, err := timed(bins[b], home(), "sessions")
-			if err != nil {
-				return err
+			for i, v := range vals {
+				if round >= 0 {
+					all[i].values[b] = append(all[i].values[b], v)
+				}
 			}
-			d, err := timed(bins[b], doctorHome[b], "doctor")
-			if err != nil {
-				return err
-			}
-			t, m, err := serve(bins[b], home(), idle)
-			if err != nil {
-				return err
-			}
-			if round < 0 {
-				continue
-			}
-			version.values[b] = append(version.values[b], ms(r.wall))
-			versionCPU.values[b] = append(versionCPU.values[b], ms(r.cpu))
-			versionPeak.values[b] = append(versionPeak.values[b], r.peakMiB)
-			sessions.values[b] = append(sessions.values[b], ms(s.wall))
-			sessionsCPU.values[b] = append(sessionsCPU.values[b], ms(s.cpu))
-			doctor.values[b] = append(doctor.values[b], ms(d.wall))
-			ready.values[b] = append(ready.values[b], ms(t))
-			rss.values[b] = append(rss.values[b], m["VmRSS"])
-			anon.values[b] = append(anon.values[b], m["RssAnon"])
 		}
 		if round >= 0 {
 			fmt.Fprintf(os.Stderr, "\rround %d/%d", round+1, n)
@@ -149,6 +128,28 @@ func run(oldBin, newBin string, n int, idle time.Duration) error {
 		fmt.Printf("| %s | %s | %s | %.2f |\n", m.name, medians.Spread(m.values[0], m.unit), medians.Spread(m.values[1], m.unit), w/o)
 	}
 	return nil
+}
+
+// measure runs one round with bin (home makes a fresh home) and returns a
+// value per metric, in the table's order.
+func measure(bin string, home func() string, doctorHome string, idle time.Duration) ([]float64, error) {
+	r, err := timed(bin, home(), "--version")
+	if err != nil {
+		return nil, err
+	}
+	s, err := timed(bin, home(), "sessions")
+	if err != nil {
+		return nil, err
+	}
+	d, err := timed(bin, doctorHome, "doctor")
+	if err != nil {
+		return nil, err
+	}
+	t, m, err := serve(bin, home(), idle)
+	if err != nil {
+		return nil, err
+	}
+	return []float64{ms(r.wall), ms(r.cpu), r.peakMiB, ms(s.wall), ms(s.cpu), ms(d.wall), ms(t), m["VmRSS"], m["RssAnon"]}, nil
 }
 
 type result struct {

@@ -3,55 +3,30 @@ package openai
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
 
-// modelsAPI is a fake OpenAI-compatible server: POST /v1/chat/completions
-// answers with chat, GET /v1/models with the pages of models (a server
-// that pages follows OpenAI's cursor convention: has_more, last_id,
-// ?after=). It records the targets and keys of the models requests.
-type modelsAPI struct {
-	*httptest.Server
-	mu      sync.Mutex
-	targets []string
-	keys    []string
-}
+// modelsPaging is an OpenAI-compatible API's: POST /v1/chat/completions
+// answers the chat, GET /v1/models the pages of models (a server that pages
+// follows OpenAI's cursor convention: has_more, last_id, ?after=).
+var modelsPaging = conformance.Paging{List: "GET /v1/models", Cursor: "after", Call: "POST /v1/chat/completions",
+	Refuse: func(w http.ResponseWriter) {
+		errorAnswer(w, http.StatusBadRequest, `{"error":{"message":"unknown cursor","type":"invalid_request_error","code":null}}`)
+	}}
 
-func newModelsAPI(t *testing.T, chat http.HandlerFunc, pages map[string]string) *modelsAPI {
+func newModelsAPI(t *testing.T, chat http.HandlerFunc, pages map[string]string) *conformance.ModelsAPI {
 	t.Helper()
-	m := &modelsAPI{}
-	mux := http.NewServeMux()
-	if chat != nil {
-		mux.HandleFunc("POST /v1/chat/completions", chat)
-	}
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		m.targets = append(m.targets, r.URL.RequestURI())
-		m.keys = append(m.keys, r.Header.Get("Authorization"))
-		m.mu.Unlock()
-		body, ok := pages[r.URL.Query().Get("after")]
-		if !ok {
-			errorAnswer(w, http.StatusBadRequest, `{"error":{"message":"unknown cursor","type":"invalid_request_error","code":null}}`)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, body)
-	})
-	m.Server = httptest.NewServer(mux)
-	t.Cleanup(m.Close)
-	return m
+	return conformance.NewModelsAPI(t, modelsPaging, chat, pages)
 }
 
-func (m *modelsAPI) profile() provider.Profile {
+func modelsProfile(m *conformance.ModelsAPI) provider.Profile {
 	return provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-gone",
 		BaseURL: m.URL + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123", Retry: conformance.FastRetry()}
 }
@@ -72,15 +47,15 @@ func ids(ms []provider.Model) []string {
 
 func TestModelsListsOnePageSorted(t *testing.T) {
 	api := newModelsAPI(t, nil, map[string]string{"": openAIModels})
-	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	got, err := provider.ListModels(t.Context(), newClient(t, modelsProfile(api)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"gpt-4o-mini", "gpt-6-luna", "text-embedding-3-small"}; !reflect.DeepEqual(ids(got), want) {
 		t.Errorf("models = %v, want %v", ids(got), want)
 	}
-	if api.keys[0] != "Bearer sk-test-123" {
-		t.Errorf("Authorization = %q", api.keys[0])
+	if api.Header(t, 0).Get("Authorization") != "Bearer sk-test-123" {
+		t.Errorf("Authorization = %q", api.Header(t, 0).Get("Authorization"))
 	}
 }
 
@@ -91,7 +66,7 @@ func TestModelsFollowsCursorPages(t *testing.T) {
 		"m-c":    `{"object":"list","data":[{"id":"m-d"}],"has_more":false,"last_id":"m-d"}`,
 		"m-loop": `{}`,
 	})
-	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	got, err := provider.ListModels(t.Context(), newClient(t, modelsProfile(api)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +77,8 @@ func TestModelsFollowsCursorPages(t *testing.T) {
 		t.Errorf("display name %q (OpenRouter's name field)", got[1].Name)
 	}
 	// Without last_id the next cursor is the page's last id.
-	if want := []string{"/v1/models", "/v1/models?after=m-a", "/v1/models?after=m-c"}; !reflect.DeepEqual(api.targets, want) {
-		t.Errorf("requests = %v, want %v", api.targets, want)
+	if want := []string{"/v1/models", "/v1/models?after=m-a", "/v1/models?after=m-c"}; !reflect.DeepEqual(api.Targets(), want) {
+		t.Errorf("requests = %v, want %v", api.Targets(), want)
 	}
 }
 
@@ -127,7 +102,7 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, modelNotFound)
 	}, map[string]string{"": openAIModels})
-	res := drain(t, t.Context(), newClient(t, api.profile()), conversation)
+	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), conversation)
 	var pe *provider.Error
 	if !errors.As(res.Err, &pe) || pe.Kind != provider.KindModelNotFound || !errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %#v, want a model-not-found *provider.Error", res.Err)
@@ -152,12 +127,12 @@ func TestOther404IsNotAMissingModel(t *testing.T) {
 	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, `{"error":{"message":"Not Found","type":"invalid_request_error","code":"unknown_url"}}`)
 	}, map[string]string{"": openAIModels})
-	res := drain(t, t.Context(), newClient(t, api.profile()), conversation)
+	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), conversation)
 	if !errors.Is(res.Err, provider.ErrBadRequest) || errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %v, want a bad request", res.Err)
 	}
-	if len(api.targets) != 0 {
-		t.Errorf("the models were listed: %v", api.targets)
+	if len(api.Targets()) != 0 {
+		t.Errorf("the models were listed: %v", api.Targets())
 	}
 }
 
@@ -166,7 +141,7 @@ func TestModelNotFoundWhenTheListFails(t *testing.T) {
 	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, modelNotFound)
 	}, map[string]string{}) // every models request is refused
-	res := drain(t, context.Background(), newClient(t, api.profile()), conversation)
+	res := drain(t, context.Background(), newClient(t, modelsProfile(api)), conversation)
 	var pe *provider.Error
 	if !errors.As(res.Err, &pe) || pe.Kind != provider.KindModelNotFound {
 		t.Fatalf("err = %v", res.Err)

@@ -18,17 +18,8 @@ import (
 var modelsPaging = conformance.Paging{List: "GET /v1/models", Cursor: "after_id", Call: "POST /v1/messages",
 	Refuse: func(w http.ResponseWriter) {
 		errorAnswer(w, http.StatusBadRequest, apiError("invalid_request_error", "after_id: unknown"))
-	}}
-
-func newModelsAPI(t *testing.T, messages http.HandlerFunc, pages map[string]string) *conformance.ModelsAPI {
-	t.Helper()
-	return conformance.NewModelsAPI(t, modelsPaging, messages, pages)
-}
-
-func modelsProfile(m *conformance.ModelsAPI) provider.Profile {
-	return provider.Profile{Name: "anthropic-test", Kind: "anthropic", Model: "claude-sonnet-4-5",
-		BaseURL: m.URL, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123", Retry: conformance.FastRetry()}
-}
+	},
+	Profile: provider.Profile{Name: "anthropic-test", Kind: "anthropic", Model: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123"}}
 
 // Two pages, newest first, shaped as GET /v1/models answers.
 var anthropicPages = map[string]string{
@@ -42,8 +33,8 @@ var anthropicPages = map[string]string{
 }
 
 func TestModelsFollowsPages(t *testing.T) {
-	api := newModelsAPI(t, nil, anthropicPages)
-	got, err := provider.ListModels(t.Context(), newClient(t, modelsProfile(api)))
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, anthropicPages)
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +56,10 @@ func TestModelsFollowsPages(t *testing.T) {
 }
 
 func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, apiError("not_found_error", "model: claude-sonnet-4-5"))
 	}, anthropicPages)
-	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	pe, ok := errors.AsType[*provider.Error](res.Err)
 	if !ok || pe.Kind != provider.KindModelNotFound {
@@ -86,10 +77,10 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 // The API's message for a missing model is sometimes only "Not found": the
 // type decides, not the words.
 func TestModelNotFoundByTypeNotWords(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, apiError("not_found_error", "Not found"))
 	}, anthropicPages)
-	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if !errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %v", res.Err)
@@ -97,7 +88,7 @@ func TestModelNotFoundByTypeNotWords(t *testing.T) {
 	// A 404 of another shape (no API behind the base URL) is not one.
 	plain := httptest.NewServer(http.NotFoundHandler())
 	defer plain.Close()
-	p := modelsProfile(api)
+	p := api.Profile()
 	p.BaseURL = plain.URL
 	res = drain(t, t.Context(), newClient(t, p), provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if errors.Is(res.Err, provider.ErrModelNotFound) || !errors.Is(res.Err, provider.ErrBadRequest) {

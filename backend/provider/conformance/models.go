@@ -4,9 +4,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"sync"
 	"testing"
+
+	"github.com/loopforge/loopforge/backend/provider"
 )
 
 // Paging says how a provider's API pages its models list: the list's route,
@@ -26,17 +26,19 @@ type Paging struct {
 	Call string
 	// Refuse answers a cursor that names no page, as the API does (a 400).
 	Refuse func(w http.ResponseWriter)
+	// Profile is the provider's profile for this API; its BaseURL is the
+	// path after the server's address ("/v1" or "").
+	Profile provider.Profile
 }
 
 // ModelsAPI is a fake provider API whose models list comes in pages, for
 // the tests of a provider's models list and of its model-not-found errors
-// (which list the models). It records the target and headers of every list
-// request.
+// (which list the models). It records every list request (Header, Target,
+// Targets).
 type ModelsAPI struct {
 	*httptest.Server
-	mu      sync.Mutex
-	targets []string
-	headers []http.Header
+	requests
+	profile provider.Profile
 }
 
 // NewModelsAPI starts a ModelsAPI that answers the list's page named by the
@@ -44,7 +46,7 @@ type ModelsAPI struct {
 // call; it closes when the test ends.
 func NewModelsAPI(t *testing.T, p Paging, call http.HandlerFunc, pages map[string]string) *ModelsAPI {
 	t.Helper()
-	m := &ModelsAPI{}
+	m := &ModelsAPI{profile: p.Profile}
 	mux := http.NewServeMux()
 	if call != nil {
 		mux.HandleFunc(p.Call, call)
@@ -54,10 +56,7 @@ func NewModelsAPI(t *testing.T, p Paging, call http.HandlerFunc, pages map[strin
 		contentType = "application/json"
 	}
 	mux.HandleFunc(p.List, func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		m.targets = append(m.targets, r.URL.RequestURI())
-		m.headers = append(m.headers, r.Header.Clone())
-		m.mu.Unlock()
+		m.record(r, nil)
 		body, ok := pages[r.URL.Query().Get(p.Cursor)]
 		if !ok {
 			p.Refuse(w)
@@ -71,20 +70,10 @@ func NewModelsAPI(t *testing.T, p Paging, call http.HandlerFunc, pages map[strin
 	return m
 }
 
-// Targets returns the path and query of every list request, in order.
-func (m *ModelsAPI) Targets() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.targets)
-}
-
-// Header returns the headers of list request i (0-based).
-func (m *ModelsAPI) Header(t *testing.T, i int) http.Header {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if i >= len(m.headers) {
-		t.Fatalf("only %d models requests reached the server", len(m.headers))
-	}
-	return m.headers[i]
+// Profile is the Paging's profile at this server, with FastRetry.
+func (m *ModelsAPI) Profile() provider.Profile {
+	p := m.profile
+	p.BaseURL = m.URL + p.BaseURL
+	p.Retry = FastRetry()
+	return p
 }

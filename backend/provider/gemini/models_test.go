@@ -18,17 +18,8 @@ var modelsPaging = conformance.Paging{List: "GET /v1beta/models", Cursor: "pageT
 	ContentType: "application/json; charset=UTF-8",
 	Refuse: func(w http.ResponseWriter) {
 		errorAnswer(w, http.StatusBadRequest, apiError(400, "INVALID_ARGUMENT", "bad page token"))
-	}}
-
-func newModelsAPI(t *testing.T, generate http.HandlerFunc, pages map[string]string) *conformance.ModelsAPI {
-	t.Helper()
-	return conformance.NewModelsAPI(t, modelsPaging, generate, pages)
-}
-
-func modelsProfile(m *conformance.ModelsAPI) provider.Profile {
-	return provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-2.5-flash",
-		BaseURL: m.URL, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123", Retry: conformance.FastRetry()}
-}
+	},
+	Profile: provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-2.5-flash", APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123"}}
 
 // Two pages as models.list answers them: an embedding model (no
 // generateContent) is left out.
@@ -45,8 +36,8 @@ var geminiPages = map[string]string{
 }
 
 func TestModelsFollowsPageTokensAndKeepsGenerators(t *testing.T) {
-	api := newModelsAPI(t, nil, geminiPages)
-	got, err := provider.ListModels(t.Context(), newClient(t, modelsProfile(api)))
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, geminiPages)
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,12 +54,12 @@ func TestModelsFollowsPageTokensAndKeepsGenerators(t *testing.T) {
 }
 
 func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, apiError(404, "NOT_FOUND",
 			"models/gemini-2.5-flash is not found for API version v1beta, or is not supported for generateContent. "+
 				"Call ListModels to see the list of available models and their supported methods."))
 	}, geminiPages)
-	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	pe, ok := errors.AsType[*provider.Error](res.Err)
 	if !ok || pe.Kind != provider.KindModelNotFound || pe.Model != "gemini-2.5-flash" {
@@ -85,10 +76,10 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 // A 404 without the API's NOT_FOUND status (no Gemini API behind the base
 // URL) is not a missing model.
 func TestPlain404IsNotAMissingModel(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "<html>404 page not found</html>", http.StatusNotFound)
 	}, geminiPages)
-	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if errors.Is(res.Err, provider.ErrModelNotFound) || !errors.Is(res.Err, provider.ErrBadRequest) {
 		t.Fatalf("err = %v, want a bad request", res.Err)

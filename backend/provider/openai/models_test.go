@@ -19,17 +19,8 @@ import (
 var modelsPaging = conformance.Paging{List: "GET /v1/models", Cursor: "after", Call: "POST /v1/chat/completions",
 	Refuse: func(w http.ResponseWriter) {
 		errorAnswer(w, http.StatusBadRequest, `{"error":{"message":"unknown cursor","type":"invalid_request_error","code":null}}`)
-	}}
-
-func newModelsAPI(t *testing.T, chat http.HandlerFunc, pages map[string]string) *conformance.ModelsAPI {
-	t.Helper()
-	return conformance.NewModelsAPI(t, modelsPaging, chat, pages)
-}
-
-func modelsProfile(m *conformance.ModelsAPI) provider.Profile {
-	return provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-gone",
-		BaseURL: m.URL + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123", Retry: conformance.FastRetry()}
-}
+	},
+	Profile: provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-gone", BaseURL: "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123"}}
 
 // OpenAI's own list is one page, shaped as GET /v1/models answers it.
 const openAIModels = `{"object":"list","data":[
@@ -46,8 +37,8 @@ func ids(ms []provider.Model) []string {
 }
 
 func TestModelsListsOnePageSorted(t *testing.T) {
-	api := newModelsAPI(t, nil, map[string]string{"": openAIModels})
-	got, err := provider.ListModels(t.Context(), newClient(t, modelsProfile(api)))
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, map[string]string{"": openAIModels})
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +51,13 @@ func TestModelsListsOnePageSorted(t *testing.T) {
 }
 
 func TestModelsFollowsCursorPages(t *testing.T) {
-	api := newModelsAPI(t, nil, map[string]string{
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, map[string]string{
 		"":       `{"object":"list","data":[{"id":"m-b","name":"Model B"},{"id":"m-a"}],"has_more":true,"last_id":"m-a"}`,
 		"m-a":    `{"object":"list","data":[{"id":"m-c"}],"has_more":true}`,
 		"m-c":    `{"object":"list","data":[{"id":"m-d"}],"has_more":false,"last_id":"m-d"}`,
 		"m-loop": `{}`,
 	})
-	got, err := provider.ListModels(t.Context(), newClient(t, modelsProfile(api)))
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +90,10 @@ func TestModelsRejectedKeyIsAuthError(t *testing.T) {
 const modelNotFound = `{"error":{"message":"The model ` + "`gpt-gone`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`
 
 func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, modelNotFound)
 	}, map[string]string{"": openAIModels})
-	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), conversation)
+	res := drain(t, t.Context(), newClient(t, api.Profile()), conversation)
 	var pe *provider.Error
 	if !errors.As(res.Err, &pe) || pe.Kind != provider.KindModelNotFound || !errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %#v, want a model-not-found *provider.Error", res.Err)
@@ -124,10 +115,10 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 // A 404 that is not OpenAI's model_not_found (a wrong base URL, a proxy's
 // page) stays a bad request: the model is not blamed, nothing is listed.
 func TestOther404IsNotAMissingModel(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, `{"error":{"message":"Not Found","type":"invalid_request_error","code":"unknown_url"}}`)
 	}, map[string]string{"": openAIModels})
-	res := drain(t, t.Context(), newClient(t, modelsProfile(api)), conversation)
+	res := drain(t, t.Context(), newClient(t, api.Profile()), conversation)
 	if !errors.Is(res.Err, provider.ErrBadRequest) || errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %v, want a bad request", res.Err)
 	}
@@ -138,10 +129,10 @@ func TestOther404IsNotAMissingModel(t *testing.T) {
 
 // When the list cannot be had either, the error says how to get it.
 func TestModelNotFoundWhenTheListFails(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, modelNotFound)
 	}, map[string]string{}) // every models request is refused
-	res := drain(t, context.Background(), newClient(t, modelsProfile(api)), conversation)
+	res := drain(t, context.Background(), newClient(t, api.Profile()), conversation)
 	var pe *provider.Error
 	if !errors.As(res.Err, &pe) || pe.Kind != provider.KindModelNotFound {
 		t.Fatalf("err = %v", res.Err)

@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -109,39 +108,6 @@ func drain(sub *Subscription) []event.Event {
 		evs = append(evs, e)
 	}
 	return evs
-}
-
-// sameStream fails unless got is want (type and payload, in order) numbered
-// from first on, for runID.
-func sameStream(t *testing.T, what string, got, want []event.Event, runID string, first int64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
-	}
-	for i, e := range got {
-		w := want[i]
-		if e.Seq != first+int64(i) || e.RunID != runID || e.Type != w.Type || string(e.Payload) != string(w.Payload) {
-			t.Fatalf("%s: event %d is #%d %s %s %s; want #%d %s %s", what, i, e.Seq, e.RunID, e.Type, e.Payload, first+int64(i), w.Type, w.Payload)
-		}
-	}
-}
-
-// tokenText concatenates the text of the token events, per iteration and
-// phase, in order.
-func tokenText(t *testing.T, evs []event.Event) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, e := range evs {
-		if e.Type != event.Token {
-			continue
-		}
-		var p event.TokenPayload
-		if err := e.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
-		out[fmt.Sprintf("%d/%s", p.Iteration, p.Phase)] += p.Text
-	}
-	return out
 }
 
 var runes = []rune("abcxyz \n\t{}\"\\é—日本🙂")

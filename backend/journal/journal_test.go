@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/event/eventtest"
 	"github.com/loopforge/loopforge/backend/store"
 )
 
@@ -70,19 +71,19 @@ func checkRandomRun(t *testing.T, f *fixture, rng *rand.Rand) {
 	if err := first.Err(); err != nil {
 		t.Fatalf("live subscriber: %v", err)
 	}
-	sameStream(t, "live", live, want, r.ID(), 1)
+	eventtest.SameStream(t, "live", live, want, r.ID(), 1)
 	for _, l := range lates {
-		sameStream(t, fmt.Sprintf("subscriber after %d", l.after), <-l.evs, want[l.after:], r.ID(), l.after+1)
+		eventtest.SameStream(t, fmt.Sprintf("subscriber after %d", l.after), <-l.evs, want[l.after:], r.ID(), l.after+1)
 	}
 
 	stored := f.stored(t, r.ID())
-	sameStream(t, "stored", stored, want, r.ID(), 1)
+	eventtest.SameStream(t, "stored", stored, want, r.ID(), 1)
 	for i, e := range stored {
 		if !e.TS.Equal(live[i].TS) {
 			t.Fatalf("event %d: stored ts %v, live %v", e.Seq, e.TS, live[i].TS)
 		}
 	}
-	wantText, liveText, storedText := tokenText(t, want), tokenText(t, live), tokenText(t, stored)
+	wantText, liveText, storedText := eventtest.TokenText(t, want), eventtest.TokenText(t, live), eventtest.TokenText(t, stored)
 	if fmt.Sprint(liveText) != fmt.Sprint(wantText) || fmt.Sprint(storedText) != fmt.Sprint(wantText) {
 		t.Fatalf("token text differs:\nwant %q\nlive %q\nstored %q", wantText, liveText, storedText)
 	}
@@ -91,7 +92,7 @@ func checkRandomRun(t *testing.T, f *fixture, rng *rand.Rand) {
 	if err := f.j.Follow(ctx, r.ID(), 0, func(e event.Event) error { replayed = append(replayed, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	sameStream(t, "replayed", replayed, want, r.ID(), 1)
+	eventtest.SameStream(t, "replayed", replayed, want, r.ID(), 1)
 }
 
 // Tokens reach subscribers before the store; the next other event is
@@ -139,7 +140,7 @@ func TestTokensArePublishedFirstAndFlushedBeforeOtherEvents(t *testing.T) {
 		t.Fatalf("when the log event is published the store holds up to #%d; want #12", n)
 	}
 	evs := f.stored(t, r.ID())
-	if got := tokenText(t, evs)["1/generate"]; got != "0123456789" || evs[11].Type != event.Log {
+	if got := eventtest.TokenText(t, evs)["1/generate"]; got != "0123456789" || evs[11].Type != event.Log {
 		t.Fatalf("stored tokens %q, last %s", got, evs[11].Type)
 	}
 	endRun(t, r)
@@ -204,7 +205,7 @@ func TestRunEndFlushesTokens(t *testing.T) {
 	}
 	endRun(t, r)
 	evs := f.stored(t, r.ID())
-	if len(evs) != 8 || !evs[7].Terminal() || tokenText(t, evs)["1/generate"] != "0123456" {
+	if len(evs) != 8 || !evs[7].Terminal() || eventtest.TokenText(t, evs)["1/generate"] != "0123456" {
 		t.Fatalf("stored %d events: %+v", len(evs), evs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/event/eventtest"
 	"github.com/loopforge/loopforge/backend/testwait"
 )
 
@@ -31,39 +32,6 @@ func lastSeq(tb testing.TB, s *Service, runID string) int64 {
 	return evs[len(evs)-1].Seq
 }
 
-// sameStream fails unless got is want (type and payload, in order) numbered
-// from first on, for runID.
-func sameStream(t *testing.T, what string, got, want []event.Event, runID string, first int64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
-	}
-	for i, e := range got {
-		w := want[i]
-		if e.Seq != first+int64(i) || e.RunID != runID || e.Type != w.Type || string(e.Payload) != string(w.Payload) {
-			t.Fatalf("%s: event %d is #%d %s %s %s; want #%d %s %s", what, i, e.Seq, e.RunID, e.Type, e.Payload, first+int64(i), w.Type, w.Payload)
-		}
-	}
-}
-
-// tokenText concatenates the text of the token events, per iteration and
-// phase, in order.
-func tokenText(t *testing.T, evs []event.Event) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, e := range evs {
-		if e.Type != event.Token {
-			continue
-		}
-		var p event.TokenPayload
-		if err := e.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
-		out[fmt.Sprintf("%d/%s", p.Iteration, p.Phase)] += p.Text
-	}
-	return out
-}
-
 // Through the loop: many small deltas, followed live and replayed, render
 // the same text as the model's answer.
 func TestStreamedAnswerIsIdenticalLiveAndReplayed(t *testing.T) {
@@ -83,14 +51,14 @@ func TestStreamedAnswerIsIdenticalLiveAndReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameStream(t, "stored", stored, live, info.RunID, 1)
+	eventtest.SameStream(t, "stored", stored, live, info.RunID, 1)
 	var gen event.GeneratedPayload
 	for _, e := range live {
 		if e.Type == event.Generated {
 			_ = e.Decode(&gen)
 		}
 	}
-	if got := tokenText(t, stored)["1/generate"]; got == "" || got != gen.Content {
+	if got := eventtest.TokenText(t, stored)["1/generate"]; got == "" || got != gen.Content {
 		t.Fatalf("tokens render %d bytes, the answer has %d", len(got), len(gen.Content))
 	}
 }

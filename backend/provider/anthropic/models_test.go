@@ -2,57 +2,24 @@ package anthropic
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
 
-// modelsAPI is a fake Anthropic API: POST /v1/messages answers with
+// modelsPaging is the Anthropic API's: POST /v1/messages answers with
 // messages, GET /v1/models with the page after ?after_id= (has_more,
-// last_id). It records each models request's target and headers.
-type modelsAPI struct {
-	*httptest.Server
-	mu      sync.Mutex
-	targets []string
-	headers []http.Header
-}
-
-func newModelsAPI(t *testing.T, messages http.HandlerFunc, pages map[string]string) *modelsAPI {
-	t.Helper()
-	m := &modelsAPI{}
-	mux := http.NewServeMux()
-	if messages != nil {
-		mux.HandleFunc("POST /v1/messages", messages)
-	}
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		m.targets = append(m.targets, r.URL.RequestURI())
-		m.headers = append(m.headers, r.Header.Clone())
-		m.mu.Unlock()
-		body, ok := pages[r.URL.Query().Get("after_id")]
-		if !ok {
-			errorAnswer(w, http.StatusBadRequest, apiError("invalid_request_error", "after_id: unknown"))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, body)
-	})
-	m.Server = httptest.NewServer(mux)
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *modelsAPI) profile() provider.Profile {
-	return provider.Profile{Name: "anthropic-test", Kind: "anthropic", Model: "claude-sonnet-4-5",
-		BaseURL: m.URL, APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123", Retry: conformance.FastRetry()}
-}
+// last_id).
+var modelsPaging = conformance.Paging{List: "GET /v1/models", Cursor: "after_id", Call: "POST /v1/messages",
+	Refuse: func(w http.ResponseWriter) {
+		errorAnswer(w, http.StatusBadRequest, apiError("invalid_request_error", "after_id: unknown"))
+	},
+	Profile: provider.Profile{Name: "anthropic-test", Kind: "anthropic", Model: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", APIKey: "sk-ant-test-123"}}
 
 // Two pages, newest first, shaped as GET /v1/models answers.
 var anthropicPages = map[string]string{
@@ -66,8 +33,8 @@ var anthropicPages = map[string]string{
 }
 
 func TestModelsFollowsPages(t *testing.T) {
-	api := newModelsAPI(t, nil, anthropicPages)
-	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, anthropicPages)
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,20 +46,20 @@ func TestModelsFollowsPages(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("models = %v, want %v", got, want)
 	}
-	if want := []string{"/v1/models?limit=1000", "/v1/models?after_id=claude-sonnet-5&limit=1000"}; !reflect.DeepEqual(api.targets, want) {
-		t.Errorf("requests = %v, want %v", api.targets, want)
+	if want := []string{"/v1/models?limit=1000", "/v1/models?after_id=claude-sonnet-5&limit=1000"}; !reflect.DeepEqual(api.Targets(), want) {
+		t.Errorf("requests = %v, want %v", api.Targets(), want)
 	}
-	h := api.headers[0]
+	h := api.Header(t, 0)
 	if h.Get("x-api-key") != "sk-ant-test-123" || h.Get("anthropic-version") == "" {
 		t.Errorf("headers: x-api-key %q, anthropic-version %q", h.Get("x-api-key"), h.Get("anthropic-version"))
 	}
 }
 
 func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, apiError("not_found_error", "model: claude-sonnet-4-5"))
 	}, anthropicPages)
-	res := drain(t, t.Context(), newClient(t, api.profile()), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	pe, ok := errors.AsType[*provider.Error](res.Err)
 	if !ok || pe.Kind != provider.KindModelNotFound {
@@ -110,10 +77,10 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 // The API's message for a missing model is sometimes only "Not found": the
 // type decides, not the words.
 func TestModelNotFoundByTypeNotWords(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, apiError("not_found_error", "Not found"))
 	}, anthropicPages)
-	res := drain(t, t.Context(), newClient(t, api.profile()), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if !errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %v", res.Err)
@@ -121,7 +88,7 @@ func TestModelNotFoundByTypeNotWords(t *testing.T) {
 	// A 404 of another shape (no API behind the base URL) is not one.
 	plain := httptest.NewServer(http.NotFoundHandler())
 	defer plain.Close()
-	p := api.profile()
+	p := api.Profile()
 	p.BaseURL = plain.URL
 	res = drain(t, t.Context(), newClient(t, p), provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if errors.Is(res.Err, provider.ErrModelNotFound) || !errors.Is(res.Err, provider.ErrBadRequest) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,10 +22,24 @@ import (
 type API struct {
 	*httptest.Server
 	Attempts atomic.Int32
-	mu       sync.Mutex
-	bodies   []map[string]any
-	headers  []http.Header
-	targets  []string // path?query
+	requests
+}
+
+// requests records what reached a fake API: each request's headers and
+// target, and its JSON body (nil where it has none).
+type requests struct {
+	mu      sync.Mutex
+	bodies  []map[string]any
+	headers []http.Header
+	targets []string // path?query
+}
+
+func (q *requests) record(r *http.Request, body map[string]any) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.bodies = append(q.bodies, body)
+	q.headers = append(q.headers, r.Header.Clone())
+	q.targets = append(q.targets, r.URL.RequestURI())
 }
 
 // NewAPI starts an API whose attempt n (1-based) answer serves; it closes
@@ -39,11 +54,7 @@ func NewAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, at
 		if err := json.Unmarshal(raw, &body); err != nil {
 			t.Errorf("request body is not JSON: %v: %s", err, raw)
 		}
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.headers = append(f.headers, r.Header.Clone())
-		f.targets = append(f.targets, r.URL.RequestURI())
-		f.mu.Unlock()
+		f.record(r, body)
 		answer(w, r, n)
 	}))
 	t.Cleanup(f.Close)
@@ -51,36 +62,43 @@ func NewAPI(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, at
 }
 
 // Header returns the headers of request i (0-based).
-func (f *API) Header(t *testing.T, i int) http.Header {
+func (q *requests) Header(t *testing.T, i int) http.Header {
 	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.headers) {
-		t.Fatalf("only %d requests reached the server", len(f.headers))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if i >= len(q.headers) {
+		t.Fatalf("only %d requests reached the server", len(q.headers))
 	}
-	return f.headers[i]
+	return q.headers[i]
+}
+
+// Targets returns the path and query of every request, in order.
+func (q *requests) Targets() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.targets)
 }
 
 // Target returns the path and query of request i (0-based).
-func (f *API) Target(t *testing.T, i int) string {
+func (q *requests) Target(t *testing.T, i int) string {
 	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.targets) {
-		t.Fatalf("only %d requests reached the server", len(f.targets))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if i >= len(q.targets) {
+		t.Fatalf("only %d requests reached the server", len(q.targets))
 	}
-	return f.targets[i]
+	return q.targets[i]
 }
 
 // LastBody returns the JSON body of the latest request.
-func (f *API) LastBody(t *testing.T) map[string]any {
+func (q *requests) LastBody(t *testing.T) map[string]any {
 	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.bodies) == 0 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.bodies) == 0 {
 		t.Fatal("no request reached the server")
 	}
-	return f.bodies[len(f.bodies)-1]
+	return q.bodies[len(q.bodies)-1]
 }
 
 // Result is everything one call yielded.

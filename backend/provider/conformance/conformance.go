@@ -2,7 +2,8 @@
 // (openai, anthropic, gemini): time limits, retries and the mapping of HTTP
 // errors, checked the same way for each against a local httptest server
 // that speaks the provider's own wire format (described by a Wire). Each
-// provider's tests call Run. It is imported by tests only.
+// provider's tests call Run; API and ModelsAPI are the fake servers of a
+// provider's own tests. It is imported by tests only.
 package conformance
 
 import (

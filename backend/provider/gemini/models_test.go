@@ -2,56 +2,24 @@ package gemini
 
 import (
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
 
-// modelsAPI is a fake Gemini API: generateContent calls go to generate,
-// models.list (GET /v1beta/models) answers with the page of ?pageToken=.
-type modelsAPI struct {
-	*httptest.Server
-	mu      sync.Mutex
-	targets []string
-	keys    []string
-}
-
-func newModelsAPI(t *testing.T, generate http.HandlerFunc, pages map[string]string) *modelsAPI {
-	t.Helper()
-	m := &modelsAPI{}
-	mux := http.NewServeMux()
-	if generate != nil {
-		mux.HandleFunc("POST /v1beta/models/{call}", generate)
-	}
-	mux.HandleFunc("GET /v1beta/models", func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		m.targets = append(m.targets, r.URL.RequestURI())
-		m.keys = append(m.keys, r.Header.Get("x-goog-api-key"))
-		m.mu.Unlock()
-		body, ok := pages[r.URL.Query().Get("pageToken")]
-		if !ok {
-			errorAnswer(w, http.StatusBadRequest, apiError(400, "INVALID_ARGUMENT", "bad page token"))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		io.WriteString(w, body)
-	})
-	m.Server = httptest.NewServer(mux)
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *modelsAPI) profile() provider.Profile {
-	return provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-2.5-flash",
-		BaseURL: m.URL, APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123", Retry: conformance.FastRetry()}
-}
+// modelsPaging is the Gemini API's: generateContent calls go to the
+// handler given, models.list (GET /v1beta/models) answers with the page of
+// ?pageToken=.
+var modelsPaging = conformance.Paging{List: "GET /v1beta/models", Cursor: "pageToken", Call: "POST /v1beta/models/{call}",
+	ContentType: "application/json; charset=UTF-8",
+	Refuse: func(w http.ResponseWriter) {
+		errorAnswer(w, http.StatusBadRequest, apiError(400, "INVALID_ARGUMENT", "bad page token"))
+	},
+	Profile: provider.Profile{Name: "gemini-test", Kind: "gemini-api", Model: "gemini-2.5-flash", APIKeyEnv: "GEMINI_API_KEY", APIKey: "AIza-test-123"}}
 
 // Two pages as models.list answers them: an embedding model (no
 // generateContent) is left out.
@@ -68,8 +36,8 @@ var geminiPages = map[string]string{
 }
 
 func TestModelsFollowsPageTokensAndKeepsGenerators(t *testing.T) {
-	api := newModelsAPI(t, nil, geminiPages)
-	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, geminiPages)
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,21 +45,21 @@ func TestModelsFollowsPageTokensAndKeepsGenerators(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("models = %v, want %v", got, want)
 	}
-	if want := []string{"/v1beta/models?pageSize=1000", "/v1beta/models?pageSize=1000&pageToken=Ch9tb2RlbHMvZ2VtaW5p"}; !reflect.DeepEqual(api.targets, want) {
-		t.Errorf("requests = %v, want %v", api.targets, want)
+	if want := []string{"/v1beta/models?pageSize=1000", "/v1beta/models?pageSize=1000&pageToken=Ch9tb2RlbHMvZ2VtaW5p"}; !reflect.DeepEqual(api.Targets(), want) {
+		t.Errorf("requests = %v, want %v", api.Targets(), want)
 	}
-	if api.keys[0] != "AIza-test-123" {
-		t.Errorf("x-goog-api-key = %q", api.keys[0])
+	if api.Header(t, 0).Get("x-goog-api-key") != "AIza-test-123" {
+		t.Errorf("x-goog-api-key = %q", api.Header(t, 0).Get("x-goog-api-key"))
 	}
 }
 
 func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, apiError(404, "NOT_FOUND",
 			"models/gemini-2.5-flash is not found for API version v1beta, or is not supported for generateContent. "+
 				"Call ListModels to see the list of available models and their supported methods."))
 	}, geminiPages)
-	res := drain(t, t.Context(), newClient(t, api.profile()), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	pe, ok := errors.AsType[*provider.Error](res.Err)
 	if !ok || pe.Kind != provider.KindModelNotFound || pe.Model != "gemini-2.5-flash" {
@@ -108,15 +76,15 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 // A 404 without the API's NOT_FOUND status (no Gemini API behind the base
 // URL) is not a missing model.
 func TestPlain404IsNotAMissingModel(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "<html>404 page not found</html>", http.StatusNotFound)
 	}, geminiPages)
-	res := drain(t, t.Context(), newClient(t, api.profile()), provider.Request{
+	res := drain(t, t.Context(), newClient(t, api.Profile()), provider.Request{
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if errors.Is(res.Err, provider.ErrModelNotFound) || !errors.Is(res.Err, provider.ErrBadRequest) {
 		t.Fatalf("err = %v, want a bad request", res.Err)
 	}
-	if len(api.targets) != 0 {
-		t.Errorf("models were listed: %v", api.targets)
+	if len(api.Targets()) != 0 {
+		t.Errorf("models were listed: %v", api.Targets())
 	}
 }

@@ -3,58 +3,24 @@ package openai
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/provider"
 	"github.com/loopforge/loopforge/backend/provider/conformance"
 )
 
-// modelsAPI is a fake OpenAI-compatible server: POST /v1/chat/completions
-// answers with chat, GET /v1/models with the pages of models (a server
-// that pages follows OpenAI's cursor convention: has_more, last_id,
-// ?after=). It records the targets and keys of the models requests.
-type modelsAPI struct {
-	*httptest.Server
-	mu      sync.Mutex
-	targets []string
-	keys    []string
-}
-
-func newModelsAPI(t *testing.T, chat http.HandlerFunc, pages map[string]string) *modelsAPI {
-	t.Helper()
-	m := &modelsAPI{}
-	mux := http.NewServeMux()
-	if chat != nil {
-		mux.HandleFunc("POST /v1/chat/completions", chat)
-	}
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		m.mu.Lock()
-		m.targets = append(m.targets, r.URL.RequestURI())
-		m.keys = append(m.keys, r.Header.Get("Authorization"))
-		m.mu.Unlock()
-		body, ok := pages[r.URL.Query().Get("after")]
-		if !ok {
-			errorAnswer(w, http.StatusBadRequest, `{"error":{"message":"unknown cursor","type":"invalid_request_error","code":null}}`)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, body)
-	})
-	m.Server = httptest.NewServer(mux)
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *modelsAPI) profile() provider.Profile {
-	return provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-gone",
-		BaseURL: m.URL + "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123", Retry: conformance.FastRetry()}
-}
+// modelsPaging is an OpenAI-compatible API's: POST /v1/chat/completions
+// answers the chat, GET /v1/models the pages of models (a server that pages
+// follows OpenAI's cursor convention: has_more, last_id, ?after=).
+var modelsPaging = conformance.Paging{List: "GET /v1/models", Cursor: "after", Call: "POST /v1/chat/completions",
+	Refuse: func(w http.ResponseWriter) {
+		errorAnswer(w, http.StatusBadRequest, `{"error":{"message":"unknown cursor","type":"invalid_request_error","code":null}}`)
+	},
+	Profile: provider.Profile{Name: "openai-test", Kind: "openai", Model: "gpt-gone", BaseURL: "/v1", APIKeyEnv: "OPENAI_API_KEY", APIKey: "sk-test-123"}}
 
 // OpenAI's own list is one page, shaped as GET /v1/models answers it.
 const openAIModels = `{"object":"list","data":[
@@ -71,27 +37,27 @@ func ids(ms []provider.Model) []string {
 }
 
 func TestModelsListsOnePageSorted(t *testing.T) {
-	api := newModelsAPI(t, nil, map[string]string{"": openAIModels})
-	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, map[string]string{"": openAIModels})
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"gpt-4o-mini", "gpt-6-luna", "text-embedding-3-small"}; !reflect.DeepEqual(ids(got), want) {
 		t.Errorf("models = %v, want %v", ids(got), want)
 	}
-	if api.keys[0] != "Bearer sk-test-123" {
-		t.Errorf("Authorization = %q", api.keys[0])
+	if api.Header(t, 0).Get("Authorization") != "Bearer sk-test-123" {
+		t.Errorf("Authorization = %q", api.Header(t, 0).Get("Authorization"))
 	}
 }
 
 func TestModelsFollowsCursorPages(t *testing.T) {
-	api := newModelsAPI(t, nil, map[string]string{
+	api := conformance.NewModelsAPI(t, modelsPaging, nil, map[string]string{
 		"":       `{"object":"list","data":[{"id":"m-b","name":"Model B"},{"id":"m-a"}],"has_more":true,"last_id":"m-a"}`,
 		"m-a":    `{"object":"list","data":[{"id":"m-c"}],"has_more":true}`,
 		"m-c":    `{"object":"list","data":[{"id":"m-d"}],"has_more":false,"last_id":"m-d"}`,
 		"m-loop": `{}`,
 	})
-	got, err := provider.ListModels(t.Context(), newClient(t, api.profile()))
+	got, err := provider.ListModels(t.Context(), newClient(t, api.Profile()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +68,8 @@ func TestModelsFollowsCursorPages(t *testing.T) {
 		t.Errorf("display name %q (OpenRouter's name field)", got[1].Name)
 	}
 	// Without last_id the next cursor is the page's last id.
-	if want := []string{"/v1/models", "/v1/models?after=m-a", "/v1/models?after=m-c"}; !reflect.DeepEqual(api.targets, want) {
-		t.Errorf("requests = %v, want %v", api.targets, want)
+	if want := []string{"/v1/models", "/v1/models?after=m-a", "/v1/models?after=m-c"}; !reflect.DeepEqual(api.Targets(), want) {
+		t.Errorf("requests = %v, want %v", api.Targets(), want)
 	}
 }
 
@@ -124,10 +90,10 @@ func TestModelsRejectedKeyIsAuthError(t *testing.T) {
 const modelNotFound = `{"error":{"message":"The model ` + "`gpt-gone`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`
 
 func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, modelNotFound)
 	}, map[string]string{"": openAIModels})
-	res := drain(t, t.Context(), newClient(t, api.profile()), conversation)
+	res := drain(t, t.Context(), newClient(t, api.Profile()), conversation)
 	var pe *provider.Error
 	if !errors.As(res.Err, &pe) || pe.Kind != provider.KindModelNotFound || !errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %#v, want a model-not-found *provider.Error", res.Err)
@@ -149,24 +115,24 @@ func TestModelNotFoundNamesTheModelAndTheList(t *testing.T) {
 // A 404 that is not OpenAI's model_not_found (a wrong base URL, a proxy's
 // page) stays a bad request: the model is not blamed, nothing is listed.
 func TestOther404IsNotAMissingModel(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, `{"error":{"message":"Not Found","type":"invalid_request_error","code":"unknown_url"}}`)
 	}, map[string]string{"": openAIModels})
-	res := drain(t, t.Context(), newClient(t, api.profile()), conversation)
+	res := drain(t, t.Context(), newClient(t, api.Profile()), conversation)
 	if !errors.Is(res.Err, provider.ErrBadRequest) || errors.Is(res.Err, provider.ErrModelNotFound) {
 		t.Fatalf("err = %v, want a bad request", res.Err)
 	}
-	if len(api.targets) != 0 {
-		t.Errorf("the models were listed: %v", api.targets)
+	if len(api.Targets()) != 0 {
+		t.Errorf("the models were listed: %v", api.Targets())
 	}
 }
 
 // When the list cannot be had either, the error says how to get it.
 func TestModelNotFoundWhenTheListFails(t *testing.T) {
-	api := newModelsAPI(t, func(w http.ResponseWriter, _ *http.Request) {
+	api := conformance.NewModelsAPI(t, modelsPaging, func(w http.ResponseWriter, _ *http.Request) {
 		errorAnswer(w, http.StatusNotFound, modelNotFound)
 	}, map[string]string{}) // every models request is refused
-	res := drain(t, context.Background(), newClient(t, api.profile()), conversation)
+	res := drain(t, context.Background(), newClient(t, api.Profile()), conversation)
 	var pe *provider.Error
 	if !errors.As(res.Err, &pe) || pe.Kind != provider.KindModelNotFound {
 		t.Fatalf("err = %v", res.Err)

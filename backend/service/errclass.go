@@ -297,13 +297,26 @@ func Explain(err error) Problem {
 }
 
 // domainCode names the typed errors of the other packages, filling params;
-// "" when err is none of them.
+// "" when err is none of them. The kinds are tried in order: a provider's
+// HTTP failure before the CLI errors it may wrap, a typed error before the
+// sentinels.
 func domainCode(err error, params map[string]string) Code {
 	set := func(kv ...string) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			params[kv[i]] = kv[i+1]
 		}
 	}
+	for _, kind := range []func(error, func(...string)) Code{
+		providerErrorCode, storeErrorCode, classErrorCode, cliErrorCode, gitErrorCode, sentinelCode, configErrorCode,
+	} {
+		if code := kind(err, set); code != "" {
+			return code
+		}
+	}
+	return ""
+}
+
+func providerErrorCode(err error, set func(...string)) Code {
 	if pe, ok := errors.AsType[*provider.Error](err); ok {
 		code := providerCode(pe, set)
 		if code == CodeProviderBroke {
@@ -323,6 +336,10 @@ func domainCode(err error, params map[string]string) Code {
 		set("provider", nf.Provider, "binary", nf.Binary, "hint", nf.Hint)
 		return CodeCLINotFound
 	}
+	return ""
+}
+
+func storeErrorCode(err error, set func(...string)) Code {
 	if ce, ok := errors.AsType[*store.CorruptError](err); ok {
 		set("path", ce.Path, "damage", string(ce.Damage), "backup", ce.Backup, "detail", ce.Detail)
 		return CodeHistoryCorrupt
@@ -331,8 +348,14 @@ func domainCode(err error, params map[string]string) Code {
 		set("dir", fe.Dir)
 		return CodeHistoryFull
 	}
+	return ""
+}
+
+func classErrorCode(err error, set func(...string)) Code {
 	if q, ok := errors.AsType[*QuotaError](err); ok && q.Code != "" {
-		maps.Copy(params, q.Params)
+		for k, v := range q.Params {
+			set(k, v)
+		}
 		return q.Code
 	}
 	switch {
@@ -345,6 +368,10 @@ func domainCode(err error, params map[string]string) Code {
 	case errors.Is(err, ErrNotAStudent):
 		return CodeNotAStudent
 	}
+	return ""
+}
+
+func cliErrorCode(err error, set func(...string)) Code {
 	if ee, ok := errors.AsType[*provider.ExecutionError](err); ok {
 		set("provider", ee.Provider, "exit", strconv.Itoa(ee.ExitCode), "message", ee.Message)
 		return CodeCLIFailed
@@ -353,6 +380,10 @@ func domainCode(err error, params map[string]string) Code {
 		set("provider", pe.Provider, "line", strconv.Itoa(pe.Line))
 		return CodeCLIOutput
 	}
+	return ""
+}
+
+func gitErrorCode(err error, set func(...string)) Code {
 	if te, ok := errors.AsType[*gitops.TamperError](err); ok {
 		set("actor", te.Actor, "files", strings.Join(te.Changed, ", "), "dir", te.Dir)
 		return CodeWorkspaceTampered
@@ -365,6 +396,10 @@ func domainCode(err error, params map[string]string) Code {
 		set("dir", de.Dir, "changes", strings.Join(de.Changes, "; "))
 		return CodeWorkspaceDirty
 	}
+	return ""
+}
+
+func sentinelCode(err error, set func(...string)) Code {
 	switch {
 	case errors.Is(err, ErrCancelled):
 		return CodeCancelled
@@ -385,6 +420,10 @@ func domainCode(err error, params map[string]string) Code {
 		set("detail", firstLine(err))
 		return CodeWorkspaceNotRepo
 	}
+	return ""
+}
+
+func configErrorCode(err error, set func(...string)) Code {
 	if ce, ok := errors.AsType[*config.Error](err); ok {
 		set("detail", firstLine(ce))
 		return CodeConfig

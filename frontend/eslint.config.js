@@ -14,12 +14,6 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      // The React Compiler's rules (plugin v7) flag patterns the components use on purpose (a ref
-      // that holds the latest handler or state, a reset in an effect when a key changes); changing
-      // them is a rewrite of those components, not a lint fix. Left for that rewrite (issue 26 item 3).
-      'react-hooks/set-state-in-effect': 'off',
-      'react-hooks/refs': 'off',
-      'react-hooks/purity': 'off',
       // `_` names what destructuring leaves out on purpose.
       '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^_', argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },

@@ -17,6 +17,6 @@ export default defineConfig({
     // Stores and api tests need no DOM; component tests opt in with
     // `// @vitest-environment happy-dom` at their top.
     environment: 'node',
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'eslint/**/*.test.js'],
   },
 })

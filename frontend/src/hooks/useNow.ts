@@ -1,13 +1,21 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useSyncExternalStore } from 'react'
 
-/** useNow re-renders every intervalMs while active and returns Date.now(). */
+/**
+ * useNow: the time, in steps of intervalMs — re-rendering at each step while
+ * active, read afresh at each render otherwise. The clock is an outside
+ * source read through useSyncExternalStore: the interval is its
+ * subscription, and a reading is Date.now() rounded down to the step, so
+ * reads within one step agree (React requires a stable snapshot).
+ */
 export function useNow(active: boolean, intervalMs = 500): number {
-  const [now, setNow] = useState(() => Date.now())
-  useEffect(() => {
-    if (!active) return
-    setNow(Date.now())
-    const id = setInterval(() => setNow(Date.now()), intervalMs)
-    return () => clearInterval(id)
-  }, [active, intervalMs])
-  return now
+  const subscribe = useCallback(
+    (onTick: () => void) => {
+      if (!active) return () => {}
+      const id = setInterval(onTick, intervalMs)
+      return () => clearInterval(id)
+    },
+    [active, intervalMs],
+  )
+  const read = useCallback(() => Math.floor(Date.now() / intervalMs) * intervalMs, [intervalMs])
+  return useSyncExternalStore(subscribe, read)
 }

@@ -34,7 +34,7 @@ export function Wall({ entries, spotlight, onOpen }: WallProps) {
     <ul className="wall" aria-label={t.wall} data-testid="wall">
       {entries.map((e) => (
         <li key={e.student_id} className="wall-item">
-          <WallCard entry={e} now={e.current?.status === 'running' ? now : 0} onStage={!!spotlight && e.current?.run_id === spotlight} onOpen={onOpen} />
+          <WallCard entry={e} elapsed={e.current ? elapsedMs(e.current, now) : 0} onStage={!!spotlight && e.current?.run_id === spotlight} onOpen={onOpen} />
         </li>
       ))}
     </ul>
@@ -43,13 +43,13 @@ export function Wall({ entries, spotlight, onOpen }: WallProps) {
 
 interface CardProps {
   entry: WallEntry
-  /** The wall's clock for a running card (0 for the others, so they do not re-render). */
-  now: number
+  /** How long its run has been going, by the wall's clock (an ended run's stays put, so its card does not re-render). */
+  elapsed: number
   onStage: boolean
   onOpen(studentId: string): void
 }
 
-const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: CardProps) {
+const WallCard = memo(function WallCard({ entry: e, elapsed, onStage, onOpen }: CardProps) {
   const t = strings.classroom.instructor
   const state = wallState(e)
   const r = e.current
@@ -97,7 +97,7 @@ const WallCard = memo(function WallCard({ entry: e, now, onStage, onOpen }: Card
           <span className="wall-progress">
             <span>{t.iteration(r.iteration, r.max_iterations)}</span>
             <span className="wall-time" data-testid="wall-elapsed">
-              {clock(elapsedMs(r, now || Date.now()))}
+              {clock(elapsed)}
             </span>
           </span>
           <span className="wall-foot">

@@ -1,39 +1,12 @@
 import { useEffect, useState } from 'react'
-import { errorWords, type ShownError } from '../../api'
-import type { RunRequest, SessionDetail } from '../../api'
+import { errorWords, type SessionDetail } from '../../api'
 import { stamp } from '../../format'
-import { useHistory, useStores, type Stores } from '../../stores'
+import { useHistory, useStores } from '../../stores'
 import { strings } from '../../strings'
 import { ExportMenu } from './ExportMenu'
 import { RunView } from '../run/RunView'
+import { FollowUpForm } from './FollowUpForm'
 import { StatusPill } from '../common/StatusPill'
-
-/**
- * followUpRequest continues a session in its own mode: a workspace session
- * goes on in its project with its validation commands and auditor (as its
- * last run recorded them, else as the form has them); the form's inputs and
- * constraints and its network opt-in are not carried over.
- */
-export function followUpRequest(stores: Stores, detail: SessionDetail, lastRunId: string | undefined, prompt: string): RunRequest {
-  const runs = stores.runs.getState().runs
-  const last = lastRunId ? runs[lastRunId] : undefined
-  const provider = last?.provider || detail.runs?.find((r) => r.id === lastRunId)?.provider || null
-  const workspace = last?.mode === 'workspace' || detail.mode === 'workspace'
-  const req = stores.composer.getState().request(provider, detail.id, prompt, workspace ? 'workspace' : 'script')
-  if (!workspace) return req
-  delete req.task
-  // What the last run recorded (run_started) when its events were seen; a bare stored copy does not know.
-  const known = last != null && (!last.fromHistory || last.replayed === true)
-  const workdir = (known && last.workdir) || detail.workdir
-  if (workdir) req.workdir = workdir
-  if (known) {
-    if (last.validate.length) req.validate = last.validate
-    else delete req.validate
-    if (last.auditor) req.auditor = last.auditor
-    else delete req.auditor
-  }
-  return req
-}
 
 /**
  * isWorkspaceSession: the session's runs worked in a project — a workspace
@@ -41,12 +14,6 @@ export function followUpRequest(stores: Stores, detail: SessionDetail, lastRunId
  */
 export function isWorkspaceSession(detail: SessionDetail): boolean {
   return detail.kind === 'workspace'
-}
-
-/** comparedProviders: the providers of a comparison session, in the order they first ran ([] for another session). */
-export function comparedProviders(detail: SessionDetail): string[] {
-  if (detail.mode !== 'compare') return []
-  return [...new Set((detail.runs ?? []).map((r) => r.provider))]
 }
 
 /** HistoryView: search and open past sessions, replay a run, continue or delete. */
@@ -180,58 +147,56 @@ function SessionDetailView({ detail, onContinued, onOpenComparison, onComparison
   const h = strings.history
   const runs = detail.runs ?? []
   const [runId, setRunId] = useState(runs.length ? runs[runs.length - 1].id : null)
-  const [confirming, setConfirming] = useState(false)
-  const [followUp, setFollowUp] = useState('')
-  const [continuing, setContinuing] = useState(false)
-  const [continueError, setContinueError] = useState<ShownError | null>(null)
-  const deleteError = useHistory((x) => x.deleteError)
 
   const pickRun = (id: string) => {
     stores.runs.getState().loadStored(detail, id)
     setRunId(id)
   }
 
-  // A comparison goes on with the providers ticked here (all of them unless the user unticks some).
-  const compared = comparedProviders(detail)
-  const [continueWith, setContinueWith] = useState(compared)
-  const chosen = compared.filter((p) => continueWith.includes(p))
-
-  const doContinue = async () => {
-    if (!followUp.trim() || (compared.length > 0 && chosen.length === 0)) return
-    const last = runs[runs.length - 1]
-    setContinuing(true)
-    setContinueError(null)
-    const req = followUpRequest(stores, detail, last?.id, followUp)
-    if (chosen.length > 1) {
-      // Each provider goes on with its own thread in this comparison (the server picks it).
-      const { provider: _, ...rest } = req
-      void _
-      const sid = await stores.compare.getState().start({ ...rest, providers: chosen })
-      setContinuing(false)
-      if (sid) {
-        setFollowUp('')
-        void stores.history.getState().load()
-        onComparisonContinued()
-      } else {
-        setContinueError(stores.compare.getState().startError)
-      }
-      return
-    }
-    if (chosen.length === 1) req.provider = chosen[0]
-    const id = await stores.runs.getState().start(req)
-    setContinuing(false)
-    if (id) {
-      setFollowUp('')
-      void stores.history.getState().load()
-      onContinued(id)
-    } else {
-      setContinueError(stores.runs.getState().startError)
-      stores.runs.getState().clearStartError()
-    }
-  }
-
   return (
     <section className="session-detail" data-testid="session-detail">
+      <SessionHead detail={detail} onOpenComparison={onOpenComparison} />
+      <details className="session-prompt">
+        <summary>{h.prompt}</summary>
+        <pre>{detail.prompt}</pre>
+      </details>
+      {runs.length > 1 && (
+        <div className="tabs run-tabs" role="tablist">
+          {runs.map((r, i) => (
+            <button key={r.id} type="button" role="tab" className="tab" aria-selected={r.id === runId} onClick={() => pickRun(r.id)}>
+              #{i + 1} {r.provider} <StatusPill status={r.status} />
+            </button>
+          ))}
+        </div>
+      )}
+      {runs.length === 0 && <p className="muted">{h.noRuns}</p>}
+      {runId && (
+        <RunView
+          runId={runId}
+          replay
+          stage
+          keys
+          retry
+          onRetried={(id) => {
+            void stores.history.getState().load()
+            onContinued(id)
+          }}
+        />
+      )}
+      <FollowUpForm detail={detail} onContinued={onContinued} onComparisonContinued={onComparisonContinued} />
+    </section>
+  )
+}
+
+/** SessionHead: the session's title, when and where, and what can be done with it: open the comparison, export, delete. */
+function SessionHead({ detail, onOpenComparison }: { detail: SessionDetail; onOpenComparison: Callbacks['onOpenComparison'] }) {
+  const stores = useStores()
+  const h = strings.history
+  const runs = detail.runs ?? []
+  const [confirming, setConfirming] = useState(false)
+  const deleteError = useHistory((x) => x.deleteError)
+  return (
+    <>
       <div className="session-head">
         <div>
           <h2 className="session-heading">{detail.title || h.title}</h2>
@@ -274,80 +239,6 @@ function SessionDetailView({ detail, onContinued, onOpenComparison, onComparison
           <strong>{h.deleteFailed}:</strong> {errorWords(deleteError)}
         </p>
       )}
-      <details className="session-prompt">
-        <summary>{h.prompt}</summary>
-        <pre>{detail.prompt}</pre>
-      </details>
-      {runs.length > 1 && (
-        <div className="tabs run-tabs" role="tablist">
-          {runs.map((r, i) => (
-            <button key={r.id} type="button" role="tab" className="tab" aria-selected={r.id === runId} onClick={() => pickRun(r.id)}>
-              #{i + 1} {r.provider} <StatusPill status={r.status} />
-            </button>
-          ))}
-        </div>
-      )}
-      {runs.length === 0 && <p className="muted">{h.noRuns}</p>}
-      {runId && (
-        <RunView
-          runId={runId}
-          replay
-          stage
-          keys
-          retry
-          onRetried={(id) => {
-            void stores.history.getState().load()
-            onContinued(id)
-          }}
-        />
-      )}
-      <form
-        className="follow-up card"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void doContinue()
-        }}
-      >
-        <label htmlFor="follow-up" className="field-label">
-          {h.followUp}
-        </label>
-        <textarea
-          id="follow-up"
-          rows={2}
-          value={followUp}
-          placeholder={h.followUpPlaceholder}
-          onChange={(e) => setFollowUp(e.target.value)}
-          data-testid="follow-up"
-        />
-        {compared.length > 1 && (
-          <fieldset className="continue-with" data-testid="continue-with">
-            <legend className="field-label">{h.continueWith}</legend>
-            {compared.map((p) => (
-              <label key={p} className="check" data-testid={`continue-with-${p}`}>
-                <input
-                  type="checkbox"
-                  checked={continueWith.includes(p)}
-                  onChange={(e) => setContinueWith((cur) => (e.target.checked ? [...cur.filter((x) => x !== p), p] : cur.filter((x) => x !== p)))}
-                />
-                {p}
-              </label>
-            ))}
-            <span className="muted small" data-testid="continue-with-note">
-              {chosen.length === 0 ? h.continueNone : h.continueEach(chosen.length)}
-            </span>
-          </fieldset>
-        )}
-        <div className="actions">
-          <button type="submit" className="btn btn-primary" disabled={continuing || !followUp.trim() || (compared.length > 0 && chosen.length === 0)} data-testid="continue">
-            {continuing ? strings.run.starting : chosen.length > 1 ? h.continueCompare(chosen.length) : h.continue}
-          </button>
-        </div>
-        {continueError && (
-          <p className="notice notice-error" role="alert">
-            <strong>{strings.run.startFailed}:</strong> {errorWords(continueError)}
-          </p>
-        )}
-      </form>
-    </section>
+    </>
   )
 }

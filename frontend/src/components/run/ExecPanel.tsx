@@ -143,41 +143,39 @@ function skipped(x: ExecResult): string[] {
  */
 export function OutputStreams({ stdout, stderr, testIdPrefix = '', follow = false }: { stdout?: string; stderr?: string; testIdPrefix?: string; follow?: boolean }) {
   const s = strings.live
-  const out = useFollowEnd<HTMLPreElement>(follow, stdout)
-  const err = useFollowEnd<HTMLPreElement>(follow, stderr)
   return (
     <>
       {stdout && (
         <div className="out">
           <span className="out-label">{s.stdout}</span>
-          <pre className="out-stdout" data-testid={`${testIdPrefix}stdout`} ref={out.ref} onScroll={out.onScroll}>
-            {stdout}
-          </pre>
+          <FollowedPre className="out-stdout" testId={`${testIdPrefix}stdout`} follow={follow} text={stdout} />
         </div>
       )}
       {stderr && (
         <div className="out">
           <span className="out-label out-label-err">{s.stderr}</span>
-          <pre className="out-stderr" data-testid={`${testIdPrefix}stderr`} ref={err.ref} onScroll={err.onScroll}>
-            {stderr}
-          </pre>
+          <FollowedPre className="out-stderr" testId={`${testIdPrefix}stderr`} follow={follow} text={stderr} />
         </div>
       )}
     </>
   )
 }
 
-/** useFollowEnd scrolls its element to the end whenever text grows, while on and while the user has not scrolled up in it. */
-function useFollowEnd<T extends HTMLElement>(on: boolean, text: string | undefined) {
-  const ref = useRef<T>(null)
+/** FollowedPre shows text, scrolled to its end whenever it grows while follow is on and the user has not scrolled up in it. */
+function FollowedPre({ className, testId, follow, text }: { className: string; testId: string; follow: boolean; text: string }) {
+  const ref = useRef<HTMLPreElement>(null)
   const atEnd = useRef(true)
   useLayoutEffect(() => {
     const el = ref.current
-    if (on && el && atEnd.current) el.scrollTop = el.scrollHeight
-  }, [on, text])
+    if (follow && el && atEnd.current) el.scrollTop = el.scrollHeight
+  }, [follow, text])
   const onScroll = () => {
     const el = ref.current
     if (el) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight < 4
   }
-  return { ref, onScroll }
+  return (
+    <pre className={className} data-testid={testId} ref={ref} onScroll={onScroll}>
+      {text}
+    </pre>
+  )
 }

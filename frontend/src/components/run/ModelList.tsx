@@ -25,16 +25,19 @@ export function ModelList({ provider }: { provider: ProviderStatus }) {
   const api = useStores().api
   const picked = useComposer((c) => c.models[provider.name])
   const pickModel = useComposer((c) => c.pickModel)
-  const [listing, setListing] = useState<Listing>({ state: 'loading' })
+  // The answer for one provider: another provider's (or none yet) reads as loading, so a new
+  // listing starts without a reset in the effect.
+  const [answer, setAnswer] = useState<{ name: string; listing: Listing } | null>(null)
+  const listing: Listing = answer?.name === provider.name ? answer.listing : { state: 'loading' }
   const [filter, setFilter] = useState('')
 
   useEffect(() => {
     let live = true
-    setListing({ state: 'loading' })
+    const name = provider.name
     api
-      .call('ProviderModels', { name: provider.name })
-      .then((r) => live && setListing({ state: 'done', models: r.models ?? [] }))
-      .catch((err: unknown) => live && setListing({ state: 'error', error: shownError(err) }))
+      .call('ProviderModels', { name })
+      .then((r) => live && setAnswer({ name, listing: { state: 'done', models: r.models ?? [] } }))
+      .catch((err: unknown) => live && setAnswer({ name, listing: { state: 'error', error: shownError(err) } }))
     return () => {
       live = false
     }

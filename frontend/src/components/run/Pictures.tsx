@@ -55,19 +55,22 @@ export function Pictures({ runId, iteration, images, skipped }: { runId: string;
 
 function Picture({ runId, iteration, image }: { runId: string; iteration: number; image: ImageRef }) {
   const { api } = useStores()
-  const [state, setState] = useState<{ src?: string; failed?: boolean }>({})
+  // The answer for one picture: another picture's (or none yet) reads as loading, so a new
+  // fetch starts without a reset in the effect.
+  const key = `${runId}\n${iteration}\n${image.name}`
+  const [answer, setAnswer] = useState<{ key: string; src?: string; failed?: boolean } | null>(null)
+  const state: { src?: string; failed?: boolean } = answer?.key === key ? answer : {}
   const [large, setLarge] = useState(false)
   useEffect(() => {
     let live = true
-    setState({})
     pictureURL(api, runId, iteration, image.name).then(
-      (src) => live && setState({ src }),
-      () => live && setState({ failed: true }),
+      (src) => live && setAnswer({ key, src }),
+      () => live && setAnswer({ key, failed: true }),
     )
     return () => {
       live = false
     }
-  }, [api, runId, iteration, image.name])
+  }, [api, runId, iteration, image.name, key])
   const s = strings.live
   return (
     <figure className={`picture${large ? ' picture-large' : ''}`} data-testid="picture" data-name={image.name}>

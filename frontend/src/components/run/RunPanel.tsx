@@ -1,20 +1,13 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react'
-import { useShallow } from 'zustand/shallow'
-import { errorWords } from '../../api'
-import { useCompare, useComposer, useProviders, useRuns, useStores, useWorkdir } from '../../stores'
-import { defaultProvider } from '../../stores/providers'
-import { isFinished } from '../../stores/runModel'
+import { useEffect, useEffectEvent, useState, type ReactNode } from 'react'
+import { useComposer, useProviders, useStores } from '../../stores'
+import { chosenProviders, launch, stopShown } from '../../stores/launch'
 import { formCollapsed, shortcut, type FormEvent } from '../../stage'
-import { utf8Length } from '../../format'
 import { strings } from '../../strings'
 import { CompareView } from '../compare/CompareView'
-import { ProviderPicker } from './ProviderPicker'
-import { RunSettings } from './RunSettings'
+import { useRunActivity, type RunActivity } from './activity'
+import { RunForm, type Hint } from './RunForm'
 import { RunView } from './RunView'
-import { SandboxInfo } from './SandboxInfo'
 import { StageBar } from './StageBar'
-import { TestsField } from './TestsField'
-import { ModeSwitch, NetworkOptIn, WorkspaceFields } from '../workspace/WorkspaceForm'
 
 /** A student's form (class mode): only what the instructor allows. */
 export interface StudentForm {
@@ -28,6 +21,9 @@ export interface StudentForm {
   assignedTests?: boolean
 }
 
+/** After this long stopping, the form says the run is still stopping. */
+const SLOW_STOP_MS = 5000
+
 /**
  * RunPanel: the prompt, the provider, the loop settings, Run and Stop — and
  * the active run below. Once a run starts the form folds to one line (the
@@ -35,251 +31,85 @@ export interface StudentForm {
  * opens it again. Ctrl+Enter runs, Esc stops.
  */
 export function RunPanel({ student }: { student?: StudentForm } = {}) {
-  const s = strings.run
   const stores = useStores()
-  const c = useComposer(
-    useShallow((x) => ({
-      prompt: x.prompt,
-      presetId: x.presetId,
-      providers: x.providers,
-      mode: x.mode,
-    })),
-  )
-  const workdir = useWorkdir((w) => w.path)
-  const workspace = c.mode === 'workspace'
-  const setC = useComposer((x) => x.set)
-  const presets = useProviders((p) => p.presets)
-  const providers = useProviders((p) => p.providers)
-  const providersLoaded = useProviders((p) => p.loaded)
-  const configured = useProviders((p) => p.defaults?.provider)
-  // The API's prompt limit (absent from an older server: no check here).
-  const promptMax = useProviders((p) => p.defaults?.max_prompt_bytes ?? 0)
-  const promptBytes = promptMax ? utf8Length(c.prompt) : 0
-  const promptOver = promptMax > 0 && promptBytes > promptMax
-  const compareId = useCompare((x) => x.sessionId)
-  const compareStarting = useCompare((x) => x.starting)
-  const compareError = useCompare((x) => x.startError)
-  const compareColumns = useCompare((x) => x.columns)
-  const comparePromptText = useCompare((x) => x.prompt)
-  const compareRunning = useRuns((r) => compareColumns.some((col) => r.runs[col.runId] && !isFinished(r.runs[col.runId])))
-  const compareCancelling = useRuns((r) => compareColumns.length > 0 && compareColumns.every((col) => !r.runs[col.runId] || isFinished(r.runs[col.runId]) || r.runs[col.runId].cancelling))
-  const activeRunId = useRuns((r) => r.activeRunId)
-  const active = useRuns((r) => (r.activeRunId ? r.runs[r.activeRunId] : undefined))
-  const starting = useRuns((r) => r.starting)
-  const startError = useRuns((r) => r.startError)
-
-  // The ticked providers that are ready, else the configured default.
-  const ticked = c.providers.filter((n) => providers.some((p) => p.name === n && p.available))
-  const fallback = defaultProvider(providers, configured)
-  const chosen = ticked.length ? ticked : fallback ? [fallback] : []
-  const comparing = compareId != null
-  const running = comparing ? compareRunning : active != null && !isFinished(active)
-  const cancelling = comparing ? compareRunning && compareCancelling : (active?.cancelling ?? false)
-  const [hint, setHint] = useState<string | null>(null)
-  const [slowStop, setSlowStop] = useState(false)
+  const run = useRunActivity()
+  const { comparing, activeRunId, running, cancelling } = run
+  const [hint, setHint] = useState<Hint | null>(null)
   // A run already going when the panel opens (e.g. continued from History) starts folded.
   const [collapsed, setCollapsed] = useState(running)
   const fold = (ev: FormEvent) => setCollapsed((x) => formCollapsed(x, ev))
   const hasRun = comparing || activeRunId != null
-  const folded = collapsed && hasRun && !hint
-
-  // A hint about a missing prompt or provider goes once that is fixed.
-  const chosenKey = chosen.join(',')
-  useEffect(() => setHint(null), [c.prompt, chosenKey, c.mode, workdir])
-
-  useEffect(() => {
-    if (!cancelling) {
-      setSlowStop(false)
-      return
-    }
-    const t = setTimeout(() => setSlowStop(true), 5000)
-    return () => clearTimeout(t)
-  }, [cancelling])
+  const folded = collapsed && hasRun
+  const slowStop = useSlowStop(cancelling ? run.shownId : null)
 
   const start = async () => {
-    if (!c.prompt.trim()) return setHint(s.needPrompt)
-    // Refused here, with the count, rather than after sending it all.
-    if (promptOver) return setHint(s.promptTooLong(promptBytes, [...c.prompt].length, promptMax))
-    if (!chosen.length) return setHint(s.needProvider)
-    if (workspace && !workdir && !student) return setHint(s.needWorkdir)
-    setHint(null)
-    const composer = stores.composer.getState()
-    // The folder shown is the one the run edits (a re-run of a comparison column too).
-    const where = workspace && !student ? { workdir } : {}
-    let id: string | null
-    if (chosen.length > 1) {
-      id = await stores.compare.getState().start({ ...composer.compareRequest(chosen), ...where })
-    } else {
-      stores.compare.getState().close()
-      const req = composer.request(chosen[0])
-      // A student may not choose the model (the class's server refuses it).
-      if (student) delete req.model
-      // The server puts the assignment's tests on the run; the student's own would be refused.
-      if (student?.assignedTests) delete req.tests
-      id = await stores.runs.getState().start({ ...req, ...where })
+    const r = await launch(stores, { student })
+    // A refusal opens the form to show why; the hint goes once what it is about changes.
+    if ('hint' in r) {
+      setHint({ text: r.hint, inputs: r.inputs })
+      return fold('startFailed')
     }
-    if (!id) return fold('startFailed')
-    // The network opt-in was for this run only.
-    stores.composer.getState().startedRun()
+    setHint(null)
+    if ('failed' in r) return fold('startFailed')
     // The run takes the screen: the form folds to one line above it.
     fold('started')
     requestAnimationFrame(() => window.scrollTo?.({ top: 0, behavior: 'smooth' }))
   }
-
-  const stop = () => {
-    if (comparing) void stores.compare.getState().cancelAll()
-    else if (activeRunId) void stores.runs.getState().cancel(activeRunId)
-  }
+  const stop = () => stopShown(stores)
 
   // Ctrl+Enter runs (from the prompt box too), Esc stops — not while typing, nor in a dialog.
-  const keys = useRef<(e: KeyboardEvent) => void>(() => {})
-  keys.current = (e) => {
+  const onKey = useEffectEvent((e: KeyboardEvent) => {
     const k = shortcut(e)
     if (k === 'run') {
       e.preventDefault()
-      if (!running && !starting && !compareStarting && providersLoaded && !student?.paused) void start()
+      if (!running && !run.starting && stores.providers.getState().loaded && !student?.paused) void start()
     } else if (k === 'stop' && running && !cancelling) {
       stop()
     }
-  }
+  })
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => keys.current(e)
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
+    const listener = (e: KeyboardEvent) => onKey(e)
+    window.addEventListener('keydown', listener)
+    return () => window.removeEventListener('keydown', listener)
   }, [])
-
-  const pickPreset = (id: string) => {
-    const p = presets.find((x) => x.id === id)
-    // A preset brings its tests (none: the Tests panel is emptied, so a
-    // preset never runs with another exercise's tests).
-    setC(p ? { presetId: id, prompt: p.prompt, tests: p.tests ?? '' } : { presetId: '' })
-  }
-
-  const stageProviders = comparing ? compareColumns.map((col) => col.provider) : active ? [active.provider || chosen[0]] : chosen
-  const stagePrompt = (comparing ? comparePromptText : active?.prompt) || c.prompt
 
   return (
     <div className={`run-page${folded ? ' run-page-stage' : ''}`}>
       {student?.banner}
       {folded ? (
-        <StageBar
-          prompt={stagePrompt}
-          providers={stageProviders}
-          running={running}
-          cancelling={cancelling}
-          onStop={stop}
-          onExpand={() => fold('expand')}
-        />
+        <FoldedForm run={run} onStop={stop} onExpand={() => fold('expand')} />
       ) : (
-        <form
-          id="run-form"
-          className="composer card"
-          onSubmit={(e) => {
-            e.preventDefault()
-            void start()
-          }}
-          aria-label={s.prompt}
-        >
-          <div className="composer-main">
-            {(!student || student.workspace) && <ModeSwitch />}
-            <div className="prompt-head">
-              <label htmlFor="prompt" className="field-label">
-                {s.prompt}
-              </label>
-              <label className="preset">
-                <span className="sr-only">{s.preset}</span>
-                <select value={c.presetId} onChange={(e) => pickPreset(e.target.value)} data-testid="preset">
-                  <option value="">{s.presetNone}</option>
-                  {presets.map((p) => (
-                    <option key={p.id} value={p.id}>
-                      {p.title}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            </div>
-            <textarea
-              id="prompt"
-              className="prompt"
-              value={c.prompt}
-              placeholder={s.promptPlaceholder}
-              onChange={(e) => setC({ prompt: e.target.value, presetId: '' })}
-              data-testid="prompt"
-            />
-            {promptMax > 0 && promptBytes >= promptMax * 0.75 && (
-              <p className={promptOver ? 'notice notice-error small' : 'muted small'} data-testid="prompt-size" role={promptOver ? 'alert' : undefined}>
-                {promptOver ? s.promptTooLong(promptBytes, [...c.prompt].length, promptMax) : s.promptSize(promptBytes, [...c.prompt].length, promptMax)}
-              </p>
-            )}
-            {workspace && <WorkspaceFields folder={!student} />}
-            {!workspace && !student?.assignedTests && <TestsField />}
-            <SandboxInfo />
-          </div>
-          <div className="composer-side">
-            <ProviderPicker
-              value={chosen}
-              models={!student}
-              onToggle={(name, on) => {
-                // The first tick next to the implicit default keeps the default ticked too.
-                const base = ticked.length ? ticked : chosen
-                setC({ providers: on ? [...base.filter((x) => x !== name), name] : base.filter((x) => x !== name) })
-              }}
-            />
-            <RunSettings />
-            {!student && <NetworkOptIn />}
-            <div className="actions">
-              <button
-                type="submit"
-                className="btn btn-primary btn-big"
-                disabled={starting || compareStarting || running || !providersLoaded || student?.paused}
-                title="Ctrl+Enter"
-                data-testid="run"
-              >
-                {starting || compareStarting ? s.starting : chosen.length > 1 ? s.compare(chosen.length) : s.start}
-              </button>
-              <button
-                type="button"
-                className="btn btn-danger btn-big"
-                disabled={!running || cancelling}
-                onClick={stop}
-                title="Esc"
-                data-testid="stop"
-              >
-                {cancelling ? s.stopping : s.stop}
-              </button>
-            </div>
-            {hint && <p className="notice notice-warn">{hint}</p>}
-            {startError && (
-              <p className="notice notice-error" role="alert" data-testid="start-error">
-                <strong>{s.startFailed}:</strong> {errorWords(startError)}
-              </p>
-            )}
-            {compareError && (
-              <p className="notice notice-error" role="alert" data-testid="compare-error">
-                <strong>{strings.compare.startFailed}:</strong> {errorWords(compareError)}
-              </p>
-            )}
-            {slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
-            {hasRun && (
-              <button
-                type="button"
-                className="btn btn-ghost btn-small form-collapse"
-                aria-expanded={true}
-                    title={strings.stage.collapseTitle}
-                onClick={() => fold('collapse')}
-                data-testid="form-collapse"
-              >
-                {strings.stage.collapse} <span aria-hidden="true">▴</span>
-              </button>
-            )}
-            <p className="muted small keys-hint">{strings.stage.keys}</p>
-          </div>
-        </form>
+        <RunForm student={student} hint={hint} slowStop={slowStop} onStart={() => void start()} onStop={stop} onCollapse={hasRun ? () => fold('collapse') : undefined} />
       )}
       {folded && slowStop && <p className="notice notice-warn">{strings.live.stillStopping}</p>}
       <div className="run-area">
-        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} stage keys retry /> : <p className="empty-run muted">{s.empty}</p>}
+        {comparing ? <CompareView /> : activeRunId ? <RunView runId={activeRunId} stage keys retry /> : <p className="empty-run muted">{strings.run.empty}</p>}
       </div>
     </div>
   )
+}
+
+/**
+ * useSlowStop: true once stopping (the id of what is being stopped, null when nothing is) has
+ * taken SLOW_STOP_MS. Keyed by that id, so the next stop starts from false again.
+ */
+function useSlowStop(stopping: string | null): boolean {
+  const [slowFor, setSlowFor] = useState<string | null>(null)
+  useEffect(() => {
+    if (!stopping) return
+    const t = setTimeout(() => setSlowFor(stopping), SLOW_STOP_MS)
+    return () => clearTimeout(t)
+  }, [stopping])
+  return stopping != null && slowFor === stopping
+}
+
+/** FoldedForm: the stage bar, with the form's prompt and providers until the run's own are known. */
+function FoldedForm({ run, onStop, onExpand }: { run: RunActivity; onStop: () => void; onExpand: () => void }) {
+  const prompt = useComposer((c) => c.prompt)
+  const ticks = useComposer((c) => c.providers)
+  const list = useProviders((p) => p.providers)
+  const configured = useProviders((p) => p.defaults?.provider)
+  const { chosen } = chosenProviders(ticks, list, configured)
+  const providers = run.comparing ? run.providers : run.providers.length ? [run.providers[0] || chosen[0]] : chosen
+  return <StageBar prompt={run.prompt || prompt} providers={providers} running={run.running} cancelling={run.cancelling} onStop={onStop} onExpand={onExpand} />
 }

@@ -129,6 +129,9 @@ func (l ClassLimits) Summary() string {
 	add(l.MaxIterations, "%s iterations a run")
 	add(l.ConcurrentRuns, "%s runs at a time")
 	add(l.RunsPerHour, "%s runs an hour")
+	// 0 student tests is a refusal, not "no limit", but left out like the
+	// rest: the line says what a student may use.
+	add(l.MaxStudentTests, "%s student tests a run")
 	add(l.TokensPerStudent, "%s tokens a student")
 	add(l.TokensForClass, "%s tokens for the class")
 	if l.BudgetWindow != "" && l.BudgetWindow != WindowClass && (l.TokensPerStudent > 0 || l.TokensForClass > 0 || l.CostPerStudentUSD > 0) {

@@ -65,7 +65,7 @@ type RepeatStatus struct {
 	ID      string `json:"id"`
 	Version int    `json:"version"`
 	// State: running, done, cancelled, or failed (error says why).
-	State     string   `json:"state" tstype:"'running' | 'done' | 'cancelled' | 'failed'"`
+	State     string   `json:"state"`
 	Repeat    int      `json:"repeat"`
 	ReflectAB bool     `json:"reflect_ab"`
 	Providers []string `json:"providers"`

@@ -674,7 +674,7 @@ export interface RepeatStatus {
   /**
    * State: running, done, cancelled, or failed (error says why).
    */
-  state: 'running' | 'done' | 'cancelled' | 'failed';
+  state: string;
   repeat: number /* int */;
   reflect_ab: boolean;
   providers: string[];

@@ -153,6 +153,7 @@ describe('repeat to measure', () => {
     expect(cell(2, 'iterations_to_green').textContent).toBe('1.5 ± 0.5')
     expect(cell(3, 'iterations_to_green').textContent).toBe('—')
     expect(cell(2, 'cost_usd').textContent).toBe('$0.0010 ± $0.0000')
+    expect(cell(0, 'wall_ms').textContent).toBe('4.0 ± 1.0 s')
     // The best: fake without reflection (all passed, fewest iterations, cheapest).
     expect(rows[2].dataset.best).toBe('true')
     expect(within(rows[2]).getByTestId('repeat-best').textContent).toBe('best')

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { errorWords, shownError, type RepeatGroup, type RepeatStatus, type RunRequest } from '../../api'
-import { duration, fixed } from '../../format'
+import { fixed } from '../../format'
 import { useProviders, useRepeat, useStores } from '../../stores'
 import { bestGroup, bestOf, maxRepeat, measures, type Reflection } from '../../stores/repeat'
 import { strings } from '../../strings'
@@ -112,8 +112,12 @@ function Progress({ status }: { status: RepeatStatus }) {
             <span data-testid="repeat-run-of">{r.progress(status.runs_done, status.runs_total)}</span>
           </>
         )}
-        {' · '}
-        <span className="muted">{r.finishedRuns(status.runs_done, status.runs_total)}</span>
+        {!running && (
+          <>
+            {' · '}
+            <span className="muted">{r.finishedRuns(status.runs_done, status.runs_total)}</span>
+          </>
+        )}
         {running && status.round > 0 && (
           <>
             {' · '}
@@ -153,6 +157,12 @@ function spread(s: { mean: number; sd: number; n: number }, fmt: (v: number) => 
 }
 
 const money = (v: number) => `$${fixed(v, v < 0.01 ? 4 : 2)}`
+
+/** wallSpread: a mean time ± its deviation in one unit, seconds from a second up. */
+function wallSpread(s: { mean: number; sd: number; n: number }): string {
+  if (s.n === 0) return strings.compare.unknown
+  return s.mean >= 1000 ? `${fixed(s.mean / 1000, 1)} ± ${fixed(s.sd / 1000, 1)} s` : `${fixed(s.mean, 0)} ± ${fixed(s.sd, 0)} ms`
+}
 const percent = (v: number) => `${fixed(v * 100, 0)}%`
 
 export function RepeatTable({ groups, n }: { groups: RepeatGroup[]; n: number }) {
@@ -163,7 +173,7 @@ export function RepeatTable({ groups, n }: { groups: RepeatGroup[]; n: number })
     { key: 'pass_all', label: r.passAll(n), title: r.passAllTitle, fmt: (g) => (g.pass_all ? r.yes : r.no), best: new Set(groups.flatMap((g, i) => (g.pass_all ? [i] : []))) },
     { key: 'pass_at_1', label: r.passAt1, title: r.passAt1Title, fmt: (g) => `${g.successes}/${g.runs} (${percent(g.pass_at_1)})`, best: bestOf(groups, measures.passAt1, true) },
     { key: 'iterations_to_green', label: r.green, title: r.greenTitle, fmt: (g) => spread(g.iterations_to_green, (v) => fixed(v, 1)), best: bestOf(groups, measures.green, false) },
-    { key: 'wall_ms', label: r.wall, fmt: (g) => spread(g.wall_ms, duration), best: bestOf(groups, measures.wall, false) },
+    { key: 'wall_ms', label: r.wall, fmt: (g) => wallSpread(g.wall_ms), best: bestOf(groups, measures.wall, false) },
     { key: 'cost_usd', label: r.cost, fmt: (g) => spread(g.cost_usd, money), best: bestOf(groups, measures.cost, false) },
   ]
   if (tests) cols.push({ key: 'tests_passed', label: r.tests, fmt: (g) => spread(g.tests_passed, percent), best: bestOf(groups, measures.tests, true) })

@@ -176,6 +176,10 @@ func TestRepeatClampedAndCancelled(t *testing.T) {
 	if end.State != "cancelled" || len(end.Sessions) != 1 || end.RunsDone != 2 {
 		t.Fatalf("after cancel: %+v", end)
 	}
+	// No other round started: the history holds that round's comparison alone.
+	if list := mustSessions(t, svc); len(list) != 1 || list[0].ID != end.Sessions[0] {
+		t.Errorf("sessions after a cancelled repeat: %+v", list)
+	}
 	held := end.Runs[0]
 	run, err := svc.Wait(context.Background(), held.RunID)
 	if !errors.Is(err, service.ErrCancelled) || run == nil || run.Status != event.RunStatusCancelled {

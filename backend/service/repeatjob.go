@@ -165,7 +165,7 @@ func (rs *repeatJobs) get(id string) (*repeatJob, error) {
 // instructor's only: a class's limits are per run, and a repeat is many.
 func (s *Service) StartRepeat(ctx context.Context, req RepeatRequest) (RepeatStatus, error) {
 	if access.From(ctx).IsStudent() {
-		return RepeatStatus{}, instructorOnly("repeat")
+		return RepeatStatus{}, instructorOnly("StartRepeat")
 	}
 	// The repeat outlives the request that started it, with its caller.
 	jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -205,7 +205,7 @@ func (s *Service) StartRepeat(ctx context.Context, req RepeatRequest) (RepeatSta
 // (at once for -1), or it has ended, or repeatPoll has passed.
 func (s *Service) RepeatStatus(ctx context.Context, id string, after int) (RepeatStatus, error) {
 	if access.From(ctx).IsStudent() {
-		return RepeatStatus{}, instructorOnly("repeat")
+		return RepeatStatus{}, instructorOnly("Repeat")
 	}
 	j, err := s.repeats.get(id)
 	if err != nil {
@@ -234,7 +234,7 @@ func (s *Service) RepeatStatus(ctx context.Context, id string, after int) (Repea
 // other round starts (RepeatStatus then says cancelled).
 func (s *Service) CancelRepeat(ctx context.Context, id string) error {
 	if access.From(ctx).IsStudent() {
-		return instructorOnly("repeat")
+		return instructorOnly("CancelRepeat")
 	}
 	j, err := s.repeats.get(id)
 	if err != nil {

@@ -20,6 +20,9 @@ var (
 	opStartRun       = api.Lookup[wire.RunRequest, wire.RunInfo]("StartRun")
 	opStartCompare   = api.Lookup[wire.CompareRequest, wire.CompareInfo]("StartCompare")
 	opComparison     = api.Lookup[wire.SessionRef, []wire.ComparisonRow]("Comparison")
+	opStartRepeat    = api.Lookup[wire.RepeatRequest, wire.RepeatStatus]("StartRepeat")
+	opRepeat         = api.Lookup[wire.RepeatRef, wire.RepeatStatus]("Repeat")
+	opCancelRepeat   = api.Lookup[wire.RepeatID, wire.OK]("CancelRepeat")
 	opCancelRun      = api.Lookup[wire.RunRef, wire.OK]("CancelRun")
 	opSessions       = api.Lookup[wire.SessionsQuery, []wire.SessionSummary]("Sessions")
 	opSession        = api.Lookup[wire.SessionRef, wire.SessionDetail]("Session")
@@ -84,6 +87,21 @@ func (a *App) StartCompare(in wire.CompareRequest) (wire.CompareInfo, error) {
 // Comparison is GET /api/sessions/{id}/comparison on the web.
 func (a *App) Comparison(in wire.SessionRef) ([]wire.ComparisonRow, error) {
 	return opComparison.Call(a.ctx, a.svc, in)
+}
+
+// StartRepeat is POST /api/repeats on the web.
+func (a *App) StartRepeat(in wire.RepeatRequest) (wire.RepeatStatus, error) {
+	return opStartRepeat.Call(a.ctx, a.svc, in)
+}
+
+// Repeat is GET /api/repeats/{id} on the web.
+func (a *App) Repeat(in wire.RepeatRef) (wire.RepeatStatus, error) {
+	return opRepeat.Call(a.ctx, a.svc, in)
+}
+
+// CancelRepeat is POST /api/repeats/{id}/cancel on the web.
+func (a *App) CancelRepeat(in wire.RepeatID) (wire.OK, error) {
+	return opCancelRepeat.Call(a.ctx, a.svc, in)
 }
 
 // CancelRun is POST /api/runs/{id}/cancel on the web.

@@ -58,6 +58,23 @@ var Ops = []Operation{
 		rows, err := s.Comparison(ctx, in.ID)
 		return wire.FromComparison(rows), err
 	}).forStudents(),
+	// Repeats a comparison to measure it (pass^N, pass@1, iterations to
+	// green, cost, per provider × reflection): answers once the first round
+	// has started; the rounds are comparison sessions in the history.
+	op("StartRepeat", "POST /api/repeats", http.StatusCreated, func(ctx context.Context, s *service.Service, req wire.RepeatRequest) (wire.RepeatStatus, error) {
+		st, err := s.StartRepeat(ctx, req.ToService())
+		return wire.FromRepeatStatus(st), err
+	}),
+	// A repeat's progress and summary, once its version is past after
+	// (a long poll: at most about 25 s, then the same status again).
+	op("Repeat", "GET /api/repeats/{id}", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.RepeatRef) (wire.RepeatStatus, error) {
+		st, err := s.RepeatStatus(ctx, in.ID, in.After)
+		return wire.FromRepeatStatus(st), err
+	}),
+	// Stops a repeat: its round's runs are cancelled, no other round starts.
+	op("CancelRepeat", "POST /api/repeats/{id}/cancel", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.RepeatID) (wire.OK, error) {
+		return wire.OK{OK: true}, s.CancelRepeat(ctx, in.ID)
+	}),
 	// Stops a run; its run_finished event (status cancelled) follows.
 	op("CancelRun", "POST /api/runs/{id}/cancel", http.StatusOK, func(ctx context.Context, s *service.Service, in wire.RunRef) (wire.OK, error) {
 		return wire.OK{OK: true}, s.CancelRun(ctx, in.ID)

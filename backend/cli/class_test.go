@@ -51,7 +51,7 @@ func TestClassCommand(t *testing.T) {
 		t.Fatalf("printed:\n%s\nstderr:\n%s", strings.Join(lines, "\n"), errb.String())
 	}
 	// A new class's limits, under the code, before anyone joins.
-	const want = "5 iterations a run, 2 runs at a time, 20 runs an hour, 150,000 tokens a student, 3,000,000 tokens for the class"
+	const want = "5 iterations a run, 2 runs at a time, 20 runs an hour, 5 student tests a run, 150,000 tokens a student, 3,000,000 tokens for the class"
 	if lim == nil || lim[1] != want || !strings.Contains(lines[len(lines)-2], stud[0]) {
 		t.Errorf("the limits line: %q\nprinted:\n%s", lim, strings.Join(lines, "\n"))
 	}

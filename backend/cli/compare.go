@@ -36,7 +36,7 @@ func (e *env) compareCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&providers, "provider", "p", nil, "provider profile (repeat: at least two)")
-	fl.IntVar(&rep.n, "repeat", 1, "run the comparison N times (at most 20) and summarise per provider: pass^N, pass@1, iterations to green, time and cost with their spread")
+	fl.IntVar(&rep.n, "repeat", 1, "run the comparison N times (at most "+strconv.Itoa(service.MaxRepeat)+") and summarise per provider: pass^N, pass@1, iterations to green, time and cost with their spread")
 	fl.BoolVar(&rep.reflectAB, "reflect-ab", false, "with --repeat: each round twice, reflection on and off, summarised apart")
 	f.bind(fl, "model for every provider (default: each profile's)", "JSON Lines: every event, then a final {\"type\":\"comparison\"} line")
 	return cmd

@@ -1,17 +1,17 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"text/tabwriter"
 
-	"github.com/loopforge/loopforge/backend/event"
 	"github.com/loopforge/loopforge/backend/service"
 	"github.com/spf13/cobra"
 )
-
-// maxRepeat bounds --repeat: each round is a whole comparison.
-const maxRepeat = 20
 
 type repeatFlags struct {
 	n         int
@@ -19,17 +19,16 @@ type repeatFlags struct {
 }
 
 // compareRepeat runs the comparison rep.n times (twice a round with
-// --reflect-ab: reflection on, then off), one round after the other so the
-// rounds do not compete for the machine, and prints the summary per
-// provider and reflection (service.SummarizeRepeats). Exit 0 when every
-// group passed every repeat (pass^N), 1 otherwise.
+// --reflect-ab: reflection on, then off) through service.Repeat, one round
+// after the other, and prints the summary per provider and reflection
+// (service.SummarizeRepeats). Exit 0 when every group passed every repeat
+// (pass^N), 1 otherwise.
 func (e *env) compareRepeat(cmd *cobra.Command, f runFlags, rep repeatFlags, providers, args []string) error {
-	ctx := cmd.Context()
 	switch {
 	case len(providers) < 2:
 		return usagef("compare needs at least two providers: -p NAME -p NAME")
-	case rep.n < 1 || rep.n > maxRepeat:
-		return usagef("--repeat: between 1 and %d (got %d)", maxRepeat, rep.n)
+	case rep.n < 1 || rep.n > service.MaxRepeat:
+		return usagef("--repeat: between 1 and %d (got %d)", service.MaxRepeat, rep.n)
 	case rep.reflectAB && f.noReflect:
 		return usagef("--reflect-ab runs with reflection on and off: leave out --no-reflect")
 	}
@@ -37,55 +36,32 @@ func (e *env) compareRepeat(cmd *cobra.Command, f runFlags, rep repeatFlags, pro
 	if err != nil {
 		return err
 	}
-	svc, err := e.newService(ctx, workdir)
+	svc, err := e.newService(cmd.Context(), workdir)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	configured := svc.Defaults().Reflect // or --no-reflect
-	if rr.Reflect != nil {
-		configured = *rr.Reflect
-	}
-	settings := []bool{configured}
-	if rep.reflectAB {
-		settings = []bool{true, false}
-	}
-	var samples []service.RepeatSample
-	for round := 1; round <= rep.n; round++ {
-		for _, reflect := range settings {
-			req := service.CompareRequest{Providers: providers, RunRequest: rr}
-			req.Reflect = &reflect
-			info, err := svc.StartCompare(ctx, req)
-			if err != nil {
-				return flagWords(err)
+	// Ctrl-C cancels the round's runs and starts no other.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	req := service.RepeatRequest{CompareRequest: service.CompareRequest{Providers: providers, RunRequest: rr}, Repeat: rep.n, ReflectAB: rep.reflectAB}
+	perRound := req.Rounds() / rep.n // comparisons a round: 2 with --reflect-ab
+	samples, err := svc.Repeat(ctx, req, service.RepeatObserver{
+		Ended: func(r service.RepeatRound, rows []service.ComparisonRow) {
+			if f.json {
+				return
 			}
-			ids := make([]string, len(info.Runs))
-			for i, r := range info.Runs {
-				ids[i] = r.RunID
+			for _, row := range rows {
+				fmt.Fprintf(e.stderr, "[round %d/%d, reflection %s] %s: %s after %d iteration%s%s\n", (r.Round-1)/perRound+1, rep.n,
+					onOff(r.Reflect), row.Provider, row.Status, row.Iterations, plural(row.Iterations), testsOf(row))
 			}
-			stop := cancelOnInterrupt(svc, ids...)
-			for _, id := range ids {
-				if _, err := svc.Wait(ctx, id); err != nil && ctx.Err() != nil {
-					stop()
-					return ctx.Err()
-				}
-			}
-			stop()
-			rows, err := svc.Comparison(ctx, info.SessionID)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				samples = append(samples, service.RepeatSample{Row: r, Reflect: reflect})
-				if !f.json {
-					fmt.Fprintf(e.stderr, "[round %d/%d, reflection %s] %s: %s after %d iteration%s%s\n", round, rep.n, onOff(reflect),
-						r.Provider, r.Status, r.Iterations, plural(r.Iterations), testsOf(r))
-				}
-				if r.Status == event.RunStatusCancelled || r.Status == event.RunStatusInterrupted {
-					return &exitError{code: ExitInterrupted}
-				}
-			}
-		}
+		},
+	})
+	switch {
+	case errors.Is(err, service.ErrCancelled):
+		return &exitError{code: ExitInterrupted}
+	case err != nil:
+		return flagWords(err)
 	}
 	groups := service.SummarizeRepeats(samples)
 	if f.json {

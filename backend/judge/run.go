@@ -98,7 +98,7 @@ func ended(r *event.TestResult, res sandbox.Result) bool {
 	default:
 		r.Verdict = event.VerdictRuntimeError
 		if tb := strings.TrimSpace(res.Stderr); tb != "" {
-			r.Detail = clipTail(tb)
+			r.Detail = clipTail(programPaths(tb))
 			return true
 		}
 	}
@@ -123,7 +123,7 @@ func judgeAssert(r *event.TestResult, res sandbox.Result, nonce string) {
 	out, done := strings.CutSuffix(strings.TrimRight(res.Stdout, "\n"), nonce)
 	r.Actual = clip(strings.TrimRight(out, "\n"))
 	if res.Status == sandbox.StatusError && res.ExitCode == assertFailed {
-		r.Verdict, r.Detail = event.VerdictWrongAnswer, clipTail(strings.TrimSpace(res.Stderr))
+		r.Verdict, r.Detail = event.VerdictWrongAnswer, clipTail(programPaths(strings.TrimSpace(res.Stderr)))
 		return
 	}
 	if ended(r, res) {
@@ -137,6 +137,17 @@ func judgeAssert(r *event.TestResult, res sandbox.Result, nonce string) {
 	}
 	r.Verdict = event.VerdictPassed
 }
+
+// programFile is what evidence calls the program: the assertion harness
+// imports it under this name, and an input/output test's traceback, which
+// names the file the sandbox ran (a private run directory's path), is
+// rewritten to it.
+const programFile = "solution.py"
+
+// programPaths names the program as programFile in a traceback: the
+// sandbox's own path of it means nothing to a student, and it would make
+// the evidence of one test differ from run to run in the model's prompt.
+func programPaths(text string) string { return sandbox.NameProgram(text, programFile) }
 
 // newNonce is a token the harness prints when every assertion held: an
 // exit status of 0 alone would pass a program that exits while imported.
@@ -157,6 +168,15 @@ func assertHarness(program, test, nonce string) string {
 }
 
 const harness = `import base64, linecache, sys, traceback, types
+_self = sys._getframe().f_code.co_filename
+def _tb(e):
+    # The harness's own frames name the sandbox's file: only the program's
+    # and the test's are evidence. traceback (not the C hook) shows their
+    # lines, which linecache holds.
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != _self]
+    sys.stderr.write("Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(e), e)))
+    sys.stderr.flush()
+sys.excepthook = lambda t, e, tb: _tb(e)
 def _src(b, name):
     s = base64.b64decode(b).decode("utf-8")
     linecache.cache[name] = (len(s), None, s.splitlines(True), name)
@@ -176,9 +196,8 @@ _ns.update(__name__="test", solution=_mod)
 def _check(f):
     try:
         f()
-    except AssertionError:
-        traceback.print_exc()
-        sys.stderr.flush()
+    except AssertionError as e:
+        _tb(e)
         sys.exit(%d)
 _check(lambda: exec(compile(_test, "test.py", "exec"), _ns))
 for _name, _f in list(_ns.items()):

@@ -158,3 +158,37 @@ func TestATestsTimeoutOnlyShortensTheRuns(t *testing.T) {
 		t.Fatalf("a 5m test timeout under a 1s run limit: %s (%s)", r.Verdict, r.Detail)
 	}
 }
+
+// TestTracebacksNameTheProgram: a test's traceback names the program
+// "solution.py" with its lines, as the student knows it, never the
+// sandbox's private run directory nor the assertion harness's own frames.
+func TestTracebacksNameTheProgram(t *testing.T) {
+	const code = "def f(x):\n    return 1/x\n\nn = int(input())\nprint(f(n))\n"
+	io := judge(t, code, "tests: [{stdin: \"0\\n\", expected: \"5\"}]").Results[0]
+	asserts := judge(t, "def f(x):\n    return 1/x\n",
+		"tests: [{assert: \"def test_f():\\n    assert f(0) == 1\\n\"}, {assert: \"def test_g():\\n    assert f(1) == 2\\n\"}]").Results
+	for _, c := range []struct {
+		name    string
+		r       event.TestResult
+		verdict event.Verdict
+		want    []string
+	}{
+		{"input/output", io, event.VerdictRuntimeError, []string{`File "solution.py", line 5, in <module>`, `File "solution.py", line 2, in f`, "ZeroDivisionError"}},
+		{"assertion crash", asserts[0], event.VerdictRuntimeError, []string{`File "test.py", line 2, in test_f`, `File "solution.py", line 2, in f`, "    return 1/x", "ZeroDivisionError"}},
+		{"assertion failed", asserts[1], event.VerdictWrongAnswer, []string{`File "test.py", line 2, in test_g`, "    assert f(1) == 2", "AssertionError"}},
+	} {
+		if c.r.Verdict != c.verdict {
+			t.Errorf("%s: verdict %s, want %s (%q)", c.name, c.r.Verdict, c.verdict, c.r.Detail)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(c.r.Detail, w) {
+				t.Errorf("%s: traceback lacks %q:\n%s", c.name, w, c.r.Detail)
+			}
+		}
+		for _, bad := range []string{"loopforge-", "<stdin>", "_check"} {
+			if strings.Contains(c.r.Detail, bad) {
+				t.Errorf("%s: traceback shows %q:\n%s", c.name, bad, c.r.Detail)
+			}
+		}
+	}
+}

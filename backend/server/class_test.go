@@ -144,6 +144,11 @@ var accessTable = map[string]expect{
 	"StartCompare": {created, created, created, noAuth},
 	"Comparison":   {ok, ok, missing, noAuth},
 	"CancelRun":    {ok, ok, missing, noAuth},
+	// The instructor's alone (a repeat is many runs, past a class's
+	// per-run limits); the id asked is a session's, no repeat's.
+	"StartRepeat":  {created, denied, denied, noAuth},
+	"Repeat":       {missing, denied, denied, noAuth},
+	"CancelRepeat": {missing, denied, denied, noAuth},
 	"Sessions":     {ok, ok, ok, noAuth},
 	"Session":      {ok, ok, missing, noAuth},
 	// Asked without an iteration: the owner hears the request is malformed,
@@ -183,6 +188,7 @@ func TestClassAccessTable(t *testing.T) {
 	samples := map[string]string{
 		"StartRun":     `{"prompt":"p","provider":"fake","max_iterations":1}`,
 		"StartCompare": `{"prompt":"p","providers":["fake","fake2"],"max_iterations":1}`,
+		"StartRepeat":  `{"prompt":"p","providers":["fake","fake2"],"max_iterations":1,"repeat":1}`,
 		"SetWorkdir":   `{"path":` + quote(t.TempDir()) + `}`,
 	}
 	type route struct{ name, method, path string }

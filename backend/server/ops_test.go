@@ -44,11 +44,13 @@ func TestEveryOperationIsServedOverHTTP(t *testing.T) {
 	samples := map[string]string{
 		"StartRun":     `{"prompt":"p","provider":"fake","max_iterations":1}`,
 		"StartCompare": `{"prompt":"p","providers":["fake","fake2"],"max_iterations":1}`,
+		"StartRepeat":  `{"prompt":"p","providers":["fake","fake2"],"max_iterations":1,"repeat":1}`,
 		"SetWorkdir":   `{"path":` + quote(t.TempDir()) + `}`,
 		"SetSpotlight": `{"run_id":` + quote(info.RunID) + `}`,
 	}
 	// Query parameters of operations that need them.
-	queries := map[string]string{"Image": "?iteration=1&name=dot.svg"}
+	queries := map[string]string{"Image": "?iteration=1&name=dot.svg", "Repeat": "?after=-1"}
+	var repeatID string // StartRepeat's, for the operations after it
 	ops := slices.Clone(api.Ops)
 	for _, last := range []string{"DeleteSession", "RemoveStudent"} {
 		i := slices.IndexFunc(ops, func(op api.Operation) bool { return op.Name() == last })
@@ -67,6 +69,8 @@ func TestEveryOperationIsServedOverHTTP(t *testing.T) {
 				id = class.ID
 			case strings.HasPrefix(path, "/api/providers/"):
 				id = "fake"
+			case strings.HasPrefix(path, "/api/repeats/"):
+				id = repeatID
 			}
 			path = routeParam.ReplaceAllString(path, id) + queries[op.Name()]
 			status, body := call(t, ts, tok, method, path, inputFor(op, samples))
@@ -77,6 +81,11 @@ func TestEveryOperationIsServedOverHTTP(t *testing.T) {
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(reflect.New(op.Out()).Interface()); err != nil {
 				t.Fatalf("%s does not read as %s: %v", body, op.Out(), err)
+			}
+			if op.Name() == "StartRepeat" {
+				var st struct{ ID string }
+				_ = json.Unmarshal(body, &st)
+				repeatID = st.ID
 			}
 		})
 	}

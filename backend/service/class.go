@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -129,6 +130,9 @@ func (l ClassLimits) Summary() string {
 	add(l.MaxIterations, "%s iterations a run")
 	add(l.ConcurrentRuns, "%s runs at a time")
 	add(l.RunsPerHour, "%s runs an hour")
+	// 0 student tests is a refusal, not "no limit", but left out like the
+	// rest: the line says what a student may use.
+	add(l.MaxStudentTests, "%s student tests a run")
 	add(l.TokensPerStudent, "%s tokens a student")
 	add(l.TokensForClass, "%s tokens for the class")
 	if l.BudgetWindow != "" && l.BudgetWindow != WindowClass && (l.TokensPerStudent > 0 || l.TokensForClass > 0 || l.CostPerStudentUSD > 0) {
@@ -274,7 +278,7 @@ type WallRun struct {
 
 // WallBest is a student's best run on the assignment in force: the most
 // tests passed, then a success, then the fewest iterations (the earlier
-// run on a tie).
+// run on a tie). The grade sheet picks its best run the same way (bestRun).
 type WallBest struct {
 	RunID                   string
 	TestsPassed, TestsTotal int
@@ -360,9 +364,9 @@ type member struct {
 	sums    spentSums
 	current *WallRun
 	// best is the student's best run on the assignment in force, onAssign
-	// the runs made on it.
+	// where each run made on it stands now (in start order).
 	best     *WallBest
-	onAssign map[string]bool
+	onAssign []WallBest
 }
 
 // classRun is one active run of a student.
@@ -533,19 +537,23 @@ func wallRunOf(r store.Run) *WallRun {
 		PromptChars: utf8.RuneCountInString(r.Prompt)}
 }
 
-// bestOf counts a run on the assignment in force (each run id once) and
-// keeps what it reached when it beats the student's best: a best stays the
-// best even when its run's later iterations do worse. cr.mu is held (or cr
-// is not shared yet).
+// bestOf counts a run on the assignment in force (each run id once) with
+// what it stands at now (its last judged program, as the history and the
+// grade sheet count it) and picks the student's best again. cr.mu is held
+// (or cr is not shared yet).
 func (m *member) bestOf(w *WallRun, runID string) {
-	if m.onAssign == nil {
-		m.onAssign = map[string]bool{}
+	now := standing(w, runID)
+	if i := slices.IndexFunc(m.onAssign, func(b WallBest) bool { return b.RunID == runID }); i >= 0 {
+		m.onAssign[i] = now
+	} else {
+		m.onAssign = append(m.onAssign, now)
 	}
-	m.onAssign[runID] = true
-	cand := WallBest{RunID: runID, TestsPassed: w.TestsPassed, TestsTotal: w.TestsTotal, Success: w.Status == event.RunStatusSuccess,
-		Iterations: w.Iteration, PromptChars: w.PromptChars}
-	if cand.better(m.best) {
-		m.best = &cand
+	m.best = nil
+	for i := range m.onAssign {
+		if m.onAssign[i].better(m.best) {
+			b := m.onAssign[i]
+			m.best = &b
+		}
 	}
 	m.best.Runs = len(m.onAssign)
 }

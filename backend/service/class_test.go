@@ -654,6 +654,7 @@ func TestClassLimitsSummary(t *testing.T) {
 		{ClassLimits{}, "none"},
 		{ClassLimits{Providers: []string{"ollama"}, CostPerStudentUSD: 0.5, TokensForClass: 1234567},
 			"1,234,567 tokens for the class, US$0.50 a student, providers ollama"},
+		{ClassLimits{RunsPerHour: 20, MaxStudentTests: 5, TokensPerStudent: 1000}, "20 runs an hour, 5 student tests a run, 1,000 tokens a student"},
 	} {
 		if got := c.l.Summary(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.l, got, c.want)

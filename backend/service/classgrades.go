@@ -78,19 +78,23 @@ func (s *Service) gradeRows(ctx context.Context, rec *classRecord) ([]export.Gra
 	return grades, tests, nil
 }
 
-// bestRun is the run with the most tests passed, then a success, then the
-// earlier one (runs in start order; nil for none).
+// bestRun is the wall's best among runs (in start order; nil for none):
+// WallBest.better ranks both, so the sheet and the wall name the same run.
 func bestRun(runs []store.Run) *store.Run {
 	var best *store.Run
+	var top *WallBest
 	for i := range runs {
-		r := &runs[i]
-		switch {
-		case best == nil, r.TestsPassed > best.TestsPassed,
-			r.TestsPassed == best.TestsPassed && r.Status == event.RunStatusSuccess && best.Status != event.RunStatusSuccess:
-			best = r
+		if w := standing(wallRunOf(runs[i]), runs[i].ID); w.better(top) {
+			best, top = &runs[i], &w
 		}
 	}
 	return best
+}
+
+// standing is what ranks a run among a student's runs on an assignment.
+func standing(w *WallRun, runID string) WallBest {
+	return WallBest{RunID: runID, TestsPassed: w.TestsPassed, TestsTotal: w.TestsTotal, Success: w.Status == event.RunStatusSuccess,
+		Iterations: w.Iteration, PromptChars: w.PromptChars}
 }
 
 // lastTested is the verdicts of a run's last judged program (those its

@@ -1,10 +1,154 @@
 package service
 
 import (
+	"context"
+	"errors"
 	"math"
 
 	"github.com/loopforge/loopforge/backend/event"
 )
+
+// MaxRepeat bounds the rounds of a repeated comparison, each a whole
+// comparison: a larger request is clamped to it (a smaller one to 1).
+const MaxRepeat = 20
+
+// RepeatRequest measures a comparison by repeating it (issue 25 item 6).
+type RepeatRequest struct {
+	CompareRequest
+	// Repeat is how many rounds, clamped to 1..MaxRepeat.
+	Repeat int
+	// ReflectAB runs each round twice, reflection on and then off, and
+	// summarises the two apart; else every round runs with RunRequest's
+	// Reflect (or the configured default).
+	ReflectAB bool
+}
+
+// Rounds is how many comparisons req starts: Repeat (clamped), twice with
+// ReflectAB.
+func (r RepeatRequest) Rounds() int { return r.repeat() * len(r.settings(false)) }
+
+func (r RepeatRequest) repeat() int { return min(max(r.Repeat, 1), MaxRepeat) }
+
+// settings are the reflection settings of each round, configured being
+// the default's.
+func (r RepeatRequest) settings(configured bool) []bool {
+	if r.ReflectAB {
+		return []bool{true, false}
+	}
+	if r.Reflect != nil {
+		return []bool{*r.Reflect}
+	}
+	return []bool{configured}
+}
+
+// RepeatRound is a started round of a repeated comparison.
+type RepeatRound struct {
+	Round, Rounds int // 1-based; an A/B round counts once per setting
+	Reflect       bool
+	Info          CompareInfo
+}
+
+// RepeatObserver hears a repeated comparison's progress; nil funcs are
+// skipped. Each is called from Repeat's goroutine, in order.
+type RepeatObserver struct {
+	Started  func(RepeatRound)
+	RunEnded func(r RepeatRound, runID string)
+	Ended    func(RepeatRound, []ComparisonRow)
+}
+
+// Repeat runs the comparison req.Repeat times (clamped; each time twice
+// with ReflectAB), one round after the other so that rounds do not compete
+// for the machine or a provider's rate limit. Each round is a comparison
+// session of its own, in the history like any other. When ctx ends, the
+// round's runs are cancelled and waited for and Repeat returns ErrCancelled;
+// a run cancelled alone (CancelRun) or interrupted stops it the same way
+// once its round has ended, since its sample would mean nothing. It returns
+// every finished run's sample; the error of a round that could not start.
+func (s *Service) Repeat(ctx context.Context, req RepeatRequest, obs RepeatObserver) ([]RepeatSample, error) {
+	req.SessionID = "" // each round is a new comparison, never a follow-up
+	settings := req.settings(s.conf().Reflect)
+	round := RepeatRound{Rounds: req.Rounds()}
+	var samples []RepeatSample
+	for range req.repeat() {
+		for _, reflect := range settings {
+			if err := context.Cause(ctx); err != nil {
+				return samples, cancelledBy(err)
+			}
+			c := req.CompareRequest
+			c.Reflect = &reflect
+			info, err := s.StartCompare(ctx, c)
+			if err != nil {
+				return samples, err
+			}
+			round.Round++
+			round.Reflect, round.Info = reflect, info
+			if obs.Started != nil {
+				obs.Started(round)
+			}
+			stopped := s.awaitRound(ctx, round, obs.RunEnded)
+			rows, err := s.Comparison(context.WithoutCancel(ctx), info.SessionID)
+			if err != nil {
+				return samples, err
+			}
+			for _, r := range rows {
+				samples = append(samples, RepeatSample{Row: r, Reflect: reflect})
+				if r.Status == event.RunStatusCancelled || r.Status == event.RunStatusInterrupted {
+					stopped = true
+				}
+			}
+			if obs.Ended != nil {
+				obs.Ended(round, rows)
+			}
+			if stopped {
+				return samples, ErrCancelled
+			}
+		}
+	}
+	return samples, nil
+}
+
+// awaitRound waits for every run of round to end, reporting each as it
+// does; when ctx ends first it cancels them, still waits (a cancelled run
+// ends at once), and reports true.
+func (s *Service) awaitRound(ctx context.Context, round RepeatRound, ended func(RepeatRound, string)) bool {
+	done := make(chan string, len(round.Info.Runs))
+	for _, r := range round.Info.Runs {
+		go func() {
+			_, _ = s.Wait(context.WithoutCancel(ctx), r.RunID) // the run's end is in its row
+			done <- r.RunID
+		}()
+	}
+	cancelled := false
+	for range round.Info.Runs {
+		select {
+		case id := <-done:
+			if ended != nil {
+				ended(round, id)
+			}
+			continue
+		case <-ctx.Done():
+		}
+		if !cancelled {
+			cancelled = true
+			for _, r := range round.Info.Runs {
+				_ = s.Cancel(r.RunID)
+			}
+		}
+		id := <-done
+		if ended != nil {
+			ended(round, id)
+		}
+	}
+	return cancelled
+}
+
+// cancelledBy is ErrCancelled unless the service is shutting down.
+func cancelledBy(cause error) error {
+	if errors.Is(cause, errShutdown) {
+		return cause
+	}
+	return ErrCancelled
+}
 
 // RepeatSample is one run of a repeated comparison: a comparison row and
 // whether the run reflected.

@@ -1,10 +1,12 @@
 package service
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/provider"
 )
 
 func TestSummarizeRepeats(t *testing.T) {
@@ -34,5 +36,29 @@ func TestSummarizeRepeats(t *testing.T) {
 	}
 	if off.Runs != 1 || !off.PassAll || off.IterationsToGreen.SD != 0 {
 		t.Errorf("a without reflection: %+v", off)
+	}
+}
+
+// TestCloseStopsARepeat: closing the service while a repeat's round runs
+// cancels that round and starts no other, and Close returns (it waits for
+// the repeat as for every run).
+func TestCloseStopsARepeat(t *testing.T) {
+	m := &echoModel{answers: []string{"print(1)"}, gate: make(chan struct{})} // answers nothing until cancelled
+	svc := unclosedService(t, m, nil)
+	svc.conf().Profiles["fake2"] = provider.Profile{Name: "fake2", Kind: "fake"}
+	st, err := svc.StartRepeat(context.Background(), RepeatRequest{CompareRequest: CompareRequest{
+		RunRequest: RunRequest{Prompt: "p", MaxIterations: 1}, Providers: []string{"fake", "fake2"}}, Repeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	end, err := svc.RepeatStatus(context.Background(), st.ID, st.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.State != RepeatCancelled || len(end.Sessions) != 1 || end.RunsDone != 2 {
+		t.Errorf("after Close: %+v", end)
 	}
 }

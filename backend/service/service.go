@@ -103,6 +103,8 @@ type Service struct {
 	// class is the open class of `loopforge class` (nil otherwise).
 	class  *classroom
 	probes probes // the provider list's recent checks
+	// repeats are the repeated comparisons started from the app.
+	repeats repeatJobs
 	// journal holds the runs' event logs.
 	journal *journal.Journal
 	// unstored holds the ends of this process's runs that the history could

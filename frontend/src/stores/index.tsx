@@ -5,6 +5,7 @@
 //   compare   — the comparison shown      stats    — the history summarised
 //   exports   — downloads / save dialog      setup    — the first run: .env, Python
 //   classroom — who the caller is, the class and its live wall
+//   repeat    — a comparison repeated to measure it (pass^N, pass@1)
 // They are zustand vanilla stores: plain objects that tests drive without
 // React, and that components read through selectors, so a token arriving
 // for one run re-renders only what shows that run.
@@ -20,6 +21,7 @@ import { browserSave, createExportsStore, type ExportsState, type ExportsStore, 
 import { createHistoryStore, type HistoryState, type HistoryStore } from './history'
 import type { KV } from './persist'
 import { createProvidersStore, type ProvidersState, type ProvidersStore } from './providers'
+import { createRepeatStore, type RepeatState, type RepeatStore } from './repeat'
 import { isFinished } from './runModel'
 import { createRunsStore, type RunsOptions, type RunsState, type RunsStore } from './runs'
 import { createSetupStore, type SetupState, type SetupStore } from './setup'
@@ -40,6 +42,7 @@ export interface Stores {
   exports: ExportsStore
   classroom: ClassroomStore
   setup: SetupStore
+  repeat: RepeatStore
 }
 
 export interface StoresOptions extends RunsOptions {
@@ -78,6 +81,7 @@ export function createStores(api: Api, opts: StoresOptions = {}): Stores {
     exports: createExportsStore(api, opts.saveFile),
     classroom: createClassroomStore(api, { composer, providers, storage: opts.storage, saveFile: opts.saveFile ?? browserSave }),
     setup: createSetupStore(api, providers),
+    repeat: createRepeatStore(api),
   }
 }
 
@@ -110,3 +114,4 @@ export const useStats = bind<StatsState>((s) => s.stats)
 export const useExports = bind<ExportsState>((s) => s.exports)
 export const useClassroom = bind<ClassroomState>((s) => s.classroom)
 export const useSetup = bind<SetupState>((s) => s.setup)
+export const useRepeat = bind<RepeatState>((s) => s.repeat)

@@ -237,6 +237,11 @@ export namespace wire {
 	    url: string;
 	    token: string;
 	}
+	export interface ErrorBody {
+	    error: string;
+	    code: string;
+	    params: Record<string, string>;
+	}
 	export interface Folder {
 	    name: string;
 	    path: string;
@@ -372,6 +377,73 @@ export namespace wire {
 	    timeout_seconds: number;
 	    key_rejected?: KeyRejection;
 	}
+	export interface Spread {
+	    mean: number;
+	    sd: number;
+	    n: number;
+	}
+	export interface RepeatGroup {
+	    provider: string;
+	    model: string;
+	    reflect: boolean;
+	    runs: number;
+	    successes: number;
+	    pass_all: boolean;
+	    pass_at_1: number;
+	    iterations_to_green: Spread;
+	    wall_ms: Spread;
+	    cost_usd: Spread;
+	    tests_passed: Spread;
+	}
+	export interface RepeatID {
+	    id: string;
+	}
+	export interface RepeatRef {
+	    id: string;
+	    after: number;
+	}
+	export interface RepeatRequest {
+	    session_id?: string;
+	    prompt: string;
+	    provider?: string;
+	    model?: string;
+	    base_url?: string;
+	    max_iterations?: number;
+	    reflect?: boolean;
+	    timeout_seconds?: number;
+	    language?: string;
+	    fresh?: boolean;
+	    retry?: string;
+	    allow_network?: boolean;
+	    stdin?: string;
+	    tests?: string;
+	    mode?: string;
+	    workdir?: string;
+	    validate?: string[];
+	    auditor?: string;
+	    task?: runreq.Task;
+	    providers: string[];
+	    repeat: number;
+	    reflect_ab?: boolean;
+	}
+	export interface RepeatStatus {
+	    id: string;
+	    version: number;
+	    state: string;
+	    repeat: number;
+	    reflect_ab: boolean;
+	    providers: string[];
+	    prompt: string;
+	    round: number;
+	    rounds: number;
+	    reflect: boolean;
+	    runs: RunInfo[];
+	    runs_done: number;
+	    runs_total: number;
+	    sessions: string[];
+	    groups: RepeatGroup[];
+	    error?: ErrorBody;
+	}
 	
 	
 	export interface RunRef {
@@ -442,6 +514,7 @@ export namespace wire {
 	export interface Spotlight {
 	    run_id: string;
 	}
+	
 	export interface StatsGroup {
 	    provider?: string;
 	    model?: string;

@@ -14,6 +14,9 @@ export interface Operations {
   StartRun: { in: wire.RunRequest; out: wire.RunInfo }
   StartCompare: { in: wire.CompareRequest; out: wire.CompareInfo }
   Comparison: { in: wire.SessionRef; out: wire.ComparisonRow[] }
+  StartRepeat: { in: wire.RepeatRequest; out: wire.RepeatStatus }
+  Repeat: { in: wire.RepeatRef; out: wire.RepeatStatus }
+  CancelRepeat: { in: wire.RepeatID; out: wire.OK }
   CancelRun: { in: wire.RunRef; out: wire.OK }
   Sessions: { in: wire.SessionsQuery; out: wire.SessionSummary[] }
   Session: { in: wire.SessionRef; out: wire.SessionDetail }
@@ -62,6 +65,9 @@ export const routes: { readonly [K in OpName]: Route } = {
   StartRun: { method: 'POST', path: '/api/runs', query: [], body: true, list: false },
   StartCompare: { method: 'POST', path: '/api/compare', query: [], body: true, list: false },
   Comparison: { method: 'GET', path: '/api/sessions/{id}/comparison', query: [], body: false, list: true },
+  StartRepeat: { method: 'POST', path: '/api/repeats', query: [], body: true, list: false },
+  Repeat: { method: 'GET', path: '/api/repeats/{id}', query: ['after'], body: false, list: false },
+  CancelRepeat: { method: 'POST', path: '/api/repeats/{id}/cancel', query: [], body: false, list: false },
   CancelRun: { method: 'POST', path: '/api/runs/{id}/cancel', query: [], body: false, list: false },
   Sessions: { method: 'GET', path: '/api/sessions', query: ['q', 'limit'], body: false, list: true },
   Session: { method: 'GET', path: '/api/sessions/{id}', query: [], body: false, list: false },
@@ -94,6 +100,9 @@ export const bindings: { readonly [K in OpName]: (input: OpIn<K>) => Promise<OpO
   StartRun: (input) => App.StartRun(input),
   StartCompare: (input) => App.StartCompare(input),
   Comparison: (input) => App.Comparison(input),
+  StartRepeat: (input) => App.StartRepeat(input),
+  Repeat: (input) => App.Repeat(input),
+  CancelRepeat: (input) => App.CancelRepeat(input),
   CancelRun: (input) => App.CancelRun(input),
   Sessions: (input) => App.Sessions(input),
   Session: (input) => App.Session(input),

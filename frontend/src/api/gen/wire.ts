@@ -610,6 +610,94 @@ export interface SandboxLimits {
 }
 
 //////////
+// source: repeat.go
+
+/**
+ * RepeatRequest measures a comparison by repeating it: Repeat rounds
+ * (clamped to 1..service.MaxRepeat), each a comparison of Providers with
+ * the other fields; ReflectAB runs each round with reflection on and off
+ * (else every round uses reflect, or the configured default).
+ */
+export interface RepeatRequest extends runreq.Request {
+  providers: string[];
+  repeat: number /* int */;
+  reflect_ab?: boolean;
+}
+/**
+ * RepeatID names a repeat.
+ */
+export interface RepeatID {
+  id: string;
+}
+/**
+ * RepeatRef names a repeat; After (-1: none) makes the Repeat operation
+ * wait until the status's version is past it (or about 25 s pass).
+ */
+export interface RepeatRef {
+  id: string;
+  after: number /* int */;
+}
+/**
+ * Spread is a mean and its standard deviation over n runs (n 0: none had
+ * a value).
+ */
+export interface Spread {
+  mean: number /* float64 */;
+  sd: number /* float64 */;
+  n: number /* int */;
+}
+/**
+ * RepeatGroup summarises one provider's repeats with reflection on or
+ * off: pass_all is pass^N (every repeat succeeded), pass_at_1 the share
+ * that did; iterations to green over the successful runs, cost over the
+ * runs whose provider reported one, tests passed as a share.
+ */
+export interface RepeatGroup {
+  provider: string;
+  model: string;
+  reflect: boolean;
+  runs: number /* int */;
+  successes: number /* int */;
+  pass_all: boolean;
+  pass_at_1: number /* float64 */;
+  iterations_to_green: Spread;
+  wall_ms: Spread;
+  cost_usd: Spread;
+  tests_passed: Spread;
+}
+/**
+ * RepeatStatus is a repeat's progress and its summary so far.
+ */
+export interface RepeatStatus {
+  id: string;
+  version: number /* int */;
+  /**
+   * State: running, done, cancelled, or failed (error says why).
+   */
+  state: string;
+  repeat: number /* int */;
+  reflect_ab: boolean;
+  providers: string[];
+  prompt: string;
+  /**
+   * Round of Rounds is the round running (or the last one); reflect its
+   * setting, runs its runs.
+   */
+  round: number /* int */;
+  rounds: number /* int */;
+  reflect: boolean;
+  runs: RunInfo[];
+  runs_done: number /* int */;
+  runs_total: number /* int */;
+  /**
+   * Sessions are the rounds' comparison sessions (in the history).
+   */
+  sessions: string[];
+  groups: RepeatGroup[];
+  error?: ErrorBody;
+}
+
+//////////
 // source: run.go
 
 /**

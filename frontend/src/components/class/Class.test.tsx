@@ -271,16 +271,16 @@ describe('the instructor’s Class tab', () => {
 
   it('shows the limits beside the code, in both languages, and Change opens the limits form', async () => {
     const { stores } = await instructorReady({
-      limits: { ...instructorClass().limits, max_iterations: 5, concurrent_runs: 2, runs_per_hour: 20, tokens_per_student: 150000, tokens_for_class: 3000000 },
+      limits: { ...instructorClass().limits, max_iterations: 5, concurrent_runs: 2, runs_per_hour: 20, max_student_tests: 5, tokens_per_student: 150000, tokens_for_class: 3000000 },
     })
     const items = screen.getByTestId('limits-summary-items')
-    expect(items.textContent).toBe('5 iterations a run · 2 runs at a time · 20 runs an hour · 150,000 tokens · class: 3,000,000 tokens')
+    expect(items.textContent).toBe('5 iterations a run · 2 runs at a time · 20 runs an hour · 5 student tests a run · 150,000 tokens · class: 3,000,000 tokens')
     expect(screen.queryByTestId('limits-form')).toBeNull()
     fireEvent.click(screen.getByTestId('limits-summary-change'))
     const form = await screen.findByTestId('limits-form')
     expect(within(form).getByTestId('limit-max-iterations')).toHaveProperty('value', '5')
     act(() => stores.settings.getState().setLang('pt'))
-    await waitFor(() => expect(screen.getByTestId('limits-summary-items').textContent).toBe('5 iterações por execução · 2 execuções por vez · 20 execuções por hora · 150.000 tokens · turma: 3.000.000 tokens'))
+    await waitFor(() => expect(screen.getByTestId('limits-summary-items').textContent).toBe('5 iterações por execução · 2 execuções por vez · 20 execuções por hora · 5 testes do aluno por execução · 150.000 tokens · turma: 3.000.000 tokens'))
   })
 
   it('the wall shows a run moved to the budget model, one a budget stopped, and the estimated queue wait', async () => {

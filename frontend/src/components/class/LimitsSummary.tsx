@@ -12,6 +12,8 @@ export function limitItems(l: ClassLimits): string[] {
   add(l.max_iterations, t.iterations)
   add(l.concurrent_runs, t.atOnce)
   add(l.runs_per_hour, t.perHour)
+  // 0 means a student may send none (not "no limit"), left out like the others.
+  add(l.max_student_tests ?? 0, t.studentTests)
   add(l.tokens_per_student, t.tokens)
   add(l.cost_per_student_usd, t.cost, 2)
   add(l.tokens_for_class, t.classTokens)

@@ -3,12 +3,13 @@ import { useShallow } from 'zustand/shallow'
 import { errorWords } from '../../api'
 import type { ComparisonRow } from '../../api'
 import { count, duration, fixed } from '../../format'
-import { useCompare, useRuns, useStores } from '../../stores'
+import { useClassroom, useCompare, useRepeat, useRuns, useStores } from '../../stores'
 import { visibleRows, type CompareColumn } from '../../stores/compare'
 import { isFinished } from '../../stores/runModel'
 import { strings } from '../../strings'
 import { ExportMenu } from '../history/ExportMenu'
 import { RunView } from '../run/RunView'
+import { RepeatPanel } from './RepeatPanel'
 import { ScriptDiff } from './ScriptDiff'
 import { StatusPill } from '../common/StatusPill'
 
@@ -31,6 +32,11 @@ export function CompareView() {
   const anyCode = useRuns((r) => columns.some((col) => !!r.runs[col.runId]?.finalCode))
   const anyRunning = done.includes('0')
   const runKey = columns.map((x) => x.runId).join(',')
+  const request = useCompare((x) => x.request)
+  // Repeating is the instructor's (the server refuses a student too), in script mode.
+  const canRepeat = useClassroom((x) => x.me?.role !== 'student') && !workspace && request != null
+  const repeating = useRepeat((x) => x.status != null)
+  const [repeatOpen, setRepeatOpen] = useState(false)
 
   useEffect(() => {
     if (allDone) void stores.compare.getState().loadRows()
@@ -57,9 +63,24 @@ export function CompareView() {
               {c.cancelAll}
             </button>
           )}
+          {allDone && canRepeat && !repeatOpen && !repeating && (
+            <button type="button" className="btn btn-small" title={strings.repeat.openTitle} onClick={() => setRepeatOpen(true)} data-testid="repeat-open">
+              {strings.repeat.open}
+            </button>
+          )}
           {allDone && <ExportMenu sessionId={sessionId} workspace={workspace} hasCode={anyCode} />}
         </div>
       </div>
+      {canRepeat && request && (repeatOpen || repeating) && (
+        <RepeatPanel
+          request={request}
+          providers={columns.map((col) => col.provider)}
+          onClose={() => {
+            stores.repeat.getState().close()
+            setRepeatOpen(false)
+          }}
+        />
+      )}
       {rerunError && (
         <p className="notice notice-error" role="alert">
           <strong>{c.rerunFailed}:</strong> {errorWords(rerunError)}

@@ -5,6 +5,8 @@ import {runreq} from '../models';
 
 export function Assign(arg1:wire.Assignment):Promise<wire.ClassView>;
 
+export function CancelRepeat(arg1:wire.RepeatID):Promise<wire.OK>;
+
 export function CancelRun(arg1:wire.RunRef):Promise<wire.OK>;
 
 export function ChooseWorkdir():Promise<wire.Workdir>;
@@ -45,6 +47,8 @@ export function ReloadConfig():Promise<wire.Setup>;
 
 export function RemoveStudent(arg1:wire.StudentRef):Promise<wire.OK>;
 
+export function Repeat(arg1:wire.RepeatRef):Promise<wire.RepeatStatus>;
+
 export function Session(arg1:wire.SessionRef):Promise<wire.SessionDetail>;
 
 export function Sessions(arg1:wire.SessionsQuery):Promise<Array<wire.SessionSummary>>;
@@ -56,6 +60,8 @@ export function SetWorkdir(arg1:wire.Workdir):Promise<wire.Workdir>;
 export function Setup():Promise<wire.Setup>;
 
 export function StartCompare(arg1:wire.CompareRequest):Promise<wire.CompareInfo>;
+
+export function StartRepeat(arg1:wire.RepeatRequest):Promise<wire.RepeatStatus>;
 
 export function StartRun(arg1:runreq.Request):Promise<wire.RunInfo>;
 

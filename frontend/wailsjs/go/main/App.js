@@ -6,6 +6,10 @@ export function Assign(arg1) {
   return window['go']['main']['App']['Assign'](arg1);
 }
 
+export function CancelRepeat(arg1) {
+  return window['go']['main']['App']['CancelRepeat'](arg1);
+}
+
 export function CancelRun(arg1) {
   return window['go']['main']['App']['CancelRun'](arg1);
 }
@@ -86,6 +90,10 @@ export function RemoveStudent(arg1) {
   return window['go']['main']['App']['RemoveStudent'](arg1);
 }
 
+export function Repeat(arg1) {
+  return window['go']['main']['App']['Repeat'](arg1);
+}
+
 export function Session(arg1) {
   return window['go']['main']['App']['Session'](arg1);
 }
@@ -108,6 +116,10 @@ export function Setup() {
 
 export function StartCompare(arg1) {
   return window['go']['main']['App']['StartCompare'](arg1);
+}
+
+export function StartRepeat(arg1) {
+  return window['go']['main']['App']['StartRepeat'](arg1);
 }
 
 export function StartRun(arg1) {

@@ -13,6 +13,8 @@ export const maxRepeat = 20
 export type Reflection = 'on' | 'off' | 'ab'
 
 export interface RepeatState {
+  /** The form is open (the instructor asked to repeat the comparison shown). */
+  open: boolean
   status: RepeatStatus | null
   starting: boolean
   startError: ShownError | null
@@ -20,6 +22,7 @@ export interface RepeatState {
   followError: ShownError | null
   cancelling: boolean
 
+  openForm(): void
   start(base: RunRequest, providers: string[], n: number, reflection: Reflection): Promise<boolean>
   cancel(): Promise<void>
   followAgain(): void
@@ -29,7 +32,7 @@ export interface RepeatState {
 
 export type RepeatStore = StoreApi<RepeatState>
 
-const empty = { status: null, starting: false, startError: null, followError: null, cancelling: false }
+const empty = { open: false, status: null, starting: false, startError: null, followError: null, cancelling: false }
 
 /** repeatRequest is what StartRepeat sends: the comparison's request for every round, N clamped here as on the server. */
 export function repeatRequest(base: RunRequest, providers: string[], n: number, reflection: Reflection): RepeatRequest {
@@ -65,7 +68,7 @@ export function createRepeatStore(api: Api): RepeatStore {
 
       async start(base, providers, n, reflection) {
         const my = ++gen
-        set({ ...empty, starting: true })
+        set({ ...empty, open: true, starting: true })
         try {
           const status = await api.call('StartRepeat', repeatRequest(base, providers, n, reflection))
           if (my !== gen) return false
@@ -95,6 +98,9 @@ export function createRepeatStore(api: Api): RepeatStore {
         void follow(gen)
       },
 
+      openForm() {
+        set({ open: true })
+      },
       close() {
         gen++
         set({ ...empty })

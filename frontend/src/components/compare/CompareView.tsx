@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react'
 import { useShallow } from 'zustand/shallow'
 import { errorWords } from '../../api'
-import type { ComparisonRow } from '../../api'
+import type { ComparisonRow, RunRequest } from '../../api'
 import { count, duration, fixed } from '../../format'
 import { useClassroom, useCompare, useRepeat, useRuns, useStores } from '../../stores'
 import { visibleRows, type CompareColumn } from '../../stores/compare'
@@ -33,10 +33,7 @@ export function CompareView() {
   const anyRunning = done.includes('0')
   const runKey = columns.map((x) => x.runId).join(',')
   const request = useCompare((x) => x.request)
-  // Repeating is the instructor's (the server refuses a student too), in script mode.
-  const canRepeat = useClassroom((x) => x.me?.role !== 'student') && !workspace && request != null
-  const repeating = useRepeat((x) => x.status != null)
-  const [repeatOpen, setRepeatOpen] = useState(false)
+  const canRepeat = !workspace && request != null
 
   useEffect(() => {
     if (allDone) void stores.compare.getState().loadRows()
@@ -63,24 +60,11 @@ export function CompareView() {
               {c.cancelAll}
             </button>
           )}
-          {allDone && canRepeat && !repeatOpen && !repeating && (
-            <button type="button" className="btn btn-small" title={strings.repeat.openTitle} onClick={() => setRepeatOpen(true)} data-testid="repeat-open">
-              {strings.repeat.open}
-            </button>
-          )}
+          {allDone && canRepeat && <RepeatOpenButton />}
           {allDone && <ExportMenu sessionId={sessionId} workspace={workspace} hasCode={anyCode} />}
         </div>
       </div>
-      {canRepeat && request && (repeatOpen || repeating) && (
-        <RepeatPanel
-          request={request}
-          providers={columns.map((col) => col.provider)}
-          onClose={() => {
-            stores.repeat.getState().close()
-            setRepeatOpen(false)
-          }}
-        />
-      )}
+      {canRepeat && request && <RepeatSlot request={request} providers={columns.map((col) => col.provider)} />}
       {rerunError && (
         <p className="notice notice-error" role="alert">
           <strong>{c.rerunFailed}:</strong> {errorWords(rerunError)}
@@ -94,6 +78,30 @@ export function CompareView() {
       {allDone ? <Results /> : <p className="muted small">{c.waitingTable}</p>}
     </section>
   )
+}
+
+// Repeating is the instructor's (the server refuses a student too), in script mode.
+
+/** RepeatOpenButton offers "repeat to measure" until its form is open or a repeat is shown. */
+function RepeatOpenButton() {
+  const stores = useStores()
+  const student = useClassroom((x) => x.me?.role === 'student')
+  const shown = useRepeat((x) => x.open || x.status != null)
+  if (student || shown) return null
+  return (
+    <button type="button" className="btn btn-small" title={strings.repeat.openTitle} onClick={() => stores.repeat.getState().openForm()} data-testid="repeat-open">
+      {strings.repeat.open}
+    </button>
+  )
+}
+
+/** RepeatSlot holds the repeat form, its progress and its results while open or running. */
+function RepeatSlot({ request, providers }: { request: RunRequest; providers: string[] }) {
+  const stores = useStores()
+  const student = useClassroom((x) => x.me?.role === 'student')
+  const shown = useRepeat((x) => x.open || x.status != null)
+  if (student || !shown) return null
+  return <RepeatPanel request={request} providers={providers} onClose={() => stores.repeat.getState().close()} />
 }
 
 function Column({ col, finished, workspace }: { col: CompareColumn; finished: boolean; workspace: boolean }) {

@@ -37,6 +37,11 @@ import (
 // caller may then run cold.
 func (r *Runner) Prepare(ctx context.Context, req Request) (Prepared, error) {
 	req.Code, req.LiveStdout, req.LiveStderr = "", nil, nil
+	if r.zyg != nil && zygoteFits(req, req.Limits.withDefaults()) == "" {
+		// Nothing to prepare: a fork of the zygote starts in a few
+		// milliseconds once the code is there.
+		return &zygotePrepared{r: r}, nil
+	}
 	if !r.warm.reserve() {
 		return nil, ErrPrepareLimit
 	}
@@ -181,4 +186,19 @@ func (x *execution) feed(code string) error {
 	}
 	x.progW = nil
 	return err
+}
+
+// zygotePrepared is Prepare's answer when the zygote will run the code:
+// nothing is started ahead of it.
+type zygotePrepared struct {
+	r    *Runner
+	once sync.Once
+}
+
+func (p *zygotePrepared) Close() { p.once.Do(func() {}) }
+
+func (p *zygotePrepared) Run(ctx context.Context, req Request) (Result, error) {
+	res, err := Result{}, ErrPreparedUsed
+	p.once.Do(func() { res, err = p.r.Run(ctx, req) })
+	return res, err
 }

@@ -178,6 +178,7 @@ type zygote struct {
 	mu   sync.Mutex
 	runs map[uint64]*zygoteRun
 	seq  atomic.Uint64
+	pid  int // the zygote's PID in its own namespace
 }
 
 // zygoteRun is what the zygote said of one run.
@@ -191,6 +192,7 @@ type zygoteMsg struct {
 	Ev     string `json:"ev"`
 	Status int    `json:"status"`
 	Error  string `json:"error"`
+	Pid    int    `json:"pid"` // "ready": the zygote's, in its namespace
 }
 
 // zygoteUsable says why this Runner cannot use a zygote, "" when it can.
@@ -472,6 +474,7 @@ func (z *zygote) start() error {
 		return fail(fmt.Errorf("unexpected first message %q", buf[:n]))
 	}
 	_ = z.conn.SetReadDeadline(time.Time{})
+	z.pid = m.Pid
 	go z.read()
 	slog.Debug("sandbox: zygote started", "root", z.root)
 	return nil

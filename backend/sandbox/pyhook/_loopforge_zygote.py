@@ -327,9 +327,12 @@ class Run:
     def __init__(self, rid, pid, report):
         self.id, self.pid, self.report = rid, pid, report
         self.pidfd = -1  # the code's process (C2), from its parent
-        self.status = None
+        self.status = None  # C2's wait status, as C1 reported it
+        self.c1 = None  # C1's own wait status once reaped
         self.err = None
-        self.reaped = False
+        self.started = False
+        self.eof = False  # the report socket is at its end
+        self.gone = False  # C2 has exited (its pidfd is readable)
         self.killed = False
 
 
@@ -343,46 +346,96 @@ def main():
     runs = {}  # by id
     by_pid = {}  # C1's pid
     by_report = {}  # the report socket's fd
+    by_pidfd = {}  # C2's pidfd, until it is readable
 
     def send(msg):
         sock.send(json.dumps(msg).encode())
 
-    def finish(run):
-        if run.id not in runs:
+    def settle(run):
+        # Done once C1 is reaped, its report socket is at its end and C2
+        # (PID 1 of the run's namespace: the last of it to go) is gone.
+        if run.c1 is None or not run.eof or (run.pidfd >= 0 and not run.gone):
             return
         del runs[run.id]
-        by_pid.pop(run.pid, None)
-        by_report.pop(run.report.fileno(), None)
+        del by_pid[run.pid]
         run.report.close()
         if run.pidfd >= 0:
+            by_pidfd.pop(run.pidfd, None)
             os.close(run.pidfd)
-        if run.status is not None:
+        if not run.started:
+            send({"id": run.id, "ev": "error", "error": run.err or "the run's process ended before its code started"})
+        elif run.status is not None:
             send({"id": run.id, "ev": "exit", "status": run.status})
-        else:
-            send({"id": run.id, "ev": "error", "error": run.err or "the run's process ended before it reported"})
+        else:  # C1 was killed (by loopforge, or with the cgroup)
+            send({"id": run.id, "ev": "exit", "status": run.c1})
 
     def kill(run):
         run.killed = True
-        if not run.reaped:
+        if run.c1 is None:
             os.kill(run.pid, signal.SIGKILL)
-        if run.pidfd >= 0:
+        if run.pidfd >= 0 and not run.gone:
             try:
                 signal.pidfd_send_signal(run.pidfd, signal.SIGKILL)
             except ProcessLookupError:
                 pass
 
-    def settled(run):
-        # Done once C1 is reaped and its report socket is at its end.
-        if run.reaped and run.report.fileno() not in by_report:
-            finish(run)
+    def report(run):
+        try:
+            data, got, _, _ = socket.recv_fds(run.report, 600, 1)
+        except OSError:
+            data, got = b"", []
+        if not data:
+            for x in got:
+                os.close(x)
+            del by_report[run.report.fileno()]
+            run.eof = True
+            return
+        kind, rest = data[:1], data[1:]
+        if kind == b"P" and len(got) == 1 and run.pidfd < 0 and not rest:
+            run.pidfd = got[0]
+            by_pidfd[run.pidfd] = run
+            if run.killed:
+                kill(run)
+            return
+        for x in got:
+            os.close(x)
+        if kind == b"S" and not rest and not run.started:
+            run.started = True
+            send({"id": run.id, "ev": "started"})
+        elif kind == b"X" and run.status is None and rest.isdigit():
+            run.status = int(rest)
+        elif kind == b"E" and not run.started:
+            run.err = rest.decode("utf-8", "replace")
+
+    def start(msg, got):
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            mine.close()
+            sock.close()
+            os.close(wake_r)
+            os.close(wake_w)
+            signal.set_wakeup_fd(-1)
+            for r in runs.values():
+                r.report.close()
+                if r.pidfd >= 0:
+                    os.close(r.pidfd)
+            child(cfg, msg, got, theirs)
+            os._exit(127)
+        theirs.close()
+        for fd in got:
+            os.close(fd)
+        run = Run(msg["id"], pid, mine)
+        runs[run.id], by_pid[pid], by_report[mine.fileno()] = run, run, run
 
     send({"ev": "ready", "pid": os.getpid()})
     while True:
-        fds = [sock.fileno(), wake_r] + list(by_report)
+        fds = [sock.fileno(), wake_r] + list(by_report) + list(by_pidfd)
         try:
             ready, _, _ = select.select(fds, [], [])
         except InterruptedError:
             continue
+        touched = set()
         if wake_r in ready:
             try:
                 while os.read(wake_r, 512):
@@ -398,43 +451,22 @@ def main():
                     break
                 run = by_pid.get(pid)
                 if run is not None:
-                    run.reaped = True
-                    if run.status is None and run.err is None and os.WIFSIGNALED(status):
-                        run.err = "killed"
-                    settled(run)
-                # Otherwise an orphan (a code process whose parent was
-                # killed): reaped, nothing to report.
+                    run.c1 = status
+                    touched.add(run)
+                # Otherwise an orphan (a run's C2 whose parent was
+                # killed): reaped, its pidfd says it is gone.
         for fd in ready:
             run = by_report.get(fd)
-            if run is None:
-                continue
-            try:
-                data, got, _, _ = socket.recv_fds(run.report, 600, 1)
-            except OSError:
-                data, got = b"", []
-            if not data:
-                for x in got:
-                    os.close(x)
-                del by_report[fd]
-                settled(run)
-                continue
-            kind, rest = data[:1], data[1:]
-            if kind == b"P" and len(got) == 1 and run.pidfd < 0:
-                run.pidfd = got[0]
-                if run.killed:
-                    kill(run)
-            elif kind == b"S":
-                send({"id": run.id, "ev": "started"})
-            elif kind == b"X" and run.status is None:
-                try:
-                    run.status = int(rest)
-                except ValueError:
-                    run.err = "bad report"
-            elif kind == b"E":
-                run.err = rest.decode("utf-8", "replace")
-            else:
-                for x in got:
-                    os.close(x)
+            if run is not None:
+                report(run)
+                touched.add(run)
+            run = by_pidfd.get(fd)
+            if run is not None:
+                run.gone = True
+                del by_pidfd[fd]
+                touched.add(run)
+        for run in touched:
+            settle(run)
         if sock.fileno() in ready:
             try:
                 data, got, _, _ = socket.recv_fds(sock, 1 << 16, 16)
@@ -449,26 +481,8 @@ def main():
                 run = runs.get(msg["id"])
                 if run is not None:
                     kill(run)
-                continue
-            mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            pid = os.fork()
-            if pid == 0:
-                mine.close()
-                sock.close()
-                os.close(wake_r)
-                os.close(wake_w)
-                signal.set_wakeup_fd(-1)
-                for r in runs.values():
-                    r.report.close()
-                    if r.pidfd >= 0:
-                        os.close(r.pidfd)
-                child(cfg, msg, got, theirs)
-                os._exit(127)
-            theirs.close()
-            for fd in got:
-                os.close(fd)
-            run = Run(msg["id"], pid, mine)
-            runs[run.id], by_pid[pid], by_report[mine.fileno()] = run, run, run
+            elif msg["op"] == "run":
+                start(msg, got)
 
 
 if __name__ == "__main__":

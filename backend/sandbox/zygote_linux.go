@@ -145,8 +145,6 @@ const (
 	zygoteProcesses = 256
 	// zygoteStart bounds the zygote's start-up.
 	zygoteStart = 15 * time.Second
-	// kindZygote names a zygote's runs root in the temp root.
-	kindZygote = "loopforge-zygote-"
 )
 
 // ErrZygote is matched (errors.Is) by the zygote's own failures; a run
@@ -393,14 +391,10 @@ func (z *zygote) start() error {
 	if z.dir, err = makeHookDir(z.root, r.owner); err != nil {
 		return fail(err)
 	}
+	// Read-only for the runs by their Landlock rules, as the figure hook
+	// of a fresh run is.
 	script := filepath.Join(z.dir, zygoteScriptName)
-	if err := os.Chmod(z.dir, 0o755); err != nil {
-		return fail(err)
-	}
 	if err := os.WriteFile(script, zygoteScript, 0o444); err != nil {
-		return fail(err)
-	}
-	if err := os.Chmod(z.dir, 0o555); err != nil {
 		return fail(err)
 	}
 	cfg, err := r.childConfig(z.dir)

@@ -4,7 +4,7 @@
 # layer, that forks a child per execution. It never runs the code itself:
 # each child leaves the zygote's user, PID and IPC namespaces, restricts
 # itself (Landlock, capabilities, seccomp, rlimits) and only then runs the
-# code, as PID 1 of a namespace of its own.
+# code, as PID 2 of a PID namespace of its own.
 #
 # fd 4 is a SOCK_SEQPACKET socket to loopforge. Messages are JSON; a
 # "run" comes with its descriptors (code, stdin, stdout, stderr, then the
@@ -223,8 +223,8 @@ def exit_status(e):
 
 def child(cfg, req, fds, report):
     """C1: the child of the zygote. Never runs the code: it leaves the
-    zygote's namespaces, forks the code's process (PID 1 of a new PID
-    namespace) and reports how that ended."""
+    zygote's namespaces and forks the namespace's init (C2), which forks
+    the code's process (C3)."""
     code_fd, stdin_fd, out_fd, err_fd = fds[:4]
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -239,7 +239,7 @@ def child(cfg, req, fds, report):
         os._exit(127)
     if pid == 0:
         os.close(go_w)
-        code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, go_r, report)
+        init(req, code_fd, stdin_fd, out_fd, err_fd, go_r, report, cfg)
     for fd in (code_fd, stdin_fd, out_fd, err_fd, go_r):
         os.close(fd)
     try:
@@ -253,23 +253,51 @@ def child(cfg, req, fds, report):
     os.close(go_w)
     while True:
         try:
-            _, status = os.waitpid(pid, 0)
+            os.waitpid(pid, 0)
             break
         except InterruptedError:
             continue
-    # PID 1 of its namespace has been reaped: every process in it is gone.
-    report.sendall(b"X%d" % status)
     os._exit(0)
 
 
-def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, go_r, report):
-    """C2: PID 1 of the run's own PID namespace; becomes the program."""
+def init(req, code_fd, stdin_fd, out_fd, err_fd, go_r, report, cfg):
+    """C2: PID 1 of the run's own PID namespace. Forks the code's process,
+    reaps what is orphaned meanwhile, and reports the code's wait status;
+    its own exit then ends the namespace. It never runs the code and holds
+    nothing the code could use: the code's process is in a Landlock domain
+    of its own, which can neither signal nor ptrace it."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.read(go_r, 1) != b"g":  # the parent died before it said go
             os._exit(127)
         os.close(go_r)
         os.setsid()
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+            signal.signal(s, signal.SIG_DFL)
+        pid = os.fork()
+    except BaseException as e:  # noqa: BLE001
+        report.sendall(b"E" + str(e).encode()[:500])
+        os._exit(127)
+    if pid == 0:
+        code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, report)
+    for fd in (code_fd, stdin_fd, out_fd, err_fd):
+        os.close(fd)
+    while True:
+        try:
+            got, status = os.wait()
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            os._exit(127)
+        if got == pid:
+            report.sendall(b"X%d" % status)
+            os._exit(0)
+
+
+def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, report):
+    """C3: PID 2 of the run's namespace; becomes the program."""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         code = b""
         while True:
             b = os.pread(code_fd, 1 << 20, len(code))
@@ -280,13 +308,18 @@ def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, go_r, report):
         for fd, target in ((stdin_fd, 0), (out_fd, 1), (err_fd, 2)):
             os.dup2(fd, target)
             os.close(fd)
+        # The dispositions python3 starts with: SIGPIPE and SIGXFSZ
+        # ignored (a write fails instead), SIGINT raises
+        # KeyboardInterrupt, the rest default.
         for s in range(1, signal.NSIG):
-            if s in (signal.SIGKILL, signal.SIGSTOP, signal.SIGPIPE, signal.SIGINT):
+            if s in (signal.SIGKILL, signal.SIGSTOP):
                 continue
             try:
                 signal.signal(s, signal.SIG_DFL)
             except (OSError, ValueError):
                 pass
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.set_wakeup_fd(-1)
         wd = req["wd"]
@@ -326,8 +359,8 @@ def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, go_r, report):
 class Run:
     def __init__(self, rid, pid, report):
         self.id, self.pid, self.report = rid, pid, report
-        self.pidfd = -1  # the code's process (C2), from its parent
-        self.status = None  # C2's wait status, as C1 reported it
+        self.pidfd = -1  # the namespace's init (C2), from C1
+        self.status = None  # the code's (C3) wait status, as C2 reported it
         self.c1 = None  # C1's own wait status once reaped
         self.err = None
         self.started = False
@@ -453,7 +486,7 @@ def main():
                 if run is not None:
                     run.c1 = status
                     touched.add(run)
-                # Otherwise an orphan (a run's C2 whose parent was
+                # Otherwise an orphan (a run's init whose parent was
                 # killed): reaped, its pidfd says it is gone.
         for fd in ready:
             run = by_report.get(fd)

@@ -113,3 +113,54 @@ func BenchmarkHandover(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkZygote: one execution of a trivial program, whole (from Run's
+// call to its return) and to its first output, fresh (Run: bubblewrap, the
+// shim and python started for it), through the zygote (a fork of a waiting
+// interpreter, Options.Zygote) and as bare python3 -I (no sandbox: the
+// reference), interleaved in every round. Medians in ms; nothing asserted.
+//
+//	go test -run '^$' -bench Zygote -benchtime 40x ./backend/sandbox
+func BenchmarkZygote(b *testing.B) {
+	fresh, err := NewRunner(Options{TempRoot: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	zyg := zygoteRunner(b)
+	b.Logf("isolation %s", zyg.Isolation())
+	const code = "print('M')"
+	run := func(r *Runner, name string) (first, whole time.Duration) {
+		seen := newFirstWrite()
+		start := time.Now()
+		res, err := r.Run(context.Background(), Request{Code: code, LiveStdout: seen})
+		if err != nil || res.Status != StatusOK {
+			b.Fatalf("%s: %v %s %q", name, err, res.Status, res.Stderr)
+		}
+		end := time.Now()
+		return (<-seen.at).Sub(start), end.Sub(start)
+	}
+	// The zygote starts on first need: not in the figures.
+	run(zyg, "zygote")
+	var bareFirst, bareWhole, freshFirst, freshWhole, zygFirst, zygWhole []time.Duration
+	for b.Loop() {
+		seen := newFirstWrite()
+		cmd := exec.Command(zyg.python, "-I", "-u", "-c", code)
+		cmd.Stdout = seen
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("bare python: %v", err)
+		}
+		end := time.Now()
+		bareFirst, bareWhole = append(bareFirst, (<-seen.at).Sub(start)), append(bareWhole, end.Sub(start))
+		f, w := run(fresh, "fresh")
+		freshFirst, freshWhole = append(freshFirst, f), append(freshWhole, w)
+		f, w = run(zyg, "zygote")
+		zygFirst, zygWhole = append(zygFirst, f), append(zygWhole, w)
+	}
+	b.ReportMetric(medianMS(bareFirst), "bare-first-ms")
+	b.ReportMetric(medianMS(bareWhole), "bare-ms")
+	b.ReportMetric(medianMS(freshFirst), "fresh-first-ms")
+	b.ReportMetric(medianMS(freshWhole), "fresh-ms")
+	b.ReportMetric(medianMS(zygFirst), "zygote-first-ms")
+	b.ReportMetric(medianMS(zygWhole), "zygote-ms")
+}

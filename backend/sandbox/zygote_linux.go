@@ -114,6 +114,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -156,7 +157,8 @@ var ErrZygote = errors.New("sandbox: zygote failed")
 type zygotes struct {
 	mu     sync.Mutex
 	z      *zygote
-	failed int // starts that failed in a row
+	starts int // starts that failed in a row
+	fails  int // runs that failed to start in a row
 	off    string
 }
 
@@ -222,30 +224,39 @@ func zygoteFits(req Request, lim Limits) string {
 }
 
 // runZygote runs req in the Runner's zygote. ok is false when the run
-// should go fresh instead: the zygote is off, does not fit the request,
-// or failed before the code started.
+// should go fresh instead: the zygote is off, does not fit the request, is
+// busy, or failed before the code started.
 func (r *Runner) runZygote(ctx context.Context, req Request) (res Result, err error, ok bool) {
-	lim := req.Limits.withDefaults()
-	if r.zyg == nil || zygoteFits(req, lim) != "" {
+	x := r.beginZygote(ctx, req, false)
+	if x == nil {
 		return Result{}, nil, false
+	}
+	return x.wait(ctx, req, time.Now())
+}
+
+// beginZygote sends req to the zygote: a run that starts at once, or, when
+// prepared, one whose code comes later (its process waits for it, every
+// layer applied). nil when the run should go fresh.
+func (r *Runner) beginZygote(ctx context.Context, req Request, prepared bool) *zygoteExec {
+	lim := req.Limits.withDefaults()
+	if r.zyg == nil || zygoteFits(req, lim) != "" || ctx.Err() != nil {
+		return nil
 	}
 	z := r.zyg.get(r)
 	if z == nil {
-		return Result{}, nil, false
+		return nil
 	}
 	select {
 	case z.slots <- struct{}{}:
 	default:
-		return Result{}, nil, false // busy: this one runs fresh
+		return nil // busy: this one runs fresh
 	}
-	defer func() { <-z.slots }()
-	res, err = z.run(ctx, req, lim)
-	if errors.Is(err, errZygoteNotStarted) {
-		slog.Warn("sandbox: the zygote could not start a run; it runs fresh", "err", err)
-		r.zyg.drop(z)
-		return Result{}, nil, false
+	x, err := z.begin(ctx, req, lim, prepared)
+	if err != nil { // begin gave the slot back
+		r.zyg.failed(z, err)
+		return nil
 	}
-	return res, err, true
+	return x
 }
 
 // get returns the running zygote, starting one if needed; nil when none can
@@ -267,26 +278,40 @@ func (zs *zygotes) get(r *Runner) *zygote {
 	}
 	z, err := startZygote(r)
 	if err != nil {
-		zs.failed++
-		slog.Warn("sandbox: the zygote did not start; runs start fresh", "err", err, "attempt", zs.failed)
-		if zs.failed >= 3 {
+		zs.starts++
+		slog.Warn("sandbox: the zygote did not start; runs start fresh", "err", err, "attempt", zs.starts)
+		if zs.starts >= 3 {
 			zs.off = err.Error()
 		}
 		return nil
 	}
-	zs.failed = 0
+	zs.starts = 0
 	zs.z = z
 	return z
 }
 
-// drop closes z when it is still the current zygote.
-func (zs *zygotes) drop(z *zygote) {
+// failed counts a run the zygote could not start (its code never ran; it
+// runs fresh): three in a row turn the zygote off for good, as three
+// failed starts do.
+func (zs *zygotes) failed(z *zygote, err error) {
+	slog.Warn("sandbox: the zygote could not start a run; it runs fresh", "err", err)
 	zs.mu.Lock()
 	defer zs.mu.Unlock()
-	if zs.z == z {
-		zs.z = nil
+	if zs.fails++; zs.fails >= 3 && zs.off == "" {
+		zs.off = err.Error()
+		slog.Warn("sandbox: the zygote is turned off; every run starts fresh", "err", err)
+		if zs.z == z {
+			zs.z = nil
+			go z.close() // its runs in flight end first or die with it
+		}
 	}
-	z.close()
+}
+
+// succeeded resets the count of failed runs.
+func (zs *zygotes) succeeded() {
+	zs.mu.Lock()
+	zs.fails = 0
+	zs.mu.Unlock()
 }
 
 // close stops the zygote, if any.
@@ -543,127 +568,162 @@ type zygoteExec struct {
 	req    Request
 	lim    Limits
 	res    Result
+	id     uint64
+	run    *zygoteRun
 	wd     string
-	hook   bool
+	script string   // the program file (a run with Stdin), "" for none
+	hook   bool     // pictures: collected from the run dir
+	codeW  *os.File // a prepared run's: the code goes here at the hand-over
 	cg     *runCgroup
 	out    *outputPipe
 	errp   *outputPipe
 	stdout *procgroup.HeadTail
 	stderr *procgroup.HeadTail
+	once   sync.Once // release
 }
 
-func (z *zygote) run(ctx context.Context, req Request, lim Limits) (Result, error) {
+// begin sets the run up and sends it to the zygote.
+func (z *zygote) begin(ctx context.Context, req Request, lim Limits, prepared bool) (*zygoteExec, error) {
 	r := z.r
-	x := &zygoteExec{z: z, req: req, lim: lim, res: Result{Isolation: r.Isolation(), Limits: lim}}
-	defer x.release()
-	if ctx.Err() != nil {
-		res := x.res
-		res.Status = StatusKilled
-		return res, nil
-	}
-	id := z.seq.Add(1)
-	msg, files, err := x.setup(ctx, id)
+	x := &zygoteExec{z: z, req: req, lim: lim, res: Result{Isolation: r.Isolation(), Limits: lim}, id: z.seq.Add(1),
+		run: &zygoteRun{started: make(chan struct{}), done: make(chan zygoteMsg, 1)}}
+	msg, files, err := x.setup(ctx, prepared)
 	defer func() {
 		for _, f := range files {
 			_ = f.Close()
 		}
 	}()
 	if err != nil {
-		return x.res, fmt.Errorf("%w: %w", errZygoteNotStarted, err)
+		x.release()
+		return nil, err
 	}
-	run := &zygoteRun{started: make(chan struct{}), done: make(chan zygoteMsg, 1)}
 	z.mu.Lock()
-	z.runs[id] = run
+	z.runs[x.id] = x.run
 	z.mu.Unlock()
-	defer func() {
-		z.mu.Lock()
-		delete(z.runs, id)
-		z.mu.Unlock()
-	}()
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	timer := time.AfterFunc(lim.Timeout, func() { stop(errTimedOut) })
-	defer timer.Stop()
-	overflow := func() { stop(errOutputLimit) }
-	x.stdout = procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
-	x.stderr = procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
-
 	fds := make([]int, len(files))
 	for i, f := range files {
 		fds[i] = int(f.Fd())
 	}
-	start := time.Now()
 	if _, _, err := z.conn.WriteMsgUnix(msg, unix.UnixRights(fds...), nil); err != nil {
-		return x.res, fmt.Errorf("%w: send: %w", errZygoteNotStarted, err)
+		x.forget()
+		x.release()
+		return nil, fmt.Errorf("send: %w", err)
 	}
-	for _, f := range files {
-		_ = f.Close()
-	}
-	files = nil
+	// The zygote's children hold their copies; EOF must come from them.
 	x.out.closeWriter()
 	x.errp.closeWriter()
+	return x, nil
+}
+
+// forget stops following the run's messages.
+func (x *zygoteExec) forget() {
+	x.z.mu.Lock()
+	delete(x.z.runs, x.id)
+	x.z.mu.Unlock()
+}
+
+// handOver gives a prepared run its code: the program file first, when
+// there is one, then the code through the pipe, whose end starts it.
+func (x *zygoteExec) handOver(code string) {
+	if x.script != "" {
+		if err := os.WriteFile(x.script, []byte(code), 0o600); err != nil {
+			slog.Debug("sandbox: write the program file", "err", err) // tracebacks show no source lines
+		}
+	}
+	w := x.codeW
+	x.codeW = nil
+	go func() {
+		_, _ = io.WriteString(w, code) // EPIPE when the run died meanwhile: wait says how
+		_ = w.Close()
+	}()
+}
+
+// kill asks the zygote to kill the run and kills its cgroup.
+func (x *zygoteExec) kill() {
+	b, _ := json.Marshal(map[string]any{"op": "kill", "id": x.id})
+	_, _ = x.z.conn.Write(b)
+	if x.cg != nil {
+		x.cg.kill()
+	}
+}
+
+// wait runs the run from its hand-over (handed) to its end and reports it.
+// ok is false when it should run fresh: nothing of its code ran.
+func (x *zygoteExec) wait(ctx context.Context, req Request, handed time.Time) (res Result, err error, ok bool) {
+	z, lim := x.z, x.lim
+	defer x.release()
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	timer := time.AfterFunc(lim.Timeout-time.Since(handed), func() { stop(errTimedOut) })
+	defer timer.Stop()
+	overflow := func() { stop(errOutputLimit) }
+	x.stdout = procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
+	x.stderr = procgroup.NewHeadTail(lim.OutputHead, lim.OutputTail).OnOverflow(lim.OutputHardCap, overflow)
 	x.out.start(tee(x.stdout, req.LiveStdout))
 	x.errp.start(tee(x.stderr, req.LiveStderr))
 
 	var end zygoteMsg
 	var cause error
-	killed := false
-	kill := func() {
-		if killed {
-			return
-		}
-		killed = true
-		b, _ := json.Marshal(map[string]any{"op": "kill", "id": id})
-		_, _ = z.conn.Write(b)
-		if x.cg != nil {
-			x.cg.kill()
-		}
-	}
+	done := runCtx.Done()
 	for end.Ev == "" {
 		select {
-		case end = <-run.done:
-		case <-runCtx.Done():
-			cause = context.Cause(runCtx)
-			kill()
-			runCtx = context.Background() // wait for the end now
+		case end = <-x.run.done:
+		case <-done:
+			cause, done = context.Cause(runCtx), nil
+			x.kill()
 		case <-z.dead:
-			// Its namespace dies with it, and with it every run's.
+			// Its namespace dies with it, and every run's with that.
+			x.forget()
 			if x.cg != nil {
 				_ = x.cg.killAndWait(sweepWithin)
 			}
 			select {
-			case <-run.started:
-				return failed(x.res, fmt.Errorf("%w: it ended during the run", ErrZygote))
+			case <-x.run.started:
+				res, err := failed(x.res, fmt.Errorf("%w: it ended during the run", ErrZygote))
+				return res, err, true
 			default:
-				return x.res, fmt.Errorf("%w: it ended", errZygoteNotStarted)
+				if cause != nil {
+					return x.stopped(cause), nil, true
+				}
+				z.r.zyg.failed(z, fmt.Errorf("%w: it ended", errZygoteNotStarted))
+				return Result{}, nil, false
 			}
 		}
 	}
-	took := time.Since(start)
+	took := time.Since(handed)
 	if end.Ev == "error" {
 		select {
-		case <-run.started:
-			return failed(x.res, fmt.Errorf("%w: %s", ErrZygote, end.Error))
+		case <-x.run.started:
+			res, err := failed(x.res, fmt.Errorf("%w: %s", ErrZygote, end.Error))
+			return res, err, true
 		default:
 		}
-		if cause != nil {
-			res := x.res
-			res.Status = statusFromCause(cause)
-			return res, nil
+		if cause != nil { // stopped before its code ran
+			return x.stopped(cause), nil, true
 		}
-		return x.res, fmt.Errorf("%w: %s", errZygoteNotStarted, end.Error)
+		z.r.zyg.failed(z, fmt.Errorf("%w: %s", errZygoteNotStarted, end.Error))
+		return Result{}, nil, false
 	}
+	z.r.zyg.succeeded()
 	if x.cg != nil {
 		if err := x.cg.killAndWait(sweepWithin); err != nil {
 			slog.Warn("sandbox: final sweep incomplete", "err", err)
 		}
 	}
-	return x.finish(syscall.WaitStatus(end.Status), cause, took)
+	res, err = x.finish(syscall.WaitStatus(end.Status), cause, took)
+	return res, err, true
+}
+
+// stopped is the result of a run stopped for cause before its code ran.
+func (x *zygoteExec) stopped(cause error) Result {
+	res := x.res
+	res.Status = statusFromCause(cause)
+	return res
 }
 
 // setup makes the run dir, the cgroup and the descriptors the zygote
 // passes on, and the request.
-func (x *zygoteExec) setup(ctx context.Context, id uint64) (msg []byte, files []*os.File, err error) {
+func (x *zygoteExec) setup(ctx context.Context, prepared bool) (msg []byte, files []*os.File, err error) {
 	z, r, req, lim := x.z, x.z.r, x.req, x.lim
 	if x.wd, err = os.MkdirTemp(z.root, tempPattern(kindRun, r.owner)); err != nil {
 		return nil, nil, fmt.Errorf("create work dir: %w", err)
@@ -672,11 +732,13 @@ func (x *zygoteExec) setup(ctx context.Context, id uint64) (msg []byte, files []
 	file, argv0 := "<stdin>", "-"
 	if len(req.Stdin) > 0 {
 		// As a fresh run with standard input: the program is a file in
-		// the run dir.
-		file = filepath.Join(x.wd, programStem+in.ext)
-		argv0 = file
-		if err := os.WriteFile(file, []byte(req.Code), 0o600); err != nil {
-			return nil, nil, fmt.Errorf("write the program: %w", err)
+		// the run dir (a prepared run's, from the hand-over).
+		x.script = filepath.Join(x.wd, programStem+in.ext)
+		file, argv0 = x.script, x.script
+		if !prepared {
+			if err := os.WriteFile(x.script, []byte(req.Code), 0o600); err != nil {
+				return nil, nil, fmt.Errorf("write the program: %w", err)
+			}
 		}
 	}
 	env := r.env(x.wd)
@@ -700,13 +762,22 @@ func (x *zygoteExec) setup(ctx context.Context, id uint64) (msg []byte, files []
 	_ = r.layers(req, in, lim, x.wd, "", x.cg, &x.res)
 	x.res.Layers = append(x.res.Layers, "zygote")
 
-	code, err := unix.MemfdCreate("loopforge-program", unix.MFD_CLOEXEC)
-	if err != nil {
-		return nil, nil, fmt.Errorf("program memfd: %w", err)
-	}
-	files = append(files, os.NewFile(uintptr(code), "program"))
-	if _, err := files[0].WriteString(req.Code); err != nil {
-		return nil, files, fmt.Errorf("program memfd: %w", err)
+	if prepared {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, nil, fmt.Errorf("program pipe: %w", err)
+		}
+		x.codeW = pw
+		files = append(files, pr)
+	} else {
+		code, err := unix.MemfdCreate("loopforge-program", unix.MFD_CLOEXEC)
+		if err != nil {
+			return nil, nil, fmt.Errorf("program memfd: %w", err)
+		}
+		files = append(files, os.NewFile(uintptr(code), "program"))
+		if _, err := files[0].WriteString(req.Code); err != nil {
+			return nil, files, fmt.Errorf("program memfd: %w", err)
+		}
 	}
 	stdin, err := zygoteStdin(req.Stdin)
 	if err != nil {
@@ -734,7 +805,7 @@ func (x *zygoteExec) setup(ctx context.Context, id uint64) (msg []byte, files []
 	for _, l := range rlimits(lim, in, r.nproc) {
 		rl = append(rl, [3]uint64{uint64(l.Resource), l.Cur, l.Max})
 	}
-	msg, err = json.Marshal(map[string]any{"op": "run", "id": id, "wd": x.wd, "env": env, "rlimits": rl,
+	msg, err = json.Marshal(map[string]any{"op": "run", "id": x.id, "wd": x.wd, "env": env, "rlimits": rl,
 		"file": file, "argv0": argv0, "images": req.Images})
 	return msg, files, err
 }
@@ -803,6 +874,15 @@ func (x *zygoteExec) finish(ws syscall.WaitStatus, cause error, took time.Durati
 // release closes the pipes and removes the run dir and cgroup in the
 // background.
 func (x *zygoteExec) release() {
+	x.once.Do(x.doRelease)
+}
+
+func (x *zygoteExec) doRelease() {
+	defer func() { <-x.z.slots }()
+	x.forget()
+	if x.codeW != nil {
+		_ = x.codeW.Close()
+	}
 	for _, p := range []*outputPipe{x.out, x.errp} {
 		if p != nil {
 			p.close()
@@ -820,4 +900,20 @@ func (x *zygoteExec) release() {
 			removeWorkdir(wd)
 		}
 	})
+}
+
+// discard stops a prepared run that will not be used and waits until it
+// has ended (its code never came, so nothing of it ran).
+func (x *zygoteExec) discard() {
+	defer x.release()
+	x.kill()
+	select {
+	case <-x.run.done:
+	case <-x.z.dead:
+	case <-time.After(sweepWithin):
+		slog.Warn("sandbox: the zygote did not report a discarded run's end")
+	}
+	if x.cg != nil {
+		_ = x.cg.killAndWait(sweepWithin)
+	}
 }

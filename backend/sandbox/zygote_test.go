@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"github.com/loopforge/loopforge/backend/procgroup"
 	"os"
 	"path/filepath"
@@ -381,4 +382,63 @@ func TestHostileZygoteForkBomb(t *testing.T) {
 	}
 	wantZygoteIdle(t, r)
 	runInZygote(t, r, Request{Code: "print(1)"})
+}
+
+// TestZygotePrepared: Prepare forks the run ahead of its code; Run hands
+// the code over; Close, a cancelled Prepare and a different request end
+// it without running anything of it.
+func TestZygotePrepared(t *testing.T) {
+	r := zygoteRunner(t)
+	ctx := context.Background()
+	req := Request{Code: "print('ignored')", Stdin: []byte("in\n"), Limits: Limits{Timeout: 5 * time.Second}}
+	p, err := r.Prepare(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.(*zygotePrepared); !ok {
+		t.Fatalf("Prepare gave a %T", p)
+	}
+	req.Code = "import sys\nprint(input(), open(__file__).read().count('input'))"
+	res, err := p.Run(ctx, req)
+	if err != nil || res.Status != StatusOK || res.Stdout != "in 2\n" || !zygoted(res) {
+		t.Fatalf("%v %s %q %q %v", err, res.Status, res.Stdout, res.Stderr, res.Layers)
+	}
+	if _, err := p.Run(ctx, req); !errors.Is(err, ErrPreparedUsed) {
+		t.Errorf("a second Run: %v", err)
+	}
+	wantZygoteIdle(t, r)
+
+	// Closed unused.
+	p, err = r.Prepare(ctx, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	wantZygoteIdle(t, r)
+
+	// Prepare's context ends first: Run starts afresh, in the zygote again.
+	pctx, cancel := context.WithCancel(ctx)
+	p, err = r.Prepare(pctx, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	res, err = p.Run(ctx, Request{Code: "print('after')"})
+	if err != nil || res.Status != StatusOK || res.Stdout != "after\n" {
+		t.Errorf("after a cancelled Prepare: %v %s %q %q", err, res.Status, res.Stdout, res.Stderr)
+	}
+	wantZygoteIdle(t, r)
+
+	// Another request than the prepared one runs on its own.
+	p, err = r.Prepare(ctx, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = p.Run(ctx, Request{Code: "print(3)", Limits: Limits{MemoryBytes: 512 * mib}})
+	if err != nil || res.Status != StatusOK || res.Stdout != "3\n" {
+		t.Errorf("a different request: %v %s %q", err, res.Status, res.Stdout)
+	}
+	wantZygoteIdle(t, r)
+	r.Wait()
+	wantZygoteRootEmpty(t, r)
 }

@@ -294,17 +294,23 @@ def init(req, code_fd, stdin_fd, out_fd, err_fd, go_r, report, cfg):
             os._exit(0)
 
 
+def read_all(fd):
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)  # a memfd loopforge wrote
+    except OSError:
+        pass  # a pipe
+    parts = []
+    while True:
+        b = os.read(fd, 1 << 20)
+        if not b:
+            return b"".join(parts)
+        parts.append(b)
+
+
 def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, report):
     """C3: PID 2 of the run's namespace; becomes the program."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        code = b""
-        while True:
-            b = os.pread(code_fd, 1 << 20, len(code))
-            if not b:
-                break
-            code += b
-        os.close(code_fd)
         for fd, target in ((stdin_fd, 0), (out_fd, 1), (err_fd, 2)):
             os.dup2(fd, target)
             os.close(fd)
@@ -344,6 +350,9 @@ def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, report):
                 mx = hard
             resource.setrlimit(res, (min(cur, mx), mx))
         atexit._clear()
+        # Everything is in place: the code comes when loopforge hands it
+        # over (a prepared run) or at once (a memfd that holds it).
+        code = read_all(code_fd)
         report.sendall(b"S")
         report.close()
         os.closerange(3, 1 << 16)

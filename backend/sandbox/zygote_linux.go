@@ -21,16 +21,22 @@ package sandbox
 // requests from loopforge on a socket only the two of them hold, and the
 // few messages its children send before their code starts. Per execution:
 //
-//	zygote ─fork→ C1: joins the run's cgroups (cgroup.procs descriptors
-//	               loopforge opened), unshare(NEWUSER|NEWPID|NEWIPC)
-//	              ─fork→ C2: PID 1 of the new PID namespace: the run dir as
-//	                     cwd, HOME and TMPDIR, its own Landlock domain,
-//	                     no capabilities, no_new_privs, the full seccomp
-//	                     filter, the run's rlimits, every other descriptor
-//	                     closed; then the code, in a fresh __main__.
+//	zygote
+//	└─ C1: joins the run's cgroups (cgroup.procs descriptors loopforge
+//	   │   opened), unshare(NEWUSER|NEWPID|NEWIPC)
+//	   └─ C2: PID 1 of the new PID namespace, its init
+//	      └─ C3: PID 2: the run dir as cwd, HOME and TMPDIR, its own
+//	             Landlock domain, no capabilities, no_new_privs, the full
+//	             seccomp filter, the run's rlimits, every other descriptor
+//	             closed; then it reads its code and runs it in a fresh
+//	             __main__.
 //
-// C1 waits for C2 and reports its wait status; once PID 1 of a namespace
-// is reaped, every process in it is gone.
+// C2 reaps and reports C3's wait status; once C2 (PID 1 of the namespace)
+// has exited, every process in it is gone. A cold Run sends the code with
+// the request (a memfd); [Runner.Prepare] forks the run at once and C3
+// waits for its code on a pipe that Prepared.Run fills, so the cgroup
+// joins (an RCU grace period each), the namespaces and the forks happen
+// while the model writes, as a warm run's sandbox does.
 //
 // Isolation review: each property, how it holds, and what is weaker than a
 // fresh sandbox.
@@ -45,24 +51,26 @@ package sandbox
 //     mounts (it cannot use them); /tmp and /dev/shm are the zygote's,
 //     shared by every run, so no run may write them (TMPDIR is the run dir,
 //     as always; POSIX semaphores, hence multiprocessing's locks, fail).
-//   - Processes and signals. C2 is PID 1 of a PID namespace of its own,
-//     in a user namespace of its own: no other run, nor the zygote, nor C1
-//     has a PID it can name. Landlock's signal scope (ABI 6+, required)
-//     refuses signals to any process outside its domain, and its ptrace
-//     restriction and seccomp's refusal of ptrace and process_vm_* keep
-//     it off other runs' memory. /proc is the zygote's namespace's (a
-//     fresh /proc cannot be mounted beneath bubblewrap's masked one): the
-//     code could list other runs' PIDs there, but Landlock grants it only
-//     its own entry, so it reads nothing of theirs. Weaker: the code is
-//     PID 1, so signals it sends itself with the default action (kill
-//     -TERM $$) are ignored, as for any PID 1; orphans of its children are
-//     reaped only when it exits.
+//   - Processes and signals. The code runs in a PID namespace of its
+//     own, in a user namespace of its own: the only PIDs it can name are
+//     its init's (1) and its own; no other run, nor the zygote, nor C1
+//     has one. Landlock's signal scope (ABI 6+, required) refuses signals
+//     to any process outside its domain (its init included), and its
+//     ptrace restriction and seccomp's refusal of ptrace and process_vm_*
+//     keep it off other processes' memory. /proc is the zygote's
+//     namespace's (a fresh /proc cannot be mounted beneath bubblewrap's
+//     masked one, and a fresh mount would need a mount namespace per run):
+//     its PIDs are not the code's, and Landlock grants the code only its
+//     own entry and a few system files, so it cannot list /proc nor read
+//     any other process's entry. Weaker: the code's own children cannot
+//     read their /proc/self (only C3's entry is granted).
 //   - Leftovers. Everything the code starts is in its PID namespace and
-//     its cgroup: when C2 exits or is killed, the kernel kills the rest of
-//     the namespace before C2 can be reaped, and loopforge's sweep kills
-//     and waits for the cgroup. The timeout, cancellation and the output
-//     cap kill C1 and C2 through the zygote (C2 by pidfd) and the cgroup
-//     from loopforge; C2 and C1 die with their parents (PR_SET_PDEATHSIG),
+//     its cgroup: when C3 exits, C2 exits, and the kernel kills the rest
+//     of the namespace before C2 can be reaped (the zygote reports the end
+//     only once C2's pidfd says so), and loopforge's sweep kills and waits
+//     for the cgroup. The timeout, cancellation and the output cap kill C1
+//     and C2 through the zygote (C2 by pidfd) and the cgroup from
+//     loopforge; C1, C2 and C3 die with their parents (PR_SET_PDEATHSIG),
 //     the zygote's whole namespace with bubblewrap. Nothing of one run
 //     survives into the next: a new run is a new namespace and domain.
 //   - Limits. rlimits as in a fresh run (CPU, file size, open files,
@@ -72,9 +80,10 @@ package sandbox
 //     its own pids.max (or RLIMIT_NPROC); the zygote's own RLIMIT_NPROC
 //     bounds all its runs together (the fresh path's per-run bound times
 //     the zygote's concurrent runs), so a bomb cannot stop it forking the
-//     next run. Weaker: the C1 of each run counts against its pids limit
-//     (one process of Limits.Processes); as root, without a pids cgroup,
-//     nothing bounds a fork bomb (as in a fresh run).
+//     next run. Weaker: C1 and C2 count against the run's pids limit (two
+//     processes of Limits.Processes, where a fresh run's bwrap init
+//     counts one); as root, without a pids cgroup, nothing bounds a fork
+//     bomb (as in a fresh run).
 //   - Network. The zygote's network namespace has only loopback and the
 //     filter allows Unix sockets only (TCP also refused by Landlock);
 //     abstract Unix sockets are scoped to the run's domain, and it cannot
@@ -84,7 +93,7 @@ package sandbox
 //     fresh.
 //   - IPC. Own IPC namespace per run (System V queues, semaphores, shared
 //     memory).
-//   - Environment and state. C2 rebuilds os.environ from the same
+//   - Environment and state. C3 rebuilds os.environ from the same
 //     allow-list; stdin, stdout and stderr are the run's; sys.argv, the
 //     cwd, tempfile and a fresh __main__ are set before the code.
 //     Weaker, by construction: the interpreter is a copy of the zygote's,
@@ -93,12 +102,14 @@ package sandbox
 //     same hash seed (string hashes, set order), and the code's
 //     tracebacks start at its own frame as in a fresh run but the
 //     interpreter's own start-up (site, sitecustomize) does not run again.
-//   - Trust. The zygote reads from its children only: one message naming
-//     C2 (with a pidfd), C2's "started", C1's final wait status, and
-//     "E<reason>" from either before the code starts, on a socket pair
-//     whose other end C2 closes before the code runs and C1 never hands
-//     on; each is parsed strictly. The code cannot reach the zygote's
-//     socket to loopforge, the zygote's memory or its /proc entry.
+//   - Trust. The zygote reads from its children only: C1's message naming
+//     C2 (with C2's pidfd), C3's "started", C2's report of C3's wait
+//     status, and "E<reason>" before the code starts, on a socket pair
+//     whose end C3 closes before the code runs (C1 and C2 never run code,
+//     and the code can neither signal nor ptrace them); each is parsed
+//     strictly, and a status is only a number loopforge reads as one
+//     run's own outcome. The code cannot reach the zygote's socket to
+//     loopforge, the zygote's memory or its /proc entry.
 //
 // Fallback: requests the zygote does not support (not Python, a project
 // dir, AllowNetwork, more processes than its budget per run) and hosts
@@ -442,7 +453,7 @@ func (z *zygote) start() error {
 	mine, theirs := os.NewFile(uintptr(fds[0]), "zygote"), os.NewFile(uintptr(fds[1]), "zygote-child")
 	defer theirs.Close()
 	c, err := net.FileConn(mine)
-	mine.Close()
+	_ = mine.Close()
 	if err != nil {
 		return fail(err)
 	}
@@ -474,7 +485,7 @@ func (z *zygote) start() error {
 		z.die()
 	}()
 	_ = statusW.Close()
-	theirs.Close()
+	_ = theirs.Close()
 	cb, _ := json.Marshal(cfg)
 	if _, err := z.conn.Write(cb); err != nil {
 		return fail(fmt.Errorf("configure: %w", err))

@@ -3,13 +3,19 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // firstWrite records when a live stream first carried its marker.
@@ -141,8 +147,12 @@ func BenchmarkZygote(b *testing.B) {
 	}
 	// The zygote starts on first need: not in the figures.
 	run(zyg, "zygote")
+	zpid := zygotePID(b, zyg)
 	var bareFirst, bareWhole, freshFirst, freshWhole, zygFirst, zygWhole []time.Duration
+	var freshCPU, zygCPU time.Duration
+	n := 0
 	for b.Loop() {
+		n++
 		seen := newFirstWrite()
 		cmd := exec.Command(zyg.python, "-I", "-u", "-c", code)
 		cmd.Stdout = seen
@@ -152,15 +162,69 @@ func BenchmarkZygote(b *testing.B) {
 		}
 		end := time.Now()
 		bareFirst, bareWhole = append(bareFirst, (<-seen.at).Sub(start)), append(bareWhole, end.Sub(start))
+		// CPU: this process's (the Runner's side) and its sandboxes'. A
+		// fresh run's processes are waited for (children's rusage); the
+		// zygote waits for its runs' (its own cumulative CPU in /proc).
+		self0, children0, z0 := cpuSelf(), cpuChildren(), procCPU(zpid)
 		f, w := run(fresh, "fresh")
+		freshCPU += cpuSelf() - self0 + cpuChildren() - children0
 		freshFirst, freshWhole = append(freshFirst, f), append(freshWhole, w)
+		self0 = cpuSelf()
 		f, w = run(zyg, "zygote")
 		zygFirst, zygWhole = append(zygFirst, f), append(zygWhole, w)
+		zyg.Wait()
+		self1 := cpuSelf()
+		wantZygoteIdle(b, zyg) // C1 reaped: its CPU is the zygote's
+		zygCPU += self1 - self0 + procCPU(zpid) - z0
 	}
+	b.ReportMetric(float64(freshCPU)/float64(n)/float64(time.Millisecond), "fresh-cpu-ms")
+	b.ReportMetric(float64(zygCPU)/float64(n)/float64(time.Millisecond), "zygote-cpu-ms")
 	b.ReportMetric(medianMS(bareFirst), "bare-first-ms")
 	b.ReportMetric(medianMS(bareWhole), "bare-ms")
 	b.ReportMetric(medianMS(freshFirst), "fresh-first-ms")
 	b.ReportMetric(medianMS(freshWhole), "fresh-ms")
 	b.ReportMetric(medianMS(zygFirst), "zygote-first-ms")
 	b.ReportMetric(medianMS(zygWhole), "zygote-ms")
+}
+
+// cpuSelf and cpuChildren are this process's CPU time and that of the
+// children it waited for.
+func cpuSelf() time.Duration     { return rusage(unix.RUSAGE_SELF) }
+func cpuChildren() time.Duration { return rusage(unix.RUSAGE_CHILDREN) }
+
+func rusage(who int) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU is a process's CPU time and that of the children it waited for,
+// from /proc (clock ticks).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// zygotePID is the host PID of r's zygote (the python in its tree).
+func zygotePID(t testing.TB, r *Runner) int {
+	t.Helper()
+	for _, pid := range zygoteTree(r) {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if bytes.Contains(cmdline, []byte(zygoteScriptName)) {
+			return pid
+		}
+	}
+	t.Fatal("no zygote process")
+	return 0
 }

@@ -41,9 +41,10 @@ package sandbox
 // Isolation review: each property, how it holds, and what is weaker than a
 // fresh sandbox.
 //
-//   - Files. C2's own Landlock domain, nested in the zygote's, allows
-//     reading and executing the system directories, /etc without its
-//     credential files, the interpreter's prefix, the figure hook, its own
+//   - Files. C3's own Landlock domain, nested in the zygote's, allows
+//     reading and executing the system directories, /etc (its credential
+//     files stay out of reach: the zygote's domain leaves them out, and
+//     bubblewrap masks them), the interpreter's prefix, the figure hook, its own
 //     /proc entry and a few /proc files (meminfo, cpuinfo, ...); reading
 //     and writing its run dir only. Other runs' run dirs lie in the same
 //     runs root but outside every rule: unreadable, unlistable. Weaker:
@@ -133,6 +134,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -368,7 +370,12 @@ func (r *Runner) childConfig(hook string) (zygoteConfig, error) {
 			c.Rules = append(c.Rules, [2]interface{}{p, access})
 		}
 	}
-	ro := slices.DeleteFunc(slices.Clone(r.readExec), func(p string) bool { return p == "/proc" })
+	// /etc whole: one rule instead of one per entry (a run adds each of
+	// its rules). Its credential files stay unreadable: they are outside
+	// the zygote's own domain, which every run's is nested in, and
+	// bubblewrap masks them.
+	ro := slices.DeleteFunc(slices.Clone(r.readExec), func(p string) bool { return p == "/proc" || strings.HasPrefix(p, "/etc/") })
+	ro = append(ro, "/etc")
 	for _, p := range procFiles {
 		if p != "/proc/self" { // it would be the zygote's own
 			ro = append(ro, p)

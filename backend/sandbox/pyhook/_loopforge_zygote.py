@@ -34,7 +34,9 @@ import itertools  # noqa: F401
 import math  # noqa: F401
 import random  # noqa: F401
 import re  # noqa: F401
+import resource
 import string  # noqa: F401
+import tempfile
 import threading
 import time  # noqa: F401
 import traceback
@@ -117,13 +119,18 @@ class Config:
                 access &= self.file_rights
             access &= self.handled
             if access:
-                self.rules.append((fd, access))
+                self.rules.append(PathBeneath(access, fd))
             else:
                 os.close(fd)
         self.rw = int(c["rw"])
         self.proc_self = int(c["proc_self"])
         self.filter = bytes.fromhex(c["seccomp"])
         self.hook = c.get("hook", "")
+        self.figures = None
+        if self.hook:  # the figure hook, compiled once
+            path = os.path.join(self.hook, "sitecustomize.py")
+            with open(path) as f:
+                self.figures = compile(f.read(), path, "exec")
 
 
 def landlock(cfg, rw):
@@ -135,10 +142,9 @@ def landlock(cfg, rw):
         for path, access in ((rw, cfg.rw), ("/proc/self", cfg.proc_self)):
             fd = os.open(path, O_PATH | os.O_CLOEXEC)
             own.append(fd)
-            rules.append((fd, access & cfg.handled))
-        for fd, access in rules:
-            pb = PathBeneath(access, fd)
-            check(libc.syscall(SYS_LANDLOCK_ADD_RULE, rs, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(pb), 0), "landlock_add_rule")
+            rules.append(PathBeneath(access & cfg.handled, fd))
+        for rule in rules:
+            check(libc.syscall(SYS_LANDLOCK_ADD_RULE, rs, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0), "landlock_add_rule")
         for fd in own:
             os.close(fd)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -332,19 +338,14 @@ def code_process(cfg, req, code_fd, stdin_fd, out_fd, err_fd, report):
         os.chdir(wd)
         os.environ.clear()
         os.environ.update(kv.split("=", 1) for kv in req["env"])
-        import tempfile
-
         tempfile.tempdir = None
         if req.get("images") and cfg.hook:
             sys.path.insert(0, cfg.hook)
-            with open(os.path.join(cfg.hook, "sitecustomize.py")) as f:
-                exec(compile(f.read(), os.path.join(cfg.hook, "sitecustomize.py"), "exec"), {"__name__": "sitecustomize"})
+            exec(cfg.figures, {"__name__": "sitecustomize"})
         landlock(cfg, wd)
         drop_caps()
         seccomp(cfg.filter)
         for res, cur, mx in req["rlimits"]:
-            import resource
-
             hard = resource.getrlimit(res)[1]
             if hard != resource.RLIM_INFINITY and mx > hard:
                 mx = hard

@@ -541,7 +541,11 @@ func (z *zygote) read() {
 			continue
 		}
 		if m.Ev == "started" {
-			close(run.started)
+			select {
+			case <-run.started: // said twice: the zygote says it once
+			default:
+				close(run.started)
+			}
 			continue
 		}
 		run.done <- m

@@ -173,6 +173,9 @@ type zygotes struct {
 	starts int // starts that failed in a row
 	fails  int // runs that failed to start in a row
 	off    string
+	// retired zygotes close once their runs have ended (closeWhenIdle),
+	// or with the Runner.
+	retired []*zygote
 }
 
 // zygote is one running zygote process.
@@ -185,8 +188,11 @@ type zygote struct {
 	ns     *nsInit
 	exited chan struct{} // closed when bwrap has exited
 	dead   chan struct{} // closed once the zygote is unusable
-	once   sync.Once
+	once   sync.Once     // die
 	slots  chan struct{}
+	// closeOnce: close runs once (a retired zygote may be closed by its
+	// own closeWhenIdle and by Runner.Close).
+	closeOnce sync.Once
 
 	mu   sync.Mutex
 	runs map[uint64]*zygoteRun
@@ -315,7 +321,8 @@ func (zs *zygotes) failed(z *zygote, err error) {
 		slog.Warn("sandbox: the zygote is turned off; every run starts fresh", "err", err)
 		if zs.z == z {
 			zs.z = nil
-			go z.close() // its runs in flight end first or die with it
+			zs.retired = append(zs.retired, z)
+			go z.closeWhenIdle() // its runs in flight end first
 		}
 	}
 }
@@ -327,7 +334,7 @@ func (zs *zygotes) succeeded() {
 	zs.mu.Unlock()
 }
 
-// close stops the zygote, if any.
+// close stops the zygotes, if any.
 func (zs *zygotes) close() {
 	zs.mu.Lock()
 	defer zs.mu.Unlock()
@@ -335,6 +342,10 @@ func (zs *zygotes) close() {
 		zs.z.close()
 		zs.z = nil
 	}
+	for _, z := range zs.retired {
+		z.close()
+	}
+	zs.retired = nil
 }
 
 // zygoteConfig is what the zygote's children apply (see the script).
@@ -398,6 +409,10 @@ func (r *Runner) childConfig(hook string) (zygoteConfig, error) {
 	return c, nil
 }
 
+// testHookZygoteConfig, when set (by tests), changes what a new zygote's
+// runs apply, to make them fail.
+var testHookZygoteConfig func(*zygoteConfig)
+
 // zygoteLimits are the zygote's own rlimits: no CPU or memory rlimit (it
 // lives long; its runs set theirs), and its runs' processes together
 // bounded where RLIMIT_NPROC counts them.
@@ -443,6 +458,9 @@ func (z *zygote) start() error {
 	cfg, err := r.childConfig(z.dir)
 	if err != nil {
 		return fail(err)
+	}
+	if testHookZygoteConfig != nil {
+		testHookZygoteConfig(&cfg)
 	}
 	in := pythonInterpreter(r.python).withScript(script)
 	spec := childSpec{Version: specVersion, Path: in.path, Args: in.args, Rlimits: r.zygoteLimits(), Isolation: r.isolation,
@@ -555,9 +573,27 @@ func (z *zygote) read() {
 // die marks the zygote unusable; its pending runs see it through dead.
 func (z *zygote) die() { z.once.Do(func() { close(z.dead) }) }
 
+// closeWhenIdle closes a zygote that takes no more runs once those it has
+// (prepared ones included, which their callers run or close) have ended.
+func (z *zygote) closeWhenIdle() {
+	for len(z.slots) > 0 {
+		select {
+		case <-z.dead:
+		case <-time.After(20 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	z.close()
+}
+
 // close stops the zygote and everything it started, and removes its
-// directories.
+// directories. Safe to call more than once.
 func (z *zygote) close() {
+	z.closeOnce.Do(z.doClose)
+}
+
+func (z *zygote) doClose() {
 	z.die()
 	if z.conn != nil {
 		_ = z.conn.Close() // the zygote kills its runs and exits

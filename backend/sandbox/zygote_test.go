@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -441,4 +442,47 @@ func TestZygotePrepared(t *testing.T) {
 	wantZygoteIdle(t, r)
 	r.Wait()
 	wantZygoteRootEmpty(t, r)
+}
+
+// TestZygoteFallback: runs the zygote cannot start run fresh, and three in
+// a row turn it off; a zygote that died is replaced by the next run.
+func TestZygoteFallback(t *testing.T) {
+	t.Run("failing-runs", func(t *testing.T) {
+		testHookZygoteConfig = func(c *zygoteConfig) { c.Seccomp = "00" } // not a filter: every run fails before its code
+		t.Cleanup(func() { testHookZygoteConfig = nil })
+		r := zygoteRunner(t)
+		for i := range 4 {
+			res, err := r.Run(context.Background(), Request{Code: "print('fresh')"})
+			if err != nil || res.Status != StatusOK || res.Stdout != "fresh\n" || zygoted(res) {
+				t.Fatalf("run %d: %v %s %q %v", i, err, res.Status, res.Stdout, res.Layers)
+			}
+		}
+		r.zyg.mu.Lock()
+		off, z := r.zyg.off, r.zyg.z
+		r.zyg.mu.Unlock()
+		if off == "" || z != nil {
+			t.Errorf("the zygote is still on after failing every run (off %q)", off)
+		}
+	})
+	t.Run("dead-zygote", func(t *testing.T) {
+		r := zygoteRunner(t)
+		runInZygote(t, r, Request{Code: "print(1)"})
+		r.zyg.mu.Lock()
+		z := r.zyg.z
+		r.zyg.mu.Unlock()
+		if err := syscall.Kill(-z.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-z.dead
+		res := runInZygote(t, r, Request{Code: "print(2)"})
+		if res.Status != StatusOK || res.Stdout != "2\n" {
+			t.Errorf("%s %q", res.Status, res.Stdout)
+		}
+		r.zyg.mu.Lock()
+		replaced := r.zyg.z != z
+		r.zyg.mu.Unlock()
+		if !replaced {
+			t.Error("the dead zygote was not replaced")
+		}
+	})
 }

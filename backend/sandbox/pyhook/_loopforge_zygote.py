@@ -459,9 +459,25 @@ def main():
             run.err = rest.decode("utf-8", "replace")
 
     def start(msg, got):
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # A fork that fails (the zygote's process limit, reached by runs
+        # that fork without end) fails this run alone, never the zygote.
+        try:
+            mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        except OSError as e:
+            for fd in got:
+                os.close(fd)
+            send({"id": msg["id"], "ev": "error", "error": "socketpair: %s" % e})
+            return
         gc.freeze()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as e:
+            for x in (mine, theirs):
+                x.close()
+            for fd in got:
+                os.close(fd)
+            send({"id": msg["id"], "ev": "error", "error": "fork: %s" % e})
+            return
         if pid == 0:
             mine.close()
             sock.close()

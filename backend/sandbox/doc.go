@@ -48,6 +48,18 @@
 //     apply (warm.go); a prepared sandbox closed unused, or one that died
 //     before its code came, is torn down the same way and counted
 //     ([Runner.WarmStats]).
+//   - [Options.Zygote] (off by default) forks script-mode Python runs
+//     from one pre-started interpreter per Runner, itself in a sandbox
+//     with every layer, instead of starting bubblewrap, the shim and the
+//     interpreter for each: before its code, each fork leaves the
+//     zygote's user, PID and IPC namespaces, joins its own cgroup and
+//     applies its own Landlock domain, seccomp filter and rlimits. The
+//     contract above holds; what is weaker than a fresh sandbox (no
+//     writable /tmp or /dev/shm, no mount or network namespace of its
+//     own, the zygote's imported modules and hash seed) is reviewed in
+//     zygote_linux.go. Requests it does not take, hosts without
+//     bubblewrap, seccomp or Landlock ABI 6, and any zygote failure
+//     before the code starts run fresh.
 //   - Run returns an error only when the sandbox itself failed (bad request,
 //     temp dir, shim, bwrap or interpreter could not start); everything the
 //     code did, including being killed, is a [Result] with a [Status].

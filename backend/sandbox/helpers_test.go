@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -115,6 +116,14 @@ func wantDirEmpty(t testing.TB, r *Runner) {
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "loopforge-run-") {
 			names = append(names, e.Name())
+		}
+		if strings.HasPrefix(e.Name(), kindZygote) { // a zygote's runs root
+			inner, _ := os.ReadDir(filepath.Join(dir, e.Name()))
+			for _, i := range inner {
+				if strings.HasPrefix(i.Name(), "loopforge-run-") {
+					names = append(names, filepath.Join(e.Name(), i.Name()))
+				}
+			}
 		}
 	}
 	if len(names) != 0 {

@@ -51,6 +51,9 @@ type config struct {
 	// warm: every run of the configuration goes through Prepare, and its
 	// code is handed over once the shim has reported (warm.go).
 	warm bool
+	// zygote: script-mode Python runs are forked from a zygote of the
+	// test's own (zygote_linux.go); other requests run fresh.
+	zygote bool
 }
 
 // run runs req on r (a copy of c.r) as the configuration does, failing the
@@ -78,7 +81,9 @@ func (c config) exec(r *Runner, ctx context.Context, req Request) (Result, time.
 		return Result{}, 0, fmt.Errorf("Prepare: %w", err)
 	}
 	defer p.Close()
-	<-p.(*prepared).x.reported
+	if wp, ok := p.(*prepared); ok { // a zygote's prepared run is ready once Prepare returns
+		<-wp.x.reported
+	}
 	start := time.Now()
 	res, err := p.Run(ctx, req)
 	return res, time.Since(start), err
@@ -141,13 +146,39 @@ func hostileConfigs(t *testing.T) []config {
 			cgroup: r.cgroups != nil, root: os.Geteuid() == 0,
 		})
 	}
-	// The same configurations again, warm.
+	// The same configurations again, warm; and through a zygote where one
+	// can run.
 	for _, c := range slices.Clone(out) {
 		c.name, c.warm = c.name+"-warm", true
 		out = append(out, c)
 	}
+	for _, c := range slices.Clone(out) {
+		if c.r.zygoteUsable() != "" {
+			continue
+		}
+		r := *c.r
+		r.zyg = &zygotes{}
+		c.name, c.r, c.zygote = c.name+"-zygote", &r, true
+		out = append(out, c)
+	}
 	return out
 }
+
+// forTest is c's Runner for one test: its own temp root and, for a
+// zygote configuration, its own zygote, closed at the test's end.
+func (c config) forTest(t *testing.T) *Runner {
+	r := *c.r
+	r.tempRoot = t.TempDir()
+	if c.zygote {
+		r.zyg = &zygotes{}
+		t.Cleanup(func() { r.Close(); r.Wait() })
+	}
+	return &r
+}
+
+// zygoted reports whether the zygote ran res (a zygote configuration runs
+// the requests it cannot take fresh).
+func zygoted(res Result) bool { return slices.Contains(res.Layers, "zygote") }
 
 // fixture is what a case's code may attack: a canary directory outside the
 // run dirs (a stand-in for $HOME), loopback servers, a host Unix socket.
@@ -526,6 +557,9 @@ func hostileCases() []hostileCase {
 			check: func(t *testing.T, c config, f *fixture, res Result) {
 				rep := report(t, res)
 				switch {
+				case zygoted(res): // the zygote's /tmp and /dev/shm are shared by its runs: no run may write them
+					want(t, rep, "tmp", false)
+					want(t, rep, "shm", false)
 				case c.bwrap: // private tmpfs of 64 MiB: the third file does not fit
 					if !strings.Contains(rep["tmp"], "ENOSPC") || !strings.Contains(rep["shm"], "ENOSPC") {
 						t.Errorf("report %v: want ENOSPC from the size-capped tmpfs", rep)
@@ -1047,15 +1081,22 @@ func TestHostile(t *testing.T) {
 					if hc.dir {
 						f.makeProject(t)
 					}
-					r := *c.r
-					r.tempRoot = t.TempDir()
+					r := c.forTest(t)
 					lim := hc.limits
 					if lim.Timeout == 0 {
 						lim.Timeout = 10 * time.Second
 					}
-					res, m, took := c.run(t, &r, context.Background(), Request{Language: hc.lang, Code: f.expand(hc.code), Limits: lim, AllowNetwork: hc.net, Dir: f.projDir})
+					res, m, took := c.run(t, r, context.Background(), Request{Language: hc.lang, Code: f.expand(hc.code), Limits: lim, AllowNetwork: hc.net, Dir: f.projDir})
 					f.elapsed = took
 					defer killMarked(m)
+					if c.zygote && (hc.lang == "" || hc.lang == "python") && !hc.dir && !hc.net && !zygoted(res) {
+						t.Errorf("the zygote did not run it: layers %v", res.Layers)
+					}
+					if zygoted(res) {
+						// Forked, not exec'd: the code's processes carry
+						// the zygote's environment, not the marker.
+						wantZygoteIdle(t, r)
+					}
 					if hc.survivors != nil && hc.survivors(c) {
 						if len(markedProcs(m)) == 0 {
 							t.Errorf("expected the known gap (a survivor) at %s, found none: update the table", c.name)
@@ -1064,7 +1105,7 @@ func TestHostile(t *testing.T) {
 					} else {
 						wantNoSurvivors(t, m)
 					}
-					wantDirEmpty(t, &r)
+					wantDirEmpty(t, r)
 					hc.check(t, c, f, res)
 					t.Logf("outcome[%s %s]: %s | %.160s", hc.name, c.name, res.Description(), strings.ReplaceAll(strings.TrimSpace(res.Stdout), "\n", " / "))
 					if t.Failed() {
@@ -1193,11 +1234,13 @@ func TestHostileCPUQuota(t *testing.T) {
 	code := "import os, time\nr, w = os.pipe()\nfor i in range(2):\n    if os.fork() == 0:\n        t = time.time()\n        while time.time() - t < 1.0: pass\n        os.write(w, ('%f\\n' % time.process_time()).encode())\n        os._exit(0)\nos.close(w)\nfor i in range(2): os.wait()\nprint(sum(float(x) for x in os.read(r, 100).split()))"
 	for _, c := range hostileConfigs(t) {
 		t.Run(c.name, func(t *testing.T) {
-			r := *c.r
-			r.tempRoot = t.TempDir()
-			res, m, _ := c.run(t, &r, context.Background(), Request{Code: code, Limits: Limits{Timeout: 10 * time.Second, CPUs: 1}})
+			r := c.forTest(t)
+			res, m, _ := c.run(t, r, context.Background(), Request{Code: code, Limits: Limits{Timeout: 10 * time.Second, CPUs: 1}})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
+			if zygoted(res) {
+				wantZygoteIdle(t, r)
+			}
 			used, err := strconv.ParseFloat(strings.TrimSpace(res.Stdout), 64)
 			if err != nil {
 				t.Fatalf("stdout %q", res.Stdout)
@@ -1223,13 +1266,12 @@ func TestHostileCancelMidRun(t *testing.T) {
 	for _, c := range hostileConfigs(t) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := *c.r
-			r.tempRoot = t.TempDir()
+			r := c.forTest(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			code := "import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\nprint('ready', flush=True)\ntime.sleep(1000)"
 			var cancelledAt time.Time
 			time.AfterFunc(500*time.Millisecond, func() { cancelledAt = time.Now(); cancel() })
-			res, m, _ := c.run(t, &r, ctx, Request{Code: code, Limits: Limits{Timeout: time.Minute}})
+			res, m, _ := c.run(t, r, ctx, Request{Code: code, Limits: Limits{Timeout: time.Minute}})
 			took := time.Since(cancelledAt)
 			t.Logf("outcome[cancel %s]: %s, Run returned %v after the cancel", c.name, res.Description(), took.Round(time.Millisecond))
 			wantStatus(t, res, StatusKilled)
@@ -1237,7 +1279,10 @@ func TestHostileCancelMidRun(t *testing.T) {
 				t.Errorf("Run returned %v after the cancel: it waited for the program", took)
 			}
 			wantNoSurvivors(t, m)
-			wantDirEmpty(t, &r)
+			if zygoted(res) {
+				wantZygoteIdle(t, r)
+			}
+			wantDirEmpty(t, r)
 		})
 	}
 }
@@ -1249,8 +1294,7 @@ func TestHostileParallel(t *testing.T) {
 	for _, c := range hostileConfigs(t) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := *c.r
-			r.tempRoot = t.TempDir()
+			r := c.forTest(t)
 			const n = 20
 			var wg sync.WaitGroup
 			results := make([]Result, n)
@@ -1260,10 +1304,11 @@ func TestHostileParallel(t *testing.T) {
 				wg.Go(func() {
 					markers[i] = newMarker()
 					code := fmt.Sprintf("import os, time\nos.write(2, b'start\\n')\nopen('mine', 'w').write('%d')\ntime.sleep(0.2)\nprint(%d, os.listdir('.'), open('mine').read())", i, i)
-					results[i], _, errs[i] = c.exec(&r, withMarker(context.Background(), markers[i]), Request{Code: code})
+					results[i], _, errs[i] = c.exec(r, withMarker(context.Background(), markers[i]), Request{Code: code})
 				})
 			}
 			wg.Wait()
+			forked := 0
 			for i, res := range results {
 				if errs[i] != nil || res.Status != StatusOK {
 					t.Errorf("run %d: %v %q %q", i, errs[i], res.Status, res.Description())
@@ -1273,8 +1318,17 @@ func TestHostileParallel(t *testing.T) {
 					t.Errorf("run %d printed %q, want %q (%d bytes, stderr %q, %v, warnings %v)", i, res.Stdout, want, res.StdoutBytes, res.Stderr, res.Duration, res.Warnings)
 				}
 				wantNoSurvivors(t, markers[i])
+				if zygoted(res) {
+					forked++
+				}
 			}
-			wantDirEmpty(t, &r)
+			if c.zygote && forked < min(n, zygoteRuns) { // the rest may run fresh
+				t.Errorf("%d of %d runs went through the zygote", forked, n)
+			}
+			if c.zygote {
+				wantZygoteIdle(t, r)
+			}
+			wantDirEmpty(t, r)
 		})
 	}
 }
@@ -1287,14 +1341,13 @@ func TestHostilePersistenceAcrossRuns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
-			r := *c.r
-			r.tempRoot = t.TempDir()
+			r := c.forTest(t)
 			write := f.expand("import os\nfor d in ('/tmp', '/dev/shm', os.environ['HOME']):\n    try: open(d + '/{{TMPNAME}}-p', 'w').write('x')\n    except OSError: pass")
 			check := f.expand("import os\nprint([d for d in ('/tmp', '/dev/shm') if os.path.exists(d + '/{{TMPNAME}}-p')])")
-			res, m, _ := c.run(t, &r, context.Background(), Request{Code: write})
+			res, m, _ := c.run(t, r, context.Background(), Request{Code: write})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
-			res, m, _ = c.run(t, &r, context.Background(), Request{Code: check})
+			res, m, _ = c.run(t, r, context.Background(), Request{Code: check})
 			wantStatus(t, res, StatusOK)
 			wantNoSurvivors(t, m)
 			if c.files() && res.Stdout != "[]\n" {
@@ -1314,6 +1367,7 @@ type helperSpec struct {
 	NoCgroup  bool
 	Seccomp   bool
 	Warm      bool
+	Zygote    bool
 	Code      string
 }
 
@@ -1323,11 +1377,12 @@ func helperMain(raw string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := NewRunner(Options{Isolation: spec.Isolation, NoCgroup: spec.NoCgroup, TempRoot: spec.TempRoot})
+	r, err := NewRunner(Options{Isolation: spec.Isolation, NoCgroup: spec.NoCgroup, TempRoot: spec.TempRoot, Zygote: spec.Zygote})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	defer func() { r.Close(); r.Wait() }()
 	r.seccomp = spec.Seccomp
 	res, _, err := config{warm: spec.Warm}.exec(r, context.Background(), Request{Code: spec.Code, Limits: Limits{Timeout: 10 * time.Second}})
 	if err != nil {
@@ -1342,7 +1397,7 @@ func helperMain(raw string) int {
 func runHelper(t *testing.T, c config, code string) ([]byte, error) {
 	t.Helper()
 	// The helper's own temp root: a killed helper cannot remove its run dir.
-	spec, _ := json.Marshal(helperSpec{TempRoot: t.TempDir(), Isolation: c.r.isolation, NoCgroup: !c.cgroup, Seccomp: c.seccomp, Warm: c.warm, Code: code})
+	spec, _ := json.Marshal(helperSpec{TempRoot: t.TempDir(), Isolation: c.r.isolation, NoCgroup: !c.cgroup, Seccomp: c.seccomp, Warm: c.warm, Zygote: c.zygote, Code: code})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+string(spec), "LOOPFORGE_TEST_APP_KEY="+testSecret)
 	var stderr bytes.Buffer

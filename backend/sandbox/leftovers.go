@@ -15,6 +15,8 @@ const (
 	kindRun  = "loopforge-run-"
 	kindHook = "loopforge-pyhook-"
 	kindProg = "loopforge-prog-"
+	// kindZygote is a zygote's runs root (zygote_linux.go).
+	kindZygote = "loopforge-zygote-"
 )
 
 // ownerShape is what Options.Owner may hold: a name part, nothing that
@@ -41,7 +43,7 @@ func tempPattern(kind, owner string) string {
 // the name is not one (or carries no tag: made before tags existed, or by a
 // Runner given none).
 func leftoverOwner(name string) string {
-	for _, kind := range []string{kindRun, kindHook, kindProg} {
+	for _, kind := range []string{kindRun, kindHook, kindProg, kindZygote} {
 		rest, ok := strings.CutPrefix(name, kind)
 		if !ok {
 			continue

@@ -41,6 +41,13 @@ type Options struct {
 	// ([Runner.Prepare]); each holds an idle interpreter (~10 MB for
 	// Python). 0 means DefaultMaxPrepared.
 	MaxPrepared int
+	// Zygote forks script-mode Python runs from one pre-started,
+	// sandboxed interpreter per Runner instead of starting bubblewrap,
+	// the shim and Python for each (Linux with bubblewrap, seccomp and
+	// Landlock ABI 6; zygote_linux.go reviews its isolation). Off by
+	// default. Other requests, other hosts and any zygote failure run
+	// fresh.
+	Zygote bool
 }
 
 // DefaultMaxPrepared is Options.MaxPrepared's default: every run of a

@@ -79,6 +79,9 @@ type Runner struct {
 	// cleanup counts the removals of ended runs' cgroups and directories,
 	// which go on after Run has returned (see Wait); shared by copies.
 	cleanup *cleanups
+	// zyg forks script-mode Python runs from a pre-started interpreter
+	// (Options.Zygote, zygote_linux.go); nil when off or unusable here.
+	zyg *zygotes
 }
 
 // NewRunner resolves the shim executable, the interpreters and the temp root
@@ -136,6 +139,13 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 	r := &Runner{self: self, python: python, node: node, tempRoot: root, owner: o.Owner, path: path, homes: homeDirs(), host: h,
 		warm: &warmCounters{max: int64(cmp.Or(o.MaxPrepared, DefaultMaxPrepared))}, cleanup: newCleanups()}
 	r.plan(maxLevel, !o.NoCgroup)
+	if o.Zygote {
+		if why := r.zygoteUsable(); why != "" {
+			slog.Info("sandbox: no zygote on this host; every run starts fresh", "reason", why)
+		} else {
+			r.zyg = &zygotes{}
+		}
+	}
 	if r.noNamespace != "" {
 		// Info: each run says so (its note), the CLI as a sandbox warning.
 		slog.Info("sandbox: bubblewrap cannot be used here; runs get a weaker isolation level (see loopforge doctor)",
@@ -228,6 +238,15 @@ func expandExcept(dir string, excluded []string) []string {
 // loopforge adds to a later iteration) goes on in the background. Call
 // Wait before exiting, and before looking for what a run left behind.
 func (r *Runner) Wait() { r.cleanup.wait() }
+
+// Close stops the Runner's zygote ([Options.Zygote]), if one runs, and
+// everything it started. Runs may still be made afterwards: a new zygote
+// starts when one is needed. Without Close the zygote ends with the process.
+func (r *Runner) Close() {
+	if r.zyg != nil {
+		r.zyg.close()
+	}
+}
 
 // Isolation reports the isolation level this Runner applies when all its
 // layers work: "basic", "landlock" or "namespace", plus "+cgroup".
@@ -379,6 +398,9 @@ func cgroupNote(cg *runCgroup, nproc bool) (event.ExecNote, bool) {
 // Everything is set up after the code arrives; [Runner.Prepare] sets up
 // ahead of it.
 func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
+	if res, err, ok := r.runZygote(ctx, req); ok {
+		return res, err
+	}
 	res, err := r.runCold(ctx, req)
 	if errors.Is(err, errBornKilled) && r.cgroups != nil {
 		// Nothing of the code ran (the shim never spoke): the probe saw

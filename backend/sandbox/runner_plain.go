@@ -52,6 +52,9 @@ func (r *Runner) Prepare(context.Context, Request) (Prepared, error) { return ni
 // Wait returns once the runs that have ended are cleaned up.
 func (r *Runner) Wait() { r.cleanup.wait() }
 
+// Close does nothing here: there is no zygote on this system.
+func (r *Runner) Close() {}
+
 // Isolation reports the isolation level this Runner applies: "job" on
 // Windows, "basic" on macOS.
 func (r *Runner) Isolation() string { return r.p.sys.level() }

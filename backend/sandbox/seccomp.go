@@ -31,6 +31,10 @@ type seccompSpec struct {
 	// pidfd_send_signal (which also takes a /proc/<pid> fd) are refused.
 	AppPid  int32 `json:"app_pid,omitempty"`
 	AppPgid int32 `json:"app_pgid,omitempty"`
+	// Namespaces lets unshare(2) and clone(2) make new namespaces: the
+	// zygote's own filter alone, whose children must leave its namespaces
+	// before they apply the full filter (zygote_linux.go). Never the code's.
+	Namespaces bool `json:"ns,omitempty"`
 }
 
 const (
@@ -107,7 +111,14 @@ func seccompProgram(s seccompSpec) []bpf.Instruction {
 			retErrno(unix.EPERM))
 	}
 	for _, nr := range seccompDenied {
+		if s.Namespaces && nr == unix.SYS_UNSHARE {
+			continue
+		}
 		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, retErrno(unix.EPERM))
+	}
+	cloneFlags := uint32(cloneNSFlags)
+	if s.Namespaces {
+		cloneFlags = 0 // no flag matches: clone is allowed whatever it asks
 	}
 	// clone3 hides its flags in memory a filter cannot read; ENOSYS makes
 	// glibc fall back to clone(2), whose flags we can check.
@@ -116,7 +127,7 @@ func seccompProgram(s seccompSpec) []bpf.Instruction {
 		retErrno(unix.ENOSYS),
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE, SkipFalse: 4},
 		bpf.LoadAbsolute{Off: seccompOffArg0, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: cloneNSFlags, SkipFalse: 1},
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: cloneFlags, SkipFalse: 1},
 		retErrno(unix.EPERM),
 		bpf.RetConstant{Val: seccompRetAllow},
 		// TIOCSTI pushes bytes into a terminal's input (and TIOCLINUX can on

@@ -37,6 +37,11 @@ import (
 // caller may then run cold.
 func (r *Runner) Prepare(ctx context.Context, req Request) (Prepared, error) {
 	req.Code, req.LiveStdout, req.LiveStderr = "", nil, nil
+	if x := r.beginZygote(ctx, req, true); x != nil {
+		// Forked from the zygote: every layer applied, the code's process
+		// waits for its code.
+		return newZygotePrepared(ctx, x), nil
+	}
 	if !r.warm.reserve() {
 		return nil, ErrPrepareLimit
 	}
@@ -127,8 +132,11 @@ func (p *prepared) run(ctx context.Context, req Request, handed time.Time) (Resu
 
 // differs says how req differs from what the sandbox was prepared for, ""
 // when it does not.
-func (x *execution) differs(req Request) string {
-	p := x.req
+func (x *execution) differs(req Request) string { return requestDiffers(x.req, req) }
+
+// requestDiffers says how req differs from p, the request a sandbox was
+// prepared for; "" when it does not.
+func requestDiffers(p, req Request) string {
 	switch {
 	case req.Language != p.Language:
 		return fmt.Sprintf("prepared for language %q, the code is %q", p.Language, req.Language)
@@ -181,4 +189,44 @@ func (x *execution) feed(code string) error {
 	}
 	x.progW = nil
 	return err
+}
+
+// zygotePrepared is a run prepared in the zygote (zygote_linux.go).
+type zygotePrepared struct {
+	x     *zygoteExec
+	unarm func() bool // stops Prepare's ctx from killing it
+	once  sync.Once
+}
+
+func newZygotePrepared(ctx context.Context, x *zygoteExec) *zygotePrepared {
+	return &zygotePrepared{x: x, unarm: context.AfterFunc(ctx, x.kill)}
+}
+
+func (p *zygotePrepared) Close() {
+	p.once.Do(func() {
+		p.unarm()
+		p.x.discard()
+	})
+}
+
+func (p *zygotePrepared) Run(ctx context.Context, req Request) (Result, error) {
+	handed := time.Now()
+	res, err := Result{}, ErrPreparedUsed
+	p.once.Do(func() {
+		p.unarm()
+		x, r := p.x, p.x.z.r
+		if why := requestDiffers(x.req, req); why != "" {
+			x.discard()
+			slog.Warn("sandbox: running cold: the prepared sandbox cannot be used", "reason", why)
+			res, err = r.Run(ctx, req)
+			return
+		}
+		x.handOver(req.Code)
+		var ok bool
+		if res, err, ok = x.wait(ctx, req, handed); !ok {
+			// Nothing of the code ran: fresh, or another zygote run.
+			res, err = r.Run(ctx, req)
+		}
+	})
+	return res, err
 }

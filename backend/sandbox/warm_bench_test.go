@@ -3,13 +3,19 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // firstWrite records when a live stream first carried its marker.
@@ -112,4 +118,108 @@ func BenchmarkHandover(b *testing.B) {
 			b.ReportMetric(medianMS(warmEnd), "warm-end-ms")
 		})
 	}
+}
+
+// BenchmarkZygote: one execution of a trivial program, whole (from Run's
+// call to its return) and to its first output, fresh (Run: bubblewrap, the
+// shim and python started for it), through the zygote (a fork of a waiting
+// interpreter, Options.Zygote) and as bare python3 -I (no sandbox: the
+// reference), interleaved in every round. Medians in ms; nothing asserted.
+//
+//	go test -run '^$' -bench Zygote -benchtime 40x ./backend/sandbox
+func BenchmarkZygote(b *testing.B) {
+	fresh, err := NewRunner(Options{TempRoot: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	zyg := zygoteRunner(b)
+	b.Logf("isolation %s", zyg.Isolation())
+	const code = "print('M')"
+	run := func(r *Runner, name string) (first, whole time.Duration) {
+		seen := newFirstWrite()
+		start := time.Now()
+		res, err := r.Run(context.Background(), Request{Code: code, LiveStdout: seen})
+		if err != nil || res.Status != StatusOK {
+			b.Fatalf("%s: %v %s %q", name, err, res.Status, res.Stderr)
+		}
+		end := time.Now()
+		return (<-seen.at).Sub(start), end.Sub(start)
+	}
+	// The zygote starts on first need: not in the figures.
+	run(zyg, "zygote")
+	zpid := zygotePID(b, zyg)
+	var bareFirst, bareWhole, freshFirst, freshWhole, zygFirst, zygWhole []time.Duration
+	var zygCPU time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		seen := newFirstWrite()
+		cmd := exec.Command(zyg.python, "-I", "-u", "-c", code)
+		cmd.Stdout = seen
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("bare python: %v", err)
+		}
+		end := time.Now()
+		bareFirst, bareWhole = append(bareFirst, (<-seen.at).Sub(start)), append(bareWhole, end.Sub(start))
+		f, w := run(fresh, "fresh")
+		freshFirst, freshWhole = append(freshFirst, f), append(freshWhole, w)
+		// CPU of a zygote run: this process's (the Runner's side) and the
+		// zygote's tree (it waits for all of it: its cumulative CPU in
+		// /proc). Not for a fresh run: bubblewrap's namespace init is never
+		// waited for, so no rusage here has its CPU (classload counts it
+		// through a cgroup).
+		self0, z0 := cpuSelf(), procCPU(zpid)
+		f, w = run(zyg, "zygote")
+		zygFirst, zygWhole = append(zygFirst, f), append(zygWhole, w)
+		zyg.Wait()
+		self1 := cpuSelf()
+		wantZygoteIdle(b, zyg) // C1 reaped: its CPU is the zygote's
+		zygCPU += self1 - self0 + procCPU(zpid) - z0
+	}
+	b.ReportMetric(float64(zygCPU)/float64(n)/float64(time.Millisecond), "zygote-cpu-ms")
+	b.ReportMetric(medianMS(bareFirst), "bare-first-ms")
+	b.ReportMetric(medianMS(bareWhole), "bare-ms")
+	b.ReportMetric(medianMS(freshFirst), "fresh-first-ms")
+	b.ReportMetric(medianMS(freshWhole), "fresh-ms")
+	b.ReportMetric(medianMS(zygFirst), "zygote-first-ms")
+	b.ReportMetric(medianMS(zygWhole), "zygote-ms")
+}
+
+// cpuSelf is this process's CPU time.
+func cpuSelf() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU is a process's CPU time and that of the children it waited for,
+// from /proc (clock ticks).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// zygotePID is the host PID of r's zygote (the python in its tree).
+func zygotePID(t testing.TB, r *Runner) int {
+	t.Helper()
+	for _, pid := range zygoteTree(r) {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if bytes.Contains(cmdline, []byte(zygoteScriptName)) {
+			return pid
+		}
+	}
+	t.Fatal("no zygote process")
+	return 0
 }

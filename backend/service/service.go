@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -190,7 +191,11 @@ func (s *Service) executor() (loop.Executor, error) {
 	defer s.execMu.Unlock()
 	if !s.execTried {
 		s.execTried = true
-		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.conf().CacheDir, Owner: s.owner.Tag()})
+		// LOOPFORGE_ZYGOTE=1 forks script-mode Python executions from a
+		// pre-started sandboxed interpreter (sandbox.Options.Zygote): off
+		// by default until its isolation review is accepted.
+		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.conf().CacheDir, Owner: s.owner.Tag(),
+			Zygote: os.Getenv("LOOPFORGE_ZYGOTE") == "1"})
 		if err != nil {
 			s.execErr = err
 		} else {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -32,7 +33,7 @@ func newTreeCPU(cmd *exec.Cmd) (*treeCPU, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(parent, fmt.Sprintf("classload-%d", os.Getpid()))
+	dir := filepath.Join(parent, fmt.Sprintf("classload-%d-%d", os.Getpid(), treeSeq.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("a cgroup for the server: %w", err)
 	}
@@ -47,6 +48,9 @@ func newTreeCPU(cmd *exec.Cmd) (*treeCPU, error) {
 	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
 	return &treeCPU{dir: dir, fd: fd}, nil
 }
+
+// treeSeq numbers the servers of one bench (a burst each).
+var treeSeq atomic.Int64
 
 // ownCgroup is the directory of this process's cgroup v2 (the unified
 // hierarchy of a hybrid host too).
@@ -94,11 +98,22 @@ func (t *treeCPU) usage() (time.Duration, bool) {
 }
 
 // close removes the cgroup once the server is gone (its runs' cgroups are
-// removed by the server itself).
+// removed by the server itself). What the server left dying (its
+// zygote's sandbox, which dies with it) is killed and waited for.
 func (t *treeCPU) close() {
 	if t == nil {
 		return
 	}
 	_ = syscall.Close(t.fd)
-	_ = os.Remove(t.dir)
+	_ = os.WriteFile(filepath.Join(t.dir, "cgroup.kill"), []byte("1"), 0)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		err := os.Remove(t.dir)
+		if err == nil || !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline) {
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "classload: remove the server's cgroup:", err)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

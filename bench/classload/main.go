@@ -2,7 +2,7 @@
 // and run loops at once against a fake model on loopback, while the
 // instructor's socket follows the wall.
 //
-//	go run ./bench/classload [-students 40] [-runs 2] [-chunk-delay 10ms] [-executions 0]
+//	go run ./bench/classload [-students 40] [-runs 2] [-chunk-delay 10ms] [-executions 0] [-zygote off|on|both] [-rounds 1]
 //
 // It builds loopforge (and loopforge-shim beside it, as shipped; -shim=false
 // leaves it out), serves a fake OpenAI-compatible model (a working
@@ -19,7 +19,10 @@
 // CPU over the burst, its own and its sandboxes' (from a cgroup of its own,
 // cgroup_linux.go); then the same programs as bare python3 -I, as many at a time as the
 // cores, and the burst's time as a ratio of theirs. Nothing is asserted:
-// it prints numbers.
+// it prints numbers. -zygote both serves one burst with fresh sandboxes and
+// one through the zygote (LOOPFORGE_ZYGOTE=1) per round, -rounds times, in
+// alternating order, each on a fresh server and history, and ends with
+// their medians side by side.
 package main
 
 import (
@@ -37,6 +40,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,17 +52,51 @@ import (
 )
 
 func main() {
-	students := flag.Int("students", 40, "students joining the class")
-	runs := flag.Int("runs", 2, "runs per student, one after the other")
-	delay := flag.Duration("chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
-	execs := flag.Int("executions", 0, "the class's concurrent executions (0 = the server's default)")
-	tests := flag.Int("tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
-	shim := flag.Bool("shim", true, "build loopforge-shim next to loopforge, as make build and the releases do (false: the sandbox re-executes loopforge itself)")
+	var o options
+	flag.IntVar(&o.students, "students", 40, "students joining the class")
+	flag.IntVar(&o.runs, "runs", 2, "runs per student, one after the other")
+	flag.DurationVar(&o.delay, "chunk-delay", 10*time.Millisecond, "the fake model's pause between chunks")
+	flag.IntVar(&o.execs, "executions", 0, "the class's concurrent executions (0 = the server's default)")
+	flag.IntVar(&o.tests, "tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
+	flag.BoolVar(&o.shim, "shim", true, "build loopforge-shim next to loopforge, as make build and the releases do (false: the sandbox re-executes loopforge itself)")
+	zygote := flag.String("zygote", "off", "how the server runs executions: off (fresh sandboxes, the default), on (LOOPFORGE_ZYGOTE=1), or both (a burst of each per round)")
+	flag.IntVar(&o.rounds, "rounds", 1, "bursts per mode, interleaved (the machine is shared: compare within a round)")
 	flag.Parse()
-	if err := run(*students, *runs, *delay, *execs, *tests, *shim); err != nil {
+	switch *zygote {
+	case "off":
+		o.modes = []string{modeFresh}
+	case "on":
+		o.modes = []string{modeZygote}
+	case "both":
+		o.modes = []string{modeFresh, modeZygote}
+	default:
+		fmt.Fprintln(os.Stderr, "classload: -zygote is off, on or both")
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "classload:", err)
 		os.Exit(1)
 	}
+}
+
+// options are the command line's.
+type options struct {
+	students, runs, execs, tests, rounds int
+	delay                                time.Duration
+	shim                                 bool
+	modes                                []string
+}
+
+// The server's execution paths (-zygote).
+const (
+	modeFresh  = "fresh"
+	modeZygote = "zygote"
+)
+
+// burstResult is what one burst measured.
+type burstResult struct {
+	elapsed, bare    time.Duration // the burst; the mean of bare python before and after it
+	cpuExec, cpuBare time.Duration // CPU an execution (server and sandboxes), a bare program; 0 when not counted
 }
 
 type runTimes struct {
@@ -90,7 +128,7 @@ func (t *tracker) get(id string) *runTimes {
 	return r
 }
 
-func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool) error {
+func run(o options) error {
 	tmp, err := os.MkdirTemp("", "classload-")
 	if err != nil {
 		return err
@@ -100,7 +138,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("building loopforge: %w\n%s", err, out)
 	}
-	if shim {
+	if o.shim {
 		// As `make build` and the releases ship it: the small shim next to
 		// loopforge, which the sandbox then starts instead of loopforge.
 		out, err := exec.Command("go", "build", "-o", filepath.Join(tmp, "loopforge-shim"), "./backend/sandbox/cmd/loopforge-shim").CombinedOutput()
@@ -112,18 +150,49 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	if err != nil {
 		return err
 	}
-	go func() { _ = http.Serve(model, fakeModel(delay)) }()
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return err
+	go func() { _ = http.Serve(model, fakeModel(o.delay)) }()
+	results := map[string][]burstResult{}
+	for round := range o.rounds {
+		modes := slices.Clone(o.modes)
+		if round%2 == 1 {
+			slices.Reverse(modes) // interleaved: neither mode always goes first
+		}
+		for _, mode := range modes {
+			if len(o.modes) > 1 || o.rounds > 1 {
+				fmt.Printf("\n== round %d of %d, %s executions\n", round+1, o.rounds, mode)
+			}
+			home := filepath.Join(tmp, fmt.Sprintf("home-%d-%s", round, mode))
+			res, err := burst(o, bin, home, model.Addr().String(), mode == modeZygote)
+			if err != nil {
+				return fmt.Errorf("%s: %w", mode, err)
+			}
+			results[mode] = append(results[mode], res)
+		}
 	}
-	yml := fmt.Sprintf("provider: fake\nmax_iterations: 3\nproviders:\n  fake:\n    kind: openai\n    model: m\n    base_url: http://%s/v1\n    api_key_env: \"\"\n", model.Addr())
+	if len(o.modes) > 1 || o.rounds > 1 {
+		summary(o, results)
+	}
+	return nil
+}
+
+// burst serves one class in a fresh home and lets every student run; its
+// figures are printed and returned.
+func burst(o options, bin, home, model string, zygote bool) (burstResult, error) {
+	nStudents, nRuns, execs, nTests := o.students, o.runs, o.execs, o.tests
+	var out burstResult
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return out, err
+	}
+	yml := fmt.Sprintf("provider: fake\nmax_iterations: 3\nproviders:\n  fake:\n    kind: openai\n    model: m\n    base_url: http://%s/v1\n    api_key_env: \"\"\n", model)
 	if err := os.WriteFile(filepath.Join(home, "loopforge.yml"), []byte(yml), 0o600); err != nil {
-		return err
+		return out, err
 	}
 
 	cmd := exec.Command(bin, "class", "--name", "classload", "--listen", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = home, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
+	if zygote {
+		cmd.Env = append(cmd.Env, "LOOPFORGE_ZYGOTE=1")
+	}
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	tree, err := newTreeCPU(cmd)
@@ -132,16 +201,16 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	}
 	if err := cmd.Start(); err != nil {
 		tree.close()
-		return err
+		return out, err
 	}
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); tree.close() }()
 	base, token, code, err := readBanner(stdout)
 	if err != nil {
-		return err
+		return out, err
 	}
 	if execs > 0 {
 		if err := put(base, token, "/api/class/limits", fmt.Sprintf(`{"providers":[],"presets":[],"concurrent_executions":%d}`, execs)); err != nil {
-			return err
+			return out, err
 		}
 	}
 
@@ -150,13 +219,13 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	slots := runtime.NumCPU()
 	bareBefore, err := barePython(nStudents*nRuns, slots)
 	if err != nil {
-		return err
+		return out, err
 	}
 
 	tr := &tracker{runs: map[string]*runTimes{}}
 	ws, err := instructorSocket(base, token, tr)
 	if err != nil {
-		return err
+		return out, err
 	}
 	defer ws.Close()
 
@@ -179,7 +248,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	elapsed := time.Since(start)
 	close(errs)
 	for err := range errs {
-		return err
+		return out, err
 	}
 	hwm, rss := memory(cmd.Process.Pid)
 	executions := report(tr, nStudents, nRuns, nTests, elapsed, hwm, rss)
@@ -206,9 +275,10 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	before := childrenCPU()
 	bareAfter, err := barePython(nStudents*nRuns, slots)
 	if err != nil {
-		return err
+		return out, err
 	}
 	bare := (bareBefore + bareAfter) / 2
+	out.elapsed, out.bare = elapsed, bare
 	bareCPU := childrenCPU() - before
 	fmt.Printf("the same %d programs as bare python3 -I, %d at a time: %s before the burst, %s after (CPU %s, %s a program); the class's burst took %.2f× their mean\n",
 		nStudents*nRuns, slots, bareBefore.Round(time.Millisecond), bareAfter.Round(time.Millisecond), bareCPU.Round(time.Millisecond),
@@ -218,10 +288,58 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 		// had to do, whoever else ran.
 		perExec := burstCPU / time.Duration(max(1, executions))
 		perProgram := bareCPU / time.Duration(max(1, nStudents*nRuns))
+		out.cpuExec, out.cpuBare = perExec, perProgram
 		fmt.Printf("CPU an execution: the class %s (server and sandboxes), bare python %s: %.2f×\n",
 			perExec.Round(100*time.Microsecond), perProgram.Round(100*time.Microsecond), perExec.Seconds()/perProgram.Seconds())
 	}
-	return nil
+	return out, nil
+}
+
+// summary compares the modes over the rounds: medians, each burst against
+// the bare python runs beside it.
+func summary(o options, results map[string][]burstResult) {
+	fmt.Printf("\n== summary: %d students × %d runs, %d round(s), medians\n", o.students, o.runs, o.rounds)
+	for _, mode := range o.modes {
+		var ratios, cpuRatios []float64
+		var elapsed, cpuExec, cpuBare []time.Duration
+		for _, r := range results[mode] {
+			elapsed = append(elapsed, r.elapsed)
+			ratios = append(ratios, r.elapsed.Seconds()/r.bare.Seconds())
+			if r.cpuExec > 0 && r.cpuBare > 0 {
+				cpuExec, cpuBare = append(cpuExec, r.cpuExec), append(cpuBare, r.cpuBare)
+				cpuRatios = append(cpuRatios, r.cpuExec.Seconds()/r.cpuBare.Seconds())
+			}
+		}
+		fmt.Printf("%-6s burst %s = %.2f× bare python's time beside it (each: %s); CPU an execution %s vs bare %s = %.2f×\n",
+			mode, median(elapsed).Round(time.Millisecond), medianF(ratios), ratioList(ratios),
+			median(cpuExec).Round(100*time.Microsecond), median(cpuBare).Round(100*time.Microsecond), medianF(cpuRatios))
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianF(fs []float64) float64 {
+	if len(fs) == 0 {
+		return 0
+	}
+	s := slices.Clone(fs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratioList(fs []float64) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%.2f×", f)
+	}
+	return strings.Join(parts, " ")
 }
 
 // barePython runs the fake model's program n times as bare `python3 -I`

@@ -486,3 +486,22 @@ func TestZygoteFallback(t *testing.T) {
 		}
 	})
 }
+
+// TestZygoteRunsDrawDifferentRandomNumbers: every run is a copy of one
+// interpreter that imported random, so without a reseed after the fork
+// every student's program would draw the same numbers.
+func TestZygoteRunsDrawDifferentRandomNumbers(t *testing.T) {
+	r := zygoteRunner(t)
+	seen := map[string]bool{}
+	for range 3 {
+		res := runInZygote(t, r, Request{Code: "import random\nprint(random.random(), random.getrandbits(64))"})
+		out := strings.TrimSpace(res.Stdout)
+		if res.Status != StatusOK || out == "" {
+			t.Fatalf("status %s, stdout %q, stderr %q", res.Status, res.Stdout, res.Stderr)
+		}
+		if seen[out] {
+			t.Fatalf("two runs drew the same numbers: %s", out)
+		}
+		seen[out] = true
+	}
+}

@@ -95,80 +95,108 @@ func (r *Runner) setup(ctx context.Context, req Request, warm bool) (*execution,
 }
 
 func (x *execution) setup(ctx context.Context) (Result, error) {
-	r, req, lim := x.r, x.req, x.lim
-	res := x.res
-	in, err := r.interpreter(req.Language, lim)
+	r, req := x.r, x.req
+	in, err := r.interpreter(req.Language, x.lim)
 	if err != nil {
-		return failed(res, err)
+		return failed(x.res, err)
 	}
 	var dir string
 	if req.Dir != "" {
 		if dir, err = r.checkDir(req.Dir); err != nil {
-			return failed(res, err)
+			return failed(x.res, err)
 		}
 	}
 	if ctx.Err() != nil {
+		res := x.res
 		res.Status = StatusKilled
 		return res, nil
 	}
-
-	wd, err := os.MkdirTemp(r.tempRoot, tempPattern(kindRun, r.owner)) // mode 0700
+	if in, err = x.makeDirs(in, dir); err != nil {
+		return failed(x.res, err)
+	}
+	in, stdin, err := x.program(in, dir)
 	if err != nil {
-		return failed(res, fmt.Errorf("sandbox: create work dir: %w", err))
+		return failed(x.res, err)
+	}
+	spec, ro := x.spec(in, dir)
+	if err := x.openPipes(); err != nil {
+		return failed(x.res, err)
+	}
+	if x.cmd, err = x.command(ctx, spec, ro, dir, stdin); err != nil {
+		return failed(x.res, err)
+	}
+	return Result{}, nil
+}
+
+// makeDirs makes the run dir (mode 0700) and, for pictures, the figure
+// hook's dir, read-only, for this run alone.
+func (x *execution) makeDirs(in interpreter, dir string) (interpreter, error) {
+	r := x.r
+	wd, err := os.MkdirTemp(r.tempRoot, tempPattern(kindRun, r.owner))
+	if err != nil {
+		return in, fmt.Errorf("sandbox: create work dir: %w", err)
 	}
 	x.wd = wd
-	// Pictures: the figure hook, read-only, for this run alone.
-	if req.Images && dir == "" {
+	if x.req.Images && dir == "" {
 		if x.hookDir, err = makeHookDir(r.tempRoot, r.owner); err != nil {
-			return failed(res, err)
+			return in, err
 		}
 		in = in.withHook()
 	}
+	return in, nil
+}
 
-	// The program comes on stdin unless stdin is the caller's (Stdin) or
-	// the run is in a project dir, where a command's own children (make,
-	// pytest) would otherwise read the rest of a shell script as input.
-	// Then it is a file in the run dir, never in Dir. A warm run's program
-	// is a file too, read through a pipe of its own (see feed), in a
-	// read-only directory beside the run dir: the run dir starts empty,
-	// as with the program on stdin.
-	stdin := io.Reader(strings.NewReader(req.Code))
-	if x.warm || dir != "" || len(req.Stdin) > 0 {
-		if x.warm {
-			if x.progDir = x.hookDir; x.progDir == "" {
-				if x.progDir, err = os.MkdirTemp(r.tempRoot, tempPattern(kindProg, r.owner)); err != nil {
-					return failed(res, fmt.Errorf("sandbox: create the program dir: %w", err))
-				}
-			}
-			x.script = filepath.Join(x.progDir, programStem+in.ext) // not an importable module name
-			err = os.Symlink(progLink, x.script)
-			in = in.withProgramLink(x.script)
-		} else {
-			script := filepath.Join(wd, programStem+in.ext)
-			err = os.WriteFile(script, []byte(req.Code), 0o600)
-			in = in.withScript(script)
-		}
-		if err != nil {
-			return failed(res, fmt.Errorf("sandbox: write the program: %w", err))
-		}
-		stdin = nil // /dev/null: EOF at once
-		if len(req.Stdin) > 0 {
-			stdin = bytes.NewReader(req.Stdin)
-		}
+// program places the code. It comes on stdin unless stdin is the caller's
+// (Stdin) or the run is in a project dir, where a command's own children
+// (make, pytest) would otherwise read the rest of a shell script as input.
+// Then it is a file in the run dir, never in Dir. A warm run's program is
+// a file too, read through a pipe of its own (see feed), in a read-only
+// directory beside the run dir: the run dir starts empty, as with the
+// program on stdin. stdin nil is /dev/null: EOF at once.
+func (x *execution) program(in interpreter, dir string) (interpreter, io.Reader, error) {
+	req := x.req
+	if !x.warm && dir == "" && len(req.Stdin) == 0 {
+		return in, strings.NewReader(req.Code), nil
 	}
+	var err error
+	if x.warm {
+		if x.progDir = x.hookDir; x.progDir == "" {
+			if x.progDir, err = os.MkdirTemp(x.r.tempRoot, tempPattern(kindProg, x.r.owner)); err != nil {
+				return in, nil, fmt.Errorf("sandbox: create the program dir: %w", err)
+			}
+		}
+		x.script = filepath.Join(x.progDir, programStem+in.ext) // not an importable module name
+		err = os.Symlink(progLink, x.script)
+		in = in.withProgramLink(x.script)
+	} else {
+		script := filepath.Join(x.wd, programStem+in.ext)
+		err = os.WriteFile(script, []byte(req.Code), 0o600)
+		in = in.withScript(script)
+	}
+	if err != nil {
+		return in, nil, fmt.Errorf("sandbox: write the program: %w", err)
+	}
+	if len(req.Stdin) > 0 {
+		return in, bytes.NewReader(req.Stdin), nil
+	}
+	return in, nil, nil
+}
 
+// spec makes the run's cgroup and the layers the shim applies; ro are the
+// read-only dirs beside the run dir (the program's, the figure hook's).
+func (x *execution) spec(in interpreter, dir string) (childSpec, []string) {
+	r := x.r
 	if r.cgroups != nil {
-		if x.cg, err = r.cgroups.create(lim); err != nil {
+		var err error
+		if x.cg, err = r.cgroups.create(x.lim); err != nil {
 			slog.Warn("sandbox: no cgroup for this run", "err", err)
-			res.note(event.NewNote(event.NoteCgroupFailed, "detail", err.Error()))
+			x.res.note(event.NewNote(event.NoteCgroupFailed, "detail", err.Error()))
 			x.cg = nil
 		} else {
 			x.cg.sealed = r.bwrap != nil
 		}
 	}
-	cg := x.cg
-	spec := r.layers(req, in, lim, wd, dir, cg, &res)
-	x.res = res
+	spec := r.layers(x.req, in, x.lim, x.wd, dir, x.cg, &x.res)
 	var ro []string
 	if d := cmp.Or(x.progDir, x.hookDir); d != "" {
 		ro = []string{d}
@@ -176,36 +204,45 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 			spec.Landlock.ReadExec = slices.Concat(spec.Landlock.ReadExec, ro)
 		}
 	}
-	specJSON, err := json.Marshal(spec)
-	if err != nil {
-		return failed(res, fmt.Errorf("sandbox: encode spec: %w", err))
-	}
+	return spec, ro
+}
+
+// openPipes opens the status pipe, a warm run's program pipe and the
+// output pipes. Own output pipes rather than os/exec's: the run decides
+// when output has ended (see drainGrace), and never loses what the code
+// wrote before dying.
+func (x *execution) openPipes() error {
+	var err error
 	if x.statusR, x.statusW, err = os.Pipe(); err != nil {
-		return failed(res, fmt.Errorf("sandbox: status pipe: %w", err))
+		return fmt.Errorf("sandbox: status pipe: %w", err)
 	}
 	if x.warm {
 		if x.progR, x.progW, err = os.Pipe(); err != nil {
-			return failed(res, fmt.Errorf("sandbox: program pipe: %w", err))
+			return fmt.Errorf("sandbox: program pipe: %w", err)
 		}
 	}
-	// Own pipes rather than os/exec's: the run decides when output has
-	// ended (see drainGrace), and never loses what the code wrote before
-	// dying.
 	if x.out, err = newOutputPipe(); err != nil {
-		return failed(res, err)
+		return err
 	}
-	if x.errp, err = newOutputPipe(); err != nil {
-		return failed(res, err)
-	}
+	x.errp, err = newOutputPipe()
+	return err
+}
 
-	// The shim applies the in-process layers (cgroup v1 join, Landlock,
-	// seccomp, rlimits); bwrap, when used, wraps it in namespaces.
+// command is the process that runs the code: the shim, which applies the
+// in-process layers (cgroup v1 join, Landlock, seccomp, rlimits), inside
+// bwrap's namespaces when bwrap is used.
+func (x *execution) command(ctx context.Context, spec childSpec, ro []string, dir string, stdin io.Reader) (*exec.Cmd, error) {
+	r, wd := x.r, x.wd
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode spec: %w", err)
+	}
 	var cmd *exec.Cmd
 	if r.bwrap != nil {
 		if x.ns, err = newNSInit(); err != nil {
-			return failed(res, err)
+			return nil, err
 		}
-		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, ro, lim, req.AllowNetwork, spec.Cgroups, r.self)...)
+		cmd = exec.Command(r.bwrap.path, r.bwrap.args(wd, dir, ro, x.lim, x.req.AllowNetwork, spec.Cgroups, r.self)...)
 		cmd.Dir = wd // bwrap's own cwd on the host; --chdir sets the code's
 	} else {
 		cmd = exec.Command(r.self, childArg)
@@ -230,13 +267,12 @@ func (x *execution) setup(ctx context.Context) (Result, error) {
 	// (pgid = pid), detached from the app's controlling terminal (no
 	// /dev/tty, no TIOCSTI injection).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if cg != nil && cg.v2fd >= 0 {
+	if x.cg != nil && x.cg.v2fd >= 0 {
 		// Born inside the run's cgroup (clone3 CLONE_INTO_CGROUP).
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.v2fd
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, x.cg.v2fd
 	}
 	cmd.WaitDelay = waitDelay
-	x.cmd = cmd
-	return Result{}, nil
+	return cmd, nil
 }
 
 // arm starts the run's clock at handed: the timeout from then on, and

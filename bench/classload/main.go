@@ -61,6 +61,11 @@ func main() {
 	}
 }
 
+// cpuProfile: a file for a CPU profile of the server over the burst (pprof
+// format). The server is then built with -tags cpuprofile (see
+// cpuprofile_signal.go), which starts and stops the profile on SIGUSR1.
+var cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the server over the burst to this file (Unix)")
+
 type runTimes struct {
 	sent, wall, token time.Time
 	queued, served    time.Time     // server timestamps of the first queued and the ahead-0 events
@@ -97,7 +102,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "loopforge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", buildTags(), "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("building loopforge: %w\n%s", err, out)
 	}
 	if shim {
@@ -124,6 +129,13 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 
 	cmd := exec.Command(bin, "class", "--name", "classload", "--listen", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = home, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
+	if *cpuProfile != "" {
+		abs, err := filepath.Abs(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		cmd.Env = append(cmd.Env, "LOOPFORGE_CPUPROFILE="+abs)
+	}
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	tree, err := newTreeCPU(cmd)
@@ -162,6 +174,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 
 	// CPU over the burst alone, not the server's start (the sandbox probe).
 	own0, _ := cpu(cmd.Process.Pid)
+	toggleProfile(cmd.Process)
 	tree0, _ := tree.usage()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -177,6 +190,7 @@ func run(nStudents, nRuns int, delay time.Duration, execs, nTests int, shim bool
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	toggleProfile(cmd.Process)
 	close(errs)
 	for err := range errs {
 		return err

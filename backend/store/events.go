@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/loopforge/loopforge/backend/event"
@@ -31,10 +32,7 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if len(events) > 0 {
-			stmt, err := tx.PrepareContext(ctx, insertEvent)
-			if err != nil {
-				return err
-			}
+			stmt := tx.StmtContext(ctx, s.appendStmts.insertEvent)
 			defer stmt.Close()
 			for _, e := range events {
 				if _, err := stmt.ExecContext(ctx, eventArgs(e)...); err != nil {
@@ -42,9 +40,13 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 				}
 			}
 		}
-		for _, it := range its {
-			if _, err := tx.ExecContext(ctx, upsertIteration, iterationArgs(it)...); err != nil {
-				return fmt.Errorf("iteration %d of run %q: %w", it.N, it.RunID, constraintErr(err))
+		if len(its) > 0 {
+			stmt := tx.StmtContext(ctx, s.appendStmts.upsertIteration)
+			defer stmt.Close()
+			for _, it := range its {
+				if _, err := stmt.ExecContext(ctx, iterationArgs(it)...); err != nil {
+					return fmt.Errorf("iteration %d of run %q: %w", it.N, it.RunID, constraintErr(err))
+				}
 			}
 		}
 		return nil
@@ -53,6 +55,31 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 		return fmt.Errorf("store: append %d events: %w", len(events), err)
 	}
 	return nil
+}
+
+// appendStmts are AppendEvents' statements, prepared on the write
+// connection. Tx.StmtContext uses a statement prepared on the transaction's
+// connection as it is, so a transaction pays for none of the parsing
+// (database/sql prepares it again by itself if the connection is ever
+// replaced).
+type appendStmts struct {
+	insertEvent, upsertIteration *sql.Stmt
+}
+
+func (a *appendStmts) prepare(ctx context.Context, w *sql.DB) error {
+	var err error
+	if a.insertEvent, err = w.PrepareContext(ctx, insertEvent); err != nil {
+		return err
+	}
+	if a.upsertIteration, err = w.PrepareContext(ctx, upsertIteration); err != nil {
+		_ = a.insertEvent.Close()
+		return err
+	}
+	return nil
+}
+
+func (a *appendStmts) close() error {
+	return errors.Join(a.insertEvent.Close(), a.upsertIteration.Close())
 }
 
 const insertEvent = `INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)`

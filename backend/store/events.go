@@ -31,6 +31,12 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// The statements go without ctx's deadline: the driver watches a
+		// context that can end with a goroutine per statement, and a batch
+		// has one statement per event. Nothing waits in them: BEGIN
+		// IMMEDIATE took the write lock (under ctx), and the transaction
+		// still ends with ctx (database/sql rolls it back).
+		ctx := context.WithoutCancel(ctx)
 		if len(events) > 0 {
 			stmt := tx.StmtContext(ctx, s.appendStmts.insertEvent)
 			defer stmt.Close()

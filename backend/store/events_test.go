@@ -440,7 +440,9 @@ func BenchmarkAppendGroup(b *testing.B) {
 	for _, runs := range []int{1, 8} {
 		name := map[int]string{1: "run", 8: "group"}[runs]
 		b.Run(name, func(b *testing.B) {
-			ctx := context.Background()
+			// The journal's writes have a deadline of their own.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
 			s := openTest(b)
 			ids := make([]string, runs)
 			for i := range ids {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/loopforge/loopforge/backend/event"
@@ -38,7 +37,7 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 		// still ends with ctx (database/sql rolls it back).
 		ctx := context.WithoutCancel(ctx)
 		if len(events) > 0 {
-			stmt := tx.StmtContext(ctx, s.appendStmts.insertEvent)
+			stmt := tx.StmtContext(ctx, s.ws.insertEvent)
 			defer stmt.Close()
 			for _, e := range events {
 				if _, err := stmt.ExecContext(ctx, eventArgs(e)...); err != nil {
@@ -47,7 +46,7 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 			}
 		}
 		if len(its) > 0 {
-			stmt := tx.StmtContext(ctx, s.appendStmts.upsertIteration)
+			stmt := tx.StmtContext(ctx, s.ws.upsertIteration)
 			defer stmt.Close()
 			for _, it := range its {
 				if _, err := stmt.ExecContext(ctx, iterationArgs(it)...); err != nil {
@@ -61,31 +60,6 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 		return fmt.Errorf("store: append %d events: %w", len(events), err)
 	}
 	return nil
-}
-
-// appendStmts are AppendEvents' statements, prepared on the write
-// connection. Tx.StmtContext uses a statement prepared on the transaction's
-// connection as it is, so a transaction pays for none of the parsing
-// (database/sql prepares it again by itself if the connection is ever
-// replaced).
-type appendStmts struct {
-	insertEvent, upsertIteration *sql.Stmt
-}
-
-func (a *appendStmts) prepare(ctx context.Context, w *sql.DB) error {
-	var err error
-	if a.insertEvent, err = w.PrepareContext(ctx, insertEvent); err != nil {
-		return err
-	}
-	if a.upsertIteration, err = w.PrepareContext(ctx, upsertIteration); err != nil {
-		_ = a.insertEvent.Close()
-		return err
-	}
-	return nil
-}
-
-func (a *appendStmts) close() error {
-	return errors.Join(a.insertEvent.Close(), a.upsertIteration.Close())
 }
 
 const insertEvent = `INSERT INTO events (run_id, seq, type, ts, payload) VALUES (?, ?, ?, ?, ?)`

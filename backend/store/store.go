@@ -63,10 +63,8 @@ type Store struct {
 	// query_only, so a write sent here by mistake fails instead of bypassing
 	// the single-writer rule.
 	r *sql.DB
-	// appendStmts are the journal's statements, prepared once on w: every
-	// run's events go through them, and parsing the iteration upsert alone
-	// cost more than writing a small batch.
-	appendStmts appendStmts
+	// ws are the statements every run writes, prepared once on w.
+	ws writeStmts
 
 	path string
 	// backupDone is closed when the backup started by Open ends (nil when
@@ -153,7 +151,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 	s := &Store{w: w, r: r, path: path}
-	if err := s.appendStmts.prepare(ctx, w); err != nil {
+	if err := s.ws.prepare(ctx, w); err != nil {
 		_ = r.Close()
 		_ = w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, corrupt(path, err))
@@ -173,7 +171,7 @@ func (s *Store) Close() error {
 	defer cancel()
 	_, _ = s.w.ExecContext(ctx, "PRAGMA optimize")
 
-	errS := s.appendStmts.close()
+	errS := s.ws.close()
 	errR := s.r.Close()
 	errW := s.w.Close()
 	if err := errors.Join(errS, errR, errW); err != nil {

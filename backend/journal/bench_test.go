@@ -125,34 +125,23 @@ func benchTokens(b *testing.B, runs, tokens int, rate float64, window time.Durat
 // first written at once, iteration_started, a streamed answer, generated,
 // two places in the execution queue, the execution and its output, the
 // iteration's and the run's end), tokens paced as a model streams them. It
-// reports the process's CPU per run (user+system, from getrusage; the
-// benchmark's goroutines are in it too, the same for both paths) and how
-// many events a transaction carried. "grouped" is the journal's group
-// commit, "solo" one transaction per run's batch (the path before it), for
-// the ratio:
+// reports the process's CPU a run (user+system, from getrusage; the
+// benchmark's own goroutines are in it too) and how many events a
+// transaction carried. The same file runs on an older tree for the ratio:
 //
 //	go test -run '^$' -bench ClassBurst -count 4 ./backend/journal
 func BenchmarkClassBurst(b *testing.B) {
-	for _, solo := range []bool{false, true} {
-		name := "grouped"
-		if solo {
-			name = "solo"
-		}
-		b.Run(name, func(b *testing.B) { benchBurst(b, 40, solo) })
-	}
-}
-
-func benchBurst(b *testing.B, runs int, solo bool) {
+	const runs = 40
 	f := newFixture(b, Options{})
 	counted := &countingStore{Store: f.st}
-	f.j = New(counted, Options{}) // the fixture closes the journal it made, unused
-	f.j.commits.solo = solo
+	j := New(counted, Options{})
+	defer j.Close()
 	var cpu time.Duration
 	for b.Loop() {
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for range runs {
-			r := f.newRun(b)
+			r := j.Open(createRun(b, f.st, ""))
 			wg.Go(func() {
 				<-start
 				if err := burstRun(r); err != nil {
@@ -169,7 +158,6 @@ func benchBurst(b *testing.B, runs int, solo bool) {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*runs), "cpu-µs/run")
 	}
 	b.ReportMetric(float64(counted.events.Load())/float64(max(1, counted.txs.Load())), "events/tx")
-	f.j.Close()
 }
 
 // countingStore counts the transactions of AppendEvents and their events.

@@ -23,9 +23,6 @@ import (
 // time, so each run's events reach the store in seq order.
 type committer struct {
 	st Store
-	// solo makes every batch a transaction of its own (the path before
-	// group commit), for the benchmarks' reference.
-	solo bool
 
 	mu      sync.Mutex
 	leading bool       // a writer is committing a group
@@ -84,15 +81,11 @@ func (c *committer) write(evs []event.Event, rows []store.Iteration) error {
 // batches, each is written again alone, so that one run's refused batch (a
 // seq already stored, say) fails that run only.
 func (c *committer) commit(group []*pending) {
-	alone := c.solo && len(group) > 1
-	if !alone {
-		err := c.append(group)
-		alone = err != nil && len(group) > 1
-		for _, p := range group {
-			p.err = err
-		}
+	err := c.append(group)
+	for _, p := range group {
+		p.err = err
 	}
-	if alone {
+	if err != nil && len(group) > 1 {
 		for _, p := range group {
 			p.err = c.append([]*pending{p})
 		}

@@ -13,14 +13,15 @@
 //   - Stored before shown. An event reaches subscribers only once the store
 //     holds it and everything before it, in one transaction with the
 //     iteration rows it changes — except the high-volume events (token,
-//     exec_output), which are published at once and written together, one
-//     transaction per window (Options.Window, DefaultWindow by default). So a
+//     exec_output), which are published at once and written together within
+//     a window (Options.Window, DefaultWindow by default; one window, and
+//     one transaction, for all runs: window.go). So a
 //     subscriber that sees run_finished (or generated, exec_finished…) can
 //     count on the history holding everything up to it, and the store always
 //     holds a prefix of the stream: a crash loses a tail, never a middle.
 //   - Pace. Emit never waits for the store unless Options.MaxUnsaved events
-//     are already waiting (then the producer writes them itself): a run's
-//     pace depends neither on the disk nor on other runs sharing it.
+//     are already waiting (then the producer waits for their write): a
+//     run's pace depends neither on the disk nor on other runs sharing it.
 //   - A seq that was shown is never reused. A process killed mid-stream
 //     (kill -9) may have published tokens the store never got. The next
 //     process's recovery (store.MarkInterrupted) numbers the run's end
@@ -128,6 +129,7 @@ type Options struct {
 type Journal struct {
 	st         Store
 	commits    committer // every write of the runs' events goes through it
+	win        tokenWindow
 	window     time.Duration
 	maxUnsaved int
 	closing    chan struct{} // closed by Close: subscriptions stop
@@ -179,6 +181,7 @@ func (j *Journal) Close() {
 		close(j.closing)
 	}
 	j.mu.Unlock()
+	j.stopWindow()
 	j.wg.Wait()
 }
 

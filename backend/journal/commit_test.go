@@ -87,3 +87,59 @@ func TestGroupCommitSharesATransactionAndIsolatesAFailure(t *testing.T) {
 	}
 	_ = bad.Close() // its batch is still refused
 }
+
+// The window writes the tokens of every run in it in one transaction; a
+// run whose part the store refuses fails alone, and keeps its events.
+func TestWindowWritesEveryRunInOneTransaction(t *testing.T) {
+	f := newFixture(t, Options{Window: time.Hour}) // the window ends when the test says
+	held := &heldStore{Store: f.st, release: make(chan struct{})}
+	close(held.release)
+	j := New(held, Options{Window: time.Hour})
+	t.Cleanup(j.Close)
+	ctx := context.Background()
+	a, b, bad := j.Open(createRun(t, f.st, "")), j.Open(createRun(t, f.st, "")), j.Open(createRun(t, f.st, ""))
+	for _, r := range []*Run{a, b} {
+		for range 3 {
+			if err := r.Emit(token(1, event.PhaseGenerate, "x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	j.endWindow()
+	held.mu.Lock()
+	writes := held.writes
+	held.writes = nil
+	held.mu.Unlock()
+	if len(writes) != 1 || len(writes[0]) != 6 {
+		t.Fatalf("writes by run: %v; want one of 6 events", writes)
+	}
+	for _, r := range []*Run{a, b} {
+		if n := f.lastSeq(t, r.ID()); n != 3 {
+			t.Fatalf("run stored up to #%d; want #3", n)
+		}
+	}
+
+	// Occupy bad's seq 1 behind the journal's back.
+	if err := f.st.AppendEvent(ctx, event.Event{RunID: bad.ID(), Seq: 1, Type: event.Log, TS: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Run{a, bad} {
+		if err := r.Emit(token(1, event.PhaseGenerate, "y")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.endWindow()
+	if n := f.lastSeq(t, a.ID()); n != 4 {
+		t.Fatalf("the run beside a refused part: stored up to #%d; want #4", n)
+	}
+	bad.mu.Lock()
+	err, pending := bad.flushErr, len(bad.unsaved)
+	bad.mu.Unlock()
+	if !errors.Is(err, store.ErrDuplicate) || pending != 1 {
+		t.Fatalf("the refused part: error %v, %d events kept; want ErrDuplicate, 1", err, pending)
+	}
+	for _, r := range []*Run{a, b} {
+		endRun(t, r)
+	}
+	_ = bad.Close() // its batch is still refused
+}

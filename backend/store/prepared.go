@@ -12,8 +12,8 @@ import (
 // class server's CPU: the iteration upsert alone cost more to parse than a
 // small batch of events to write. Tx.StmtContext uses a statement prepared
 // on the transaction's connection as it is, and database/sql prepares it
-// again by itself should that connection be replaced; the *sql.Stmt it
-// returns is closed with the transaction.
+// again by itself should that connection be replaced. Closing the
+// transaction's handle (txExec) leaves the prepared statement as it is.
 type writeStmts struct {
 	insertEvent, upsertIteration      *sql.Stmt
 	insertRun, updateRun, touchSess   *sql.Stmt
@@ -34,7 +34,7 @@ func (ws *writeStmts) prepare(ctx context.Context, w *sql.DB) error {
 		{&ws.appendMessage, appendMessage},
 		{&ws.appendMessageAtSeq, appendMessageAtSeq},
 	} {
-		stmt, err := w.PrepareContext(ctx, p.query)
+		stmt, err := w.PrepareContext(ctx, p.query) //nolint:sqlclosecheck // kept open: writeStmts.close closes it
 		if err != nil {
 			_ = ws.close()
 			return err
@@ -42,6 +42,13 @@ func (ws *writeStmts) prepare(ctx context.Context, w *sql.DB) error {
 		*p.stmt = stmt
 	}
 	return nil
+}
+
+// txExec runs stmt (one of these) in tx.
+func txExec(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, args ...any) (sql.Result, error) {
+	st := tx.StmtContext(ctx, stmt)
+	defer st.Close()
+	return st.ExecContext(ctx, args...)
 }
 
 // close closes those prepared.

@@ -67,7 +67,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		r.StartedAt = now()
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.StmtContext(ctx, s.ws.insertRun).ExecContext(ctx,
+		if _, err := txExec(ctx, tx, s.ws.insertRun,
 			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
 			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
 			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt, r.Owner, r.Stdin,
@@ -103,7 +103,9 @@ const insertRun = `INSERT INTO runs (
 func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var sessionID string
-		err := tx.StmtContext(ctx, s.ws.updateRun).QueryRowContext(ctx,
+		update := tx.StmtContext(ctx, s.ws.updateRun)
+		defer update.Close()
+		err := update.QueryRowContext(ctx,
 			r.Status, r.Iterations, r.FinalCode, r.Error, r.ErrorCode, paramsJSON(r.ErrorParams),
 			r.InputTokens, r.OutputTokens, r.CostUSD,
 			nullTime(r.FinishedAt), r.DurationMS, r.Model, r.TestsPassed, r.TestsTotal, r.ID).Scan(&sessionID)
@@ -131,7 +133,7 @@ const updateRun = `UPDATE runs SET
 // touchSession moves the session's updated_at to now, never backwards (a
 // caller may have created the session with a later time).
 func (s *Store) touchSession(ctx context.Context, tx *sql.Tx, id string) error {
-	_, err := tx.StmtContext(ctx, s.ws.touchSess).ExecContext(ctx, fmtTime(now()), id)
+	_, err := txExec(ctx, tx, s.ws.touchSess, fmtTime(now()), id)
 	return err
 }
 

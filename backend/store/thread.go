@@ -128,9 +128,9 @@ func (s *Store) appendMessage(ctx context.Context, tx *sql.Tx, m Message) error 
 	}
 	var err error
 	if m.Seq == 0 {
-		_, err = tx.StmtContext(ctx, s.ws.appendMessage).ExecContext(ctx, m.RunID, m.Role, m.Content, fmtTime(m.CreatedAt))
+		_, err = txExec(ctx, tx, s.ws.appendMessage, m.RunID, m.Role, m.Content, fmtTime(m.CreatedAt))
 	} else {
-		_, err = tx.StmtContext(ctx, s.ws.appendMessageAtSeq).ExecContext(ctx, m.RunID, m.Seq, m.Role, m.Content, fmtTime(m.CreatedAt))
+		_, err = txExec(ctx, tx, s.ws.appendMessageAtSeq, m.RunID, m.Seq, m.Role, m.Content, fmtTime(m.CreatedAt))
 	}
 	if err != nil {
 		return fmt.Errorf("store: append message to run %q: %w", m.RunID, constraintErr(err))

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/loopforge/loopforge/backend/event"
@@ -77,15 +78,15 @@ func (c *committer) write(evs []event.Event, rows []store.Iteration) error {
 }
 
 // commit writes group in one transaction and sets each batch's error,
-// waking its writer. If the transaction fails and it carried several
-// batches, each is written again alone, so that one run's refused batch (a
-// seq already stored, say) fails that run only.
+// waking its writer. If the store refuses the transaction for what one of
+// its batches holds (refused), each is written again alone, so that one
+// run's refused batch fails that run only.
 func (c *committer) commit(group []*pending) {
 	err := c.append(group)
 	for _, p := range group {
 		p.err = err
 	}
-	if err != nil && len(group) > 1 {
+	if refused(err) && len(group) > 1 {
 		for _, p := range group {
 			p.err = c.append([]*pending{p})
 		}
@@ -95,6 +96,14 @@ func (c *committer) commit(group []*pending) {
 			close(p.wake)
 		}
 	}
+}
+
+// refused says whether err is the store refusing a row (a seq already
+// stored, a run that is not there): a fault of one batch, which the others
+// should not share. Any other error (a busy or full disk) would meet each
+// batch alone as well, so the group is not written again piece by piece.
+func refused(err error) bool {
+	return errors.Is(err, store.ErrDuplicate) || errors.Is(err, store.ErrNotFound)
 }
 
 // append commits the batches of group in one transaction.

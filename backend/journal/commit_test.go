@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,4 +143,44 @@ func TestWindowWritesEveryRunInOneTransaction(t *testing.T) {
 		endRun(t, r)
 	}
 	_ = bad.Close() // its batch is still refused
+}
+
+// failingStore fails every write with err, counting them.
+type failingStore struct {
+	Store
+	err    error
+	writes atomic.Int64
+}
+
+func (f *failingStore) AppendEvents(context.Context, []event.Event, ...store.Iteration) error {
+	f.writes.Add(1)
+	return f.err
+}
+
+// A write that fails for a reason no batch of it is to blame for (a busy
+// or full disk) is not tried again run by run: each run keeps its events
+// and hears the error.
+func TestWindowFailingForAllIsNotRetriedPerRun(t *testing.T) {
+	f := newFixture(t, Options{Window: time.Hour})
+	failing := &failingStore{Store: f.st, err: errors.New("the disk is busy")}
+	j := New(failing, Options{Window: time.Hour})
+	t.Cleanup(j.Close)
+	runs := []*Run{j.Open(createRun(t, f.st, "")), j.Open(createRun(t, f.st, "")), j.Open(createRun(t, f.st, ""))}
+	for _, r := range runs {
+		if err := r.Emit(token(1, event.PhaseGenerate, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.endWindow()
+	if n := failing.writes.Load(); n != 1 {
+		t.Fatalf("%d writes; want the window's one", n)
+	}
+	for _, r := range runs {
+		if err := r.Emit(token(1, event.PhaseGenerate, "y")); !errors.Is(err, failing.err) {
+			t.Fatalf("next emit: %v; want the window's error", err)
+		}
+		if err := r.Close(); !errors.Is(err, failing.err) {
+			t.Fatalf("Close: %v; want the store's error", err)
+		}
+	}
 }

@@ -60,8 +60,9 @@ type part struct {
 }
 
 // endWindow writes the events of every run in the window, in one
-// transaction; if the store refuses it, each run's part is written alone,
-// so that one run's refused batch fails that run only. Each run's flushMu
+// transaction; if the store refuses it for what a part holds (refused),
+// each run's part is written alone, so that one run's refused batch fails
+// that run only. Each run's flushMu
 // is held from its take to its settle (a run has one write in flight);
 // endWindow is the only holder of several, one at a time (ending), and
 // waits for nothing that needs another's.
@@ -100,7 +101,7 @@ func (j *Journal) endWindow() {
 	groupErr := j.write(evs, rows)
 	for _, p := range parts {
 		err := groupErr
-		if err != nil && len(parts) > 1 {
+		if refused(err) && len(parts) > 1 {
 			err = j.write(p.evs, p.rows)
 		}
 		if err != nil {

@@ -41,8 +41,9 @@ type pending struct {
 	wake chan struct{}
 }
 
-// write commits evs and rows (of one run) with whatever other runs want
-// written at the same time, and returns once they are in the store, or
+// write commits evs and rows (of one run, or of a window's runs: each
+// run's events in seq order) with whatever other runs want written at the
+// same time, and returns once they are in the store, or
 // why they are not.
 func (c *committer) write(evs []event.Event, rows []store.Iteration) error {
 	p := &pending{evs: evs, rows: rows, wake: make(chan struct{})}

@@ -185,11 +185,7 @@ func (r *Run) mayPublish(e event.Event) bool {
 func (r *Run) publish(e event.Event) {
 	r.pub = e.Seq
 	for sub := range r.subs {
-		select {
-		case sub.live <- e:
-		default:
-			sub.dropped = true
-			close(sub.live)
+		if !sub.push(e) {
 			delete(r.subs, sub)
 		}
 	}
@@ -222,7 +218,7 @@ func (r *Run) Close() error {
 		r.unsaved = nil
 	}
 	for sub := range r.subs {
-		close(sub.live)
+		sub.end()
 		delete(r.subs, sub)
 	}
 	r.mu.Unlock()

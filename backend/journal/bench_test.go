@@ -2,13 +2,16 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loopforge/loopforge/backend/event"
+	"github.com/loopforge/loopforge/backend/store"
 )
 
 // BenchmarkTokenStream drives 8 concurrent runs of synthetic token streams
@@ -115,4 +118,82 @@ func benchTokens(b *testing.B, runs, tokens int, rate float64, window time.Durat
 		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 	}
+}
+
+// BenchmarkClassBurst drives a class's burst through the journal and the
+// real store: 40 runs at once, each with the events of a short run (the
+// first written at once, iteration_started, a streamed answer, generated,
+// two places in the execution queue, the execution and its output, the
+// iteration's and the run's end), tokens paced as a model streams them. It
+// reports the process's CPU a run (user+system, from getrusage; the
+// benchmark's own goroutines are in it too) and how many events a
+// transaction carried. The same file runs on an older tree for the ratio:
+//
+//	go test -run '^$' -bench ClassBurst -count 4 ./backend/journal
+func BenchmarkClassBurst(b *testing.B) {
+	const runs = 40
+	f := newFixture(b, Options{})
+	counted := &countingStore{Store: f.st}
+	j := New(counted, Options{})
+	defer j.Close()
+	var cpu time.Duration
+	for b.Loop() {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range runs {
+			r := j.Open(createRun(b, f.st, ""))
+			wg.Go(func() {
+				<-start
+				if err := burstRun(r); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		c0 := processCPU()
+		close(start)
+		wg.Wait()
+		cpu += processCPU() - c0
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*runs), "cpu-µs/run")
+	}
+	b.ReportMetric(float64(counted.events.Load())/float64(max(1, counted.txs.Load())), "events/tx")
+}
+
+// countingStore counts the transactions of AppendEvents and their events.
+type countingStore struct {
+	Store
+	txs, events atomic.Int64
+}
+
+func (c *countingStore) AppendEvents(ctx context.Context, evs []event.Event, its ...store.Iteration) error {
+	c.txs.Add(1)
+	c.events.Add(int64(len(evs)))
+	return c.Store.AppendEvents(ctx, evs, its...)
+}
+
+// burstRun emits the events of one short run and closes its log.
+func burstRun(r *Run) error {
+	const tokens = 40
+	errs := []error{r.EmitNow(event.New(event.RunStarted, event.RunStartedPayload{Prompt: "print the sum", MaxIterations: 3}))}
+	emit := func(k event.Kind, p any) { errs = append(errs, r.Emit(event.New(k, p))) }
+	emit(event.IterationStarted, event.IterationPayload{Iteration: 1})
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for n := range tokens {
+		<-tick.C
+		emit(event.Token, event.TokenPayload{Iteration: 1, Phase: event.PhaseGenerate, Text: fmt.Sprintf("tok%d ", n)})
+	}
+	emit(event.Generated, event.GeneratedPayload{Iteration: 1, Content: "```python\nprint(1+2)\n```", Code: "print(1+2)", Language: "python", DurationMS: 40})
+	emit(event.Queued, event.QueuedPayload{Iteration: 1, Ahead: 3, WaitMS: 500})
+	emit(event.Queued, event.QueuedPayload{Iteration: 1, Ahead: 0})
+	emit(event.ExecStarted, event.IterationPayload{Iteration: 1})
+	for range 2 {
+		emit(event.ExecOutput, event.ExecOutputPayload{Iteration: 1, Stream: event.StreamStdout, Text: "3\n"})
+	}
+	emit(event.ExecFinished, event.ExecPayload{Iteration: 1, Status: event.ExecStatusOK, Stdout: "3\n3\n", DurationMS: 30, Isolation: "bwrap", Description: "exit 0"})
+	emit(event.IterationDone, event.IterationDonePayload{Iteration: 1, Status: event.IterationStatusSuccess})
+	emit(event.RunFinished, event.RunFinishedPayload{Status: event.RunStatusSuccess})
+	errs = append(errs, r.Close())
+	return errors.Join(errs...)
 }

@@ -13,14 +13,15 @@
 //   - Stored before shown. An event reaches subscribers only once the store
 //     holds it and everything before it, in one transaction with the
 //     iteration rows it changes — except the high-volume events (token,
-//     exec_output), which are published at once and written together, one
-//     transaction per window (Options.Window, DefaultWindow by default). So a
+//     exec_output), which are published at once and written together within
+//     a window (Options.Window, DefaultWindow by default; one window, and
+//     one transaction, for all runs: window.go). So a
 //     subscriber that sees run_finished (or generated, exec_finished…) can
 //     count on the history holding everything up to it, and the store always
 //     holds a prefix of the stream: a crash loses a tail, never a middle.
 //   - Pace. Emit never waits for the store unless Options.MaxUnsaved events
-//     are already waiting (then the producer writes them itself): a run's
-//     pace depends neither on the disk nor on other runs sharing it.
+//     are already waiting (then the producer waits for their write): a
+//     run's pace depends neither on the disk nor on other runs sharing it.
 //   - A seq that was shown is never reused. A process killed mid-stream
 //     (kill -9) may have published tokens the store never got. The next
 //     process's recovery (store.MarkInterrupted) numbers the run's end
@@ -56,6 +57,13 @@
 // the rest (seqs, the unsaved events, subscribers) and is never held during
 // a store write except the last one, in Close. Lock order: flushMu, then mu.
 // Journal.mu guards the open runs and is never held with a Run's locks.
+//
+// The writes of all runs go through one group commit (committer): a run
+// whose batch is ready while another transaction is under way waits for it,
+// then goes in the next one with every other batch that waited meanwhile.
+// In a class burst, that turns one transaction per run and event into one
+// per commit time; a run's events still reach the store in seq order, since
+// flushMu lets a run have one batch in flight at a time.
 package journal
 
 import (
@@ -70,8 +78,8 @@ import (
 
 // Store is what the journal needs of the history (a *store.Store).
 type Store interface {
-	// AppendEvents commits events of one run, in seq order, and the
-	// iteration rows they change, all or none.
+	// AppendEvents commits events (of one run or several, each run's in
+	// seq order) and the iteration rows they change, all or none.
 	AppendEvents(ctx context.Context, events []event.Event, its ...store.Iteration) error
 	// EventsAfter returns up to limit stored events of the run with seq >
 	// after, in seq order.
@@ -120,6 +128,8 @@ type Options struct {
 // Journal holds the logs of the runs of one history.
 type Journal struct {
 	st         Store
+	commits    committer // every write of the runs' events goes through it
+	win        tokenWindow
 	window     time.Duration
 	maxUnsaved int
 	closing    chan struct{} // closed by Close: subscriptions stop
@@ -134,7 +144,7 @@ type Journal struct {
 
 // New makes the journal of st.
 func New(st Store, o Options) *Journal {
-	j := &Journal{st: st, window: o.Window, maxUnsaved: o.MaxUnsaved, closing: make(chan struct{}), open: map[string]*Run{}}
+	j := &Journal{st: st, commits: committer{st: st}, window: o.Window, maxUnsaved: o.MaxUnsaved, closing: make(chan struct{}), open: map[string]*Run{}}
 	if j.window == 0 {
 		j.window = DefaultWindow
 	}
@@ -171,6 +181,7 @@ func (j *Journal) Close() {
 		close(j.closing)
 	}
 	j.mu.Unlock()
+	j.stopWindow()
 	j.wg.Wait()
 }
 
@@ -179,9 +190,8 @@ func (j *Journal) publishedFirst(e event.Event) bool {
 	return j.window > 0 && (e.Type == event.Token || e.Type == event.ExecOutput)
 }
 
-// write commits evs (of one run, in seq order) and the rows they change.
+// write commits evs (of one run, in seq order) and the rows they change,
+// in a transaction it may share with other runs' writes (committer).
 func (j *Journal) write(evs []event.Event, rows []store.Iteration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	return j.st.AppendEvents(ctx, evs, rows...)
+	return j.commits.write(evs, rows)
 }

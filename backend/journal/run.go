@@ -32,9 +32,8 @@ type Run struct {
 	// rest wait for the store (or for the gap, see mayPublish). A flush
 	// takes a prefix and removes it only once it is committed.
 	unsaved []event.Event
-	timer   *time.Timer // flushes unsaved one window after the first token
-	armed   bool        // timer is set and has not taken its batch yet
-	urgent  bool        // a flush is on its way at once and has not taken its batch yet
+	armed   bool // the run is in the journal's window, which has not taken its batch yet
+	urgent  bool // a flush is on its way at once and has not taken its batch yet
 	// flushErr is why a background flush failed; the next Emit returns it
 	// (the events stay in unsaved and are written with the next batch).
 	flushErr error
@@ -85,7 +84,7 @@ func (r *Run) emit(e event.Event, now bool) error {
 }
 
 // schedule arranges for unsaved to be written: at once in the background
-// (now), or one window after the first token. r.mu is held.
+// (now), or when the journal's window ends (window.go). r.mu is held.
 func (r *Run) schedule(now bool) {
 	switch {
 	case now && !r.urgent:
@@ -93,20 +92,21 @@ func (r *Run) schedule(now bool) {
 		r.j.wg.Go(r.flushInBackground)
 	case !now && !r.armed && !r.urgent:
 		r.armed = true
-		if r.timer == nil {
-			r.timer = time.AfterFunc(r.j.window, r.flushInBackground)
-		} else {
-			r.timer.Reset(r.j.window)
-		}
+		r.j.inWindow(r)
 	}
 }
 
 func (r *Run) flushInBackground() {
 	if err := r.flush(); err != nil {
-		r.mu.Lock()
-		r.flushErr = err
-		r.mu.Unlock()
+		r.failed(err)
 	}
+}
+
+// failed keeps err for the next Emit to return (its events stay unsaved).
+func (r *Run) failed(err error) {
+	r.mu.Lock()
+	r.flushErr = err
+	r.mu.Unlock()
 }
 
 // flush writes the events given a seq so far and not yet written, in one
@@ -116,22 +116,37 @@ func (r *Run) flushInBackground() {
 func (r *Run) flush() error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
-	r.mu.Lock()
-	r.armed, r.urgent = false, false
-	n := len(r.unsaved)
-	batch := r.unsaved[:n:n] // Emit only appends past n meanwhile
-	closed := r.closed
-	r.mu.Unlock()
-	if n == 0 || closed {
+	batch := r.take()
+	if len(batch) == 0 {
 		return nil
 	}
 	if err := r.j.write(batch, r.rows.track(batch)); err != nil {
 		return err
 	}
+	r.settle(len(batch))
+	return nil
+}
+
+// take returns the events to write: those given a seq so far and not yet
+// written (none once the run is closed: Close writes them). r.flushMu is
+// held, and stays so until the write is settled (settle) or has failed.
+func (r *Run) take() []event.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.armed, r.urgent = false, false
+	if r.closed {
+		return nil
+	}
+	n := len(r.unsaved)
+	return r.unsaved[:n:n] // Emit only appends past n meanwhile
+}
+
+// settle records that the n events take returned are stored and
+// publishes what that lets through. r.flushMu is held.
+func (r *Run) settle(n int) {
 	r.mu.Lock()
 	r.committed(n)
 	r.mu.Unlock()
-	return nil
 }
 
 // committed records that the first n unsaved events are in the store,
@@ -170,11 +185,7 @@ func (r *Run) mayPublish(e event.Event) bool {
 func (r *Run) publish(e event.Event) {
 	r.pub = e.Seq
 	for sub := range r.subs {
-		select {
-		case sub.live <- e:
-		default:
-			sub.dropped = true
-			close(sub.live)
+		if !sub.push(e) {
 			delete(r.subs, sub)
 		}
 	}
@@ -191,11 +202,7 @@ func (r *Run) publish(e event.Event) {
 func (r *Run) Close() error {
 	r.flushMu.Lock()
 	r.mu.Lock()
-	r.closed = true
-	if r.timer != nil {
-		r.timer.Stop()
-		r.armed = false
-	}
+	r.closed = true // the window, if it holds the run, takes nothing of it
 	var err error
 	if n := len(r.unsaved); n > 0 {
 		if err = r.j.write(r.unsaved, r.rows.track(r.unsaved)); err == nil {
@@ -211,7 +218,7 @@ func (r *Run) Close() error {
 		r.unsaved = nil
 	}
 	for sub := range r.subs {
-		close(sub.live)
+		sub.end()
 		delete(r.subs, sub)
 	}
 	r.mu.Unlock()

@@ -31,9 +31,50 @@ func (s *Subscription) setErr(err error) {
 	s.mu.Unlock()
 }
 
+// subscriber is a live subscription's queue, guarded by the run's mu: the
+// run appends (publish), the subscription's goroutine takes what is there
+// (feed.take). A queue grows with the events waiting, where a channel of
+// SubscriberBuffer events was allocated (and zeroed, and scanned by the
+// GC) whole for every subscription: in a class, one per run and reader.
 type subscriber struct {
-	live    chan event.Event
-	dropped bool // guarded by the run's mu
+	queue   []event.Event
+	spare   []event.Event // the last batch taken, emptied, for the next queue
+	inHand  int           // events taken and not yet all delivered
+	notify  chan struct{} // holds one token when queue or ended changed
+	ended   bool          // no more events: the run closed, or dropped us
+	dropped bool          // ended because the queue was full
+}
+
+func newSubscriber() *subscriber { return &subscriber{notify: make(chan struct{}, 1)} }
+
+// push queues e, or drops the subscriber if SubscriberBuffer events wait
+// already, queued or taken and not yet delivered (false). The run's mu is
+// held.
+func (s *subscriber) push(e event.Event) bool {
+	if len(s.queue)+s.inHand >= SubscriberBuffer {
+		s.dropped = true
+		s.end()
+		return false
+	}
+	if s.queue == nil {
+		s.queue, s.spare = s.spare, nil
+	}
+	s.queue = append(s.queue, e)
+	s.wake()
+	return true
+}
+
+// end says no more events come. The run's mu is held.
+func (s *subscriber) end() {
+	s.ended = true
+	s.wake()
+}
+
+func (s *subscriber) wake() {
+	select {
+	case s.notify <- struct{}{}:
+	default: // a wake-up is pending already
+	}
 }
 
 // feed is where a subscription's events come from: the store up to
@@ -54,7 +95,7 @@ func (r *Run) join() feed {
 	if r.closed {
 		return feed{storedUpTo: -1}
 	}
-	sub := &subscriber{live: make(chan event.Event, SubscriberBuffer)}
+	sub := newSubscriber()
 	r.subs[sub] = struct{}{}
 	// The store holds every event up to stored, all published; the
 	// published unsaved ones come from here, the rest live.
@@ -74,17 +115,30 @@ func (f feed) leave() {
 		return
 	}
 	f.run.mu.Lock()
-	if _, ok := f.run.subs[f.sub]; ok {
-		delete(f.run.subs, f.sub)
-		close(f.sub.live)
-	}
+	delete(f.run.subs, f.sub)
+	f.sub.queue, f.sub.spare = nil, nil
 	f.run.mu.Unlock()
 }
 
-func (f feed) dropped() bool {
+// take returns the live events queued so far (in seq order) and whether
+// the subscription has ended after them, and why. done hands the batch
+// back once delivered, so that the next queue reuses it.
+func (f feed) take() (batch []event.Event, ended, dropped bool) {
 	f.run.mu.Lock()
 	defer f.run.mu.Unlock()
-	return f.sub.dropped
+	batch, f.sub.queue = f.sub.queue, nil
+	f.sub.inHand = len(batch)
+	return batch, f.sub.ended, f.sub.dropped
+}
+
+func (f feed) done(batch []event.Event) {
+	clear(batch) // hold no payload past its delivery
+	f.run.mu.Lock()
+	f.sub.inHand = 0
+	if f.sub.spare == nil {
+		f.sub.spare = batch[:0]
+	}
+	f.run.mu.Unlock()
 }
 
 // Subscribe streams the events of runID with seq > after: live ones while
@@ -148,17 +202,21 @@ func (d *delivery) run(f feed) {
 		return
 	}
 	for {
-		select {
-		case e, ok := <-f.sub.live:
-			if !ok {
-				if f.dropped() {
-					d.sub.setErr(ErrDropped)
-				}
-				return
-			}
+		batch, ended, dropped := f.take()
+		for _, e := range batch {
 			if !d.send(e) {
 				return
 			}
+		}
+		f.done(batch)
+		if ended {
+			if dropped {
+				d.sub.setErr(ErrDropped)
+			}
+			return
+		}
+		select {
+		case <-f.sub.notify:
 		case <-d.ctx.Done():
 			return
 		case <-d.j.closing:

@@ -30,11 +30,14 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 		return nil
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// The statements go without ctx's deadline: the driver watches a
+		// context that can end with a goroutine per statement, and a batch
+		// has one statement per event. Nothing waits in them: BEGIN
+		// IMMEDIATE took the write lock (under ctx), and the transaction
+		// still ends with ctx (database/sql rolls it back).
+		ctx := context.WithoutCancel(ctx)
 		if len(events) > 0 {
-			stmt, err := tx.PrepareContext(ctx, insertEvent)
-			if err != nil {
-				return err
-			}
+			stmt := tx.StmtContext(ctx, s.ws.insertEvent)
 			defer stmt.Close()
 			for _, e := range events {
 				if _, err := stmt.ExecContext(ctx, eventArgs(e)...); err != nil {
@@ -42,9 +45,13 @@ func (s *Store) AppendEvents(ctx context.Context, events []event.Event, its ...I
 				}
 			}
 		}
-		for _, it := range its {
-			if _, err := tx.ExecContext(ctx, upsertIteration, iterationArgs(it)...); err != nil {
-				return fmt.Errorf("iteration %d of run %q: %w", it.N, it.RunID, constraintErr(err))
+		if len(its) > 0 {
+			stmt := tx.StmtContext(ctx, s.ws.upsertIteration)
+			defer stmt.Close()
+			for _, it := range its {
+				if _, err := stmt.ExecContext(ctx, iterationArgs(it)...); err != nil {
+					return fmt.Errorf("iteration %d of run %q: %w", it.N, it.RunID, constraintErr(err))
+				}
 			}
 		}
 		return nil

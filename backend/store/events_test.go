@@ -431,3 +431,40 @@ func BenchmarkAppendEvents(b *testing.B) {
 	}
 	b.ReportMetric(float64(seq)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkAppendGroup is the journal's write: a few runs' events with the
+// iteration rows they change, in one AppendEvents. "run" is one run's batch
+// (an event and its row: a class's runs, written one transaction each),
+// "group" eight runs' batches in one (the journal's group commit).
+func BenchmarkAppendGroup(b *testing.B) {
+	for _, runs := range []int{1, 8} {
+		name := map[int]string{1: "run", 8: "group"}[runs]
+		b.Run(name, func(b *testing.B) {
+			// The journal's writes have a deadline of their own.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			s := openTest(b)
+			ids := make([]string, runs)
+			for i := range ids {
+				_, run := seed(b, s)
+				ids[i] = run.ID
+			}
+			var seq int64
+			for b.Loop() {
+				seq++
+				var evs []event.Event
+				var its []Iteration
+				for _, id := range ids {
+					e := event.New(event.ExecFinished, event.ExecPayload{Iteration: 1, Status: event.ExecStatusOK, Stdout: "3\n", Isolation: "bwrap", Description: "exit 0"})
+					e.RunID, e.Seq, e.TS = id, seq, time.Now()
+					evs = append(evs, e)
+					its = append(its, Iteration{RunID: id, N: 1, Code: "print(1+2)", ExecStatus: "ok", Stdout: "3\n", Isolation: "bwrap", Status: "running"})
+				}
+				if err := s.AppendEvents(ctx, evs, its...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*runs), "µs/run-batch")
+		})
+	}
+}

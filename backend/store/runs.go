@@ -67,12 +67,7 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 		r.StartedAt = now()
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (
-				id, session_id, provider, model, status, max_iterations, reflect, language,
-				iterations, final_code, error, input_tokens, output_tokens, cost_usd,
-				started_at, finished_at, duration_ms, prompt, owner, stdin, error_code, error_params,
-				tests, tests_passed, tests_total)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := txExec(ctx, tx, s.ws.insertRun,
 			r.ID, r.SessionID, r.Provider, r.Model, r.Status, r.MaxIterations, boolInt(r.Reflect), r.Language,
 			r.Iterations, r.FinalCode, r.Error, r.InputTokens, r.OutputTokens, r.CostUSD,
 			fmtTime(r.StartedAt), nullTime(r.FinishedAt), r.DurationMS, r.Prompt, r.Owner, r.Stdin,
@@ -83,13 +78,20 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 			}
 			return err
 		}
-		return touchSession(ctx, tx, r.SessionID)
+		return s.touchSession(ctx, tx, r.SessionID)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create run %q: %w", r.ID, err)
 	}
 	return nil
 }
+
+const insertRun = `INSERT INTO runs (
+		id, session_id, provider, model, status, max_iterations, reflect, language,
+		iterations, final_code, error, input_tokens, output_tokens, cost_usd,
+		started_at, finished_at, duration_ms, prompt, owner, stdin, error_code, error_params,
+		tests, tests_passed, tests_total)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // UpdateRun saves the progress and outcome fields of r (status, iterations,
 // final code, error, tokens, cost, finished_at, duration, tests passed and
@@ -101,12 +103,9 @@ func (s *Store) CreateRun(ctx context.Context, r *Run) error {
 func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var sessionID string
-		err := tx.QueryRowContext(ctx, `UPDATE runs SET
-				status = ?, iterations = ?, final_code = ?, error = ?, error_code = ?, error_params = ?,
-				input_tokens = ?, output_tokens = ?, cost_usd = ?,
-				finished_at = ?, duration_ms = ?, model = ?, tests_passed = ?, tests_total = ?
-			WHERE id = ?
-			RETURNING session_id`,
+		update := tx.StmtContext(ctx, s.ws.updateRun)
+		defer update.Close()
+		err := update.QueryRowContext(ctx,
 			r.Status, r.Iterations, r.FinalCode, r.Error, r.ErrorCode, paramsJSON(r.ErrorParams),
 			r.InputTokens, r.OutputTokens, r.CostUSD,
 			nullTime(r.FinishedAt), r.DurationMS, r.Model, r.TestsPassed, r.TestsTotal, r.ID).Scan(&sessionID)
@@ -116,7 +115,7 @@ func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 		if err != nil {
 			return err
 		}
-		return touchSession(ctx, tx, sessionID)
+		return s.touchSession(ctx, tx, sessionID)
 	})
 	if err != nil {
 		return fmt.Errorf("store: update run %q: %w", r.ID, err)
@@ -124,13 +123,21 @@ func (s *Store) UpdateRun(ctx context.Context, r *Run) error {
 	return nil
 }
 
+const updateRun = `UPDATE runs SET
+		status = ?, iterations = ?, final_code = ?, error = ?, error_code = ?, error_params = ?,
+		input_tokens = ?, output_tokens = ?, cost_usd = ?,
+		finished_at = ?, duration_ms = ?, model = ?, tests_passed = ?, tests_total = ?
+	WHERE id = ?
+	RETURNING session_id`
+
 // touchSession moves the session's updated_at to now, never backwards (a
 // caller may have created the session with a later time).
-func touchSession(ctx context.Context, tx *sql.Tx, id string) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`, fmtTime(now()), id)
+func (s *Store) touchSession(ctx context.Context, tx *sql.Tx, id string) error {
+	_, err := txExec(ctx, tx, s.ws.touchSess, fmtTime(now()), id)
 	return err
 }
+
+const touchSession = `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`
 
 // GetRun returns one run.
 func (s *Store) GetRun(ctx context.Context, id string) (*Run, error) {

@@ -63,6 +63,8 @@ type Store struct {
 	// query_only, so a write sent here by mistake fails instead of bypassing
 	// the single-writer rule.
 	r *sql.DB
+	// ws are the statements every run writes, prepared once on w.
+	ws writeStmts
 
 	path string
 	// backupDone is closed when the backup started by Open ends (nil when
@@ -149,6 +151,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
 	s := &Store{w: w, r: r, path: path}
+	if err := s.ws.prepare(ctx, w); err != nil {
+		_ = r.Close()
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open %q: %w", path, corrupt(path, err))
+	}
 	s.startBackup()
 	return s, nil
 }
@@ -164,9 +171,10 @@ func (s *Store) Close() error {
 	defer cancel()
 	_, _ = s.w.ExecContext(ctx, "PRAGMA optimize")
 
+	errS := s.ws.close()
 	errR := s.r.Close()
 	errW := s.w.Close()
-	if err := errors.Join(errR, errW); err != nil {
+	if err := errors.Join(errS, errR, errW); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
 	return nil

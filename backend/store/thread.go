@@ -114,7 +114,7 @@ func (s *Store) AppendMessages(ctx context.Context, msgs []Message) error {
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, m := range msgs {
-			if err := appendMessage(ctx, tx, m); err != nil {
+			if err := s.appendMessage(ctx, tx, m); err != nil {
 				return err
 			}
 		}
@@ -122,25 +122,28 @@ func (s *Store) AppendMessages(ctx context.Context, msgs []Message) error {
 	})
 }
 
-func appendMessage(ctx context.Context, tx *sql.Tx, m Message) error {
+func (s *Store) appendMessage(ctx context.Context, tx *sql.Tx, m Message) error {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now()
 	}
 	var err error
 	if m.Seq == 0 {
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (run_id, seq, role, content, created_at)
-			SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM messages WHERE run_id = ?1`,
-			m.RunID, m.Role, m.Content, fmtTime(m.CreatedAt))
+		_, err = txExec(ctx, tx, s.ws.appendMessage, m.RunID, m.Role, m.Content, fmtTime(m.CreatedAt))
 	} else {
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (run_id, seq, role, content, created_at)
-			VALUES (?, ?, ?, ?, ?)`,
-			m.RunID, m.Seq, m.Role, m.Content, fmtTime(m.CreatedAt))
+		_, err = txExec(ctx, tx, s.ws.appendMessageAtSeq, m.RunID, m.Seq, m.Role, m.Content, fmtTime(m.CreatedAt))
 	}
 	if err != nil {
 		return fmt.Errorf("store: append message to run %q: %w", m.RunID, constraintErr(err))
 	}
 	return nil
 }
+
+const (
+	appendMessage = `INSERT INTO messages (run_id, seq, role, content, created_at)
+		SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM messages WHERE run_id = ?1`
+	appendMessageAtSeq = `INSERT INTO messages (run_id, seq, role, content, created_at)
+		VALUES (?, ?, ?, ?, ?)`
+)
 
 // ListMessages returns a run's thread by seq.
 func (s *Store) ListMessages(ctx context.Context, runID string) ([]Message, error) {

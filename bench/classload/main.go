@@ -99,6 +99,11 @@ type burstResult struct {
 	cpuExec, cpuBare time.Duration // CPU an execution (server and sandboxes), a bare program; 0 when not counted
 }
 
+// cpuProfile: a file for a CPU profile of the server over the burst (pprof
+// format). The server is then built with -tags cpuprofile (see
+// cpuprofile_signal.go), which starts and stops the profile on SIGUSR1.
+var cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the server over the burst to this file (Unix)")
+
 type runTimes struct {
 	sent, wall, token time.Time
 	queued, served    time.Time     // server timestamps of the first queued and the ahead-0 events
@@ -135,7 +140,7 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "loopforge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", buildTags(), "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("building loopforge: %w\n%s", err, out)
 	}
 	if o.shim {
@@ -193,6 +198,13 @@ func burst(o options, bin, home, model string, zygote bool) (burstResult, error)
 	if zygote {
 		cmd.Env = append(cmd.Env, "LOOPFORGE_ZYGOTE=1")
 	}
+	if *cpuProfile != "" {
+		abs, err := filepath.Abs(*cpuProfile)
+		if err != nil {
+			return out, err
+		}
+		cmd.Env = append(cmd.Env, "LOOPFORGE_CPUPROFILE="+abs)
+	}
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	tree, err := newTreeCPU(cmd)
@@ -231,6 +243,7 @@ func burst(o options, bin, home, model string, zygote bool) (burstResult, error)
 
 	// CPU over the burst alone, not the server's start (the sandbox probe).
 	own0, _ := cpu(cmd.Process.Pid)
+	toggleProfile(cmd.Process)
 	tree0, _ := tree.usage()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -246,6 +259,7 @@ func burst(o options, bin, home, model string, zygote bool) (burstResult, error)
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	toggleProfile(cmd.Process)
 	close(errs)
 	for err := range errs {
 		return out, err

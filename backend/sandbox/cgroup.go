@@ -161,116 +161,148 @@ func cgroupProbeFailed(err error) (*cgroupManager, CgroupHost) {
 // and /proc/self/cgroup show them. The tests call it with a private cgroup2
 // mount and a made-up own path to exercise the pure cgroup v2 layout.
 func probeCgroupsFrom(mounts []cgMount, own map[string]string) (*cgroupManager, CgroupHost) {
-	m := newCgroupManager()
-	h := CgroupHost{Dirs: map[string]string{}}
-	var problems []string
-	var v2Avail []string // the v2 parent's cgroup.controllers
-	denied := 0          // problems that are permission errors
-	hasV1, hasV2 := false, false
+	p := &cgProbe{m: newCgroupManager(), h: CgroupHost{Dirs: map[string]string{}}}
 	for _, mt := range mounts {
 		if mt.v2 {
-			hasV2 = true
-			if m.v2 != "" {
-				continue
-			}
-			dir, ok := cgroupDir(mt, own[""])
-			if !ok {
-				continue
-			}
-			if err := tryMkdir(dir, m.prefix+"probe"); err != nil {
-				problems = append(problems, fmt.Sprintf("cgroup v2 %s: %v", dir, err))
-				if errors.Is(err, os.ErrPermission) {
-					denied++
-				}
-				continue
-			}
-			m.v2 = dir
-			h.Dirs["v2"] = dir
-			v2Avail = strings.Fields(readTrim(filepath.Join(dir, "cgroup.controllers")))
-			// cgroup.kill (5.14+) kills at once; on older kernels killing
-			// each member until none is left still reaches every process.
-			h.Kill = true
-			for _, c := range m.enableV2Controllers(dir, &problems) {
-				m.v2Ctrl[c] = true
-			}
-			// After enableV2Controllers, which may have moved this
-			// process: the child is tried from where runs start.
-			if err := bornInCgroup(dir, m.prefix+"probe"); err != nil {
-				m.switchToJoin(err)
-				slog.Info("sandbox: runs cannot be born in their cgroup; the shim joins it instead", "dir", dir, "err", err)
+			p.hasV2 = true
+			if p.m.v2 == "" {
+				p.tryV2(mt, own[""])
 			}
 			continue
 		}
-		for _, c := range v1Controllers {
-			if !slices.Contains(mt.opts, c) {
-				continue
-			}
-			hasV1 = true
-			if _, done := m.v1[c]; done || m.v2Ctrl[c] {
-				continue
-			}
-			dir, ok := cgroupDir(mt, own[c])
-			if !ok {
-				continue
-			}
-			if err := tryMkdir(dir, m.prefix+"probe"); err != nil {
-				problems = append(problems, fmt.Sprintf("cgroup v1 %s: %v", c, err))
-				if errors.Is(err, os.ErrPermission) {
-					denied++
-				}
-				continue
-			}
-			m.v1[c] = dir
-			h.Dirs[c] = dir
-		}
+		p.tryV1(mt, own)
 	}
+	m := p.m
 	// A v2 controller wins over the same v1 one (a controller lives in one
 	// hierarchy only, so both cannot be present; this is for clarity).
 	for c := range m.v2Ctrl {
 		delete(m.v1, c)
-		delete(h.Dirs, c)
+		delete(p.h.Dirs, c)
 	}
+	m.host = p.host()
+	m.cleanStale()
+	return m, m.report()
+}
+
+// cgProbe is what probeCgroupsFrom has found so far.
+type cgProbe struct {
+	m            *cgroupManager
+	h            CgroupHost
+	problems     []string
+	denied       int      // problems that are permission errors
+	v2Avail      []string // the v2 parent's cgroup.controllers
+	hasV1, hasV2 bool
+}
+
+// tryMkdir says whether runs can have cgroups beneath dir; what stops them
+// is a problem (what names the hierarchy).
+func (p *cgProbe) tryMkdir(dir, what string) bool {
+	err := tryMkdir(dir, p.m.prefix+"probe")
+	if err == nil {
+		return true
+	}
+	p.problems = append(p.problems, fmt.Sprintf("%s: %v", what, err))
+	if errors.Is(err, os.ErrPermission) {
+		p.denied++
+	}
+	return false
+}
+
+// tryV2 takes the cgroup v2 mount mt, where this process is at own.
+func (p *cgProbe) tryV2(mt cgMount, own string) {
+	m := p.m
+	dir, ok := cgroupDir(mt, own)
+	if !ok || !p.tryMkdir(dir, "cgroup v2 "+dir) {
+		return
+	}
+	m.v2 = dir
+	p.h.Dirs["v2"] = dir
+	p.v2Avail = strings.Fields(readTrim(filepath.Join(dir, "cgroup.controllers")))
+	// cgroup.kill (5.14+) kills at once; on older kernels killing each
+	// member until none is left still reaches every process.
+	p.h.Kill = true
+	for _, c := range m.enableV2Controllers(dir, &p.problems) {
+		m.v2Ctrl[c] = true
+	}
+	// After enableV2Controllers, which may have moved this process: the
+	// child is tried from where runs start.
+	if err := bornInCgroup(dir, m.prefix+"probe"); err != nil {
+		m.switchToJoin(err)
+		slog.Info("sandbox: runs cannot be born in their cgroup; the shim joins it instead", "dir", dir, "err", err)
+	}
+}
+
+// tryV1 takes the controllers of the cgroup v1 mount mt that no other
+// hierarchy gave yet.
+func (p *cgProbe) tryV1(mt cgMount, own map[string]string) {
+	m := p.m
+	for _, c := range v1Controllers {
+		if !slices.Contains(mt.opts, c) {
+			continue
+		}
+		p.hasV1 = true
+		if _, done := m.v1[c]; done || m.v2Ctrl[c] {
+			continue
+		}
+		dir, ok := cgroupDir(mt, own[c])
+		if !ok || !p.tryMkdir(dir, "cgroup v1 "+c) {
+			continue
+		}
+		m.v1[c] = dir
+		p.h.Dirs[c] = dir
+	}
+}
+
+// host is the probe's report: the version, the limits runs get, and why
+// any is missing.
+func (p *cgProbe) host() CgroupHost {
+	m, h := p.m, p.h
 	switch {
-	case hasV1 && hasV2:
+	case p.hasV1 && p.hasV2:
 		h.Version = "hybrid"
-	case hasV2:
+	case p.hasV2:
 		h.Version = "v2"
-	case hasV1:
+	case p.hasV1:
 		h.Version = "v1"
 	}
-	if m.v2 != "" {
-		// Say why a limit is missing when the v2 parent does not even offer
-		// the controller (bound to a v1 hierarchy, or not delegated by the
-		// parent's parent); a refused delegation is reported above.
-		var absent []string
-		for _, c := range v1Controllers {
-			if !slices.Contains(v2Avail, c) && m.v1[c] == "" {
-				absent = append(absent, c)
-			}
-		}
-		if len(absent) > 0 {
-			have := strings.Join(v2Avail, " ")
-			if have == "" {
-				have = "none"
-			}
-			problems = append(problems, fmt.Sprintf("cgroup v2 %s has no %s controller (cgroup.controllers: %s)", m.v2, strings.Join(absent, ", "), have))
-		}
-	}
+	p.absentV2()
 	h.Pids = m.v2Ctrl["pids"] || m.v1["pids"] != ""
 	h.Memory = m.v2Ctrl["memory"] || m.v1["memory"] != ""
 	h.CPU = m.v2Ctrl["cpu"] || m.v1["cpu"] != ""
 	// v1 membership also allows a complete kill: the code cannot leave.
 	h.Kill = h.Kill || len(m.v1) > 0
-	if !h.Usable() && len(problems) == 0 && h.Version == "" {
-		problems = append(problems, "no cgroup file system mounted")
+	if !h.Usable() && len(p.problems) == 0 && h.Version == "" {
+		p.problems = append(p.problems, "no cgroup file system mounted")
 	}
-	h.Problem = strings.Join(problems, "; ")
-	if len(problems) > 0 && denied == len(problems) && !h.Usable() {
+	h.Problem = strings.Join(p.problems, "; ")
+	if len(p.problems) > 0 && p.denied == len(p.problems) && !h.Usable() {
 		h.Problem = "cgroup directories are not writable by this user"
 	}
-	m.host = h
-	m.cleanStale()
-	return m, m.report()
+	return h
+}
+
+// absentV2 says why a limit is missing when the v2 parent does not even
+// offer the controller (bound to a v1 hierarchy, or not delegated by the
+// parent's parent); a refused delegation is reported by
+// enableV2Controllers.
+func (p *cgProbe) absentV2() {
+	m := p.m
+	if m.v2 == "" {
+		return
+	}
+	var absent []string
+	for _, c := range v1Controllers {
+		if !slices.Contains(p.v2Avail, c) && m.v1[c] == "" {
+			absent = append(absent, c)
+		}
+	}
+	if len(absent) > 0 {
+		have := strings.Join(p.v2Avail, " ")
+		if have == "" {
+			have = "none"
+		}
+		p.problems = append(p.problems, fmt.Sprintf("cgroup v2 %s has no %s controller (cgroup.controllers: %s)", m.v2, strings.Join(absent, ", "), have))
+	}
 }
 
 // enableV2Controllers makes pids, memory and cpu available to run cgroups

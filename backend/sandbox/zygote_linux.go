@@ -465,12 +465,7 @@ func (z *zygote) start() error {
 	if testHookZygoteConfig != nil {
 		testHookZygoteConfig(&cfg)
 	}
-	in := pythonInterpreter(r.python).withScript(script)
-	spec := childSpec{Version: specVersion, Path: in.path, Args: in.args, Rlimits: r.zygoteLimits(), Isolation: r.isolation,
-		Seccomp: &seccompSpec{Sockets: []uint32{unix.AF_UNIX}, Namespaces: true},
-		Landlock: &landlockSpec{ABI: r.landlock, ReadExec: append(slices.Clone(r.readExec), z.dir), ReadDev: devRO, RWDev: devRW,
-			RW: []string{z.root, "/tmp", "/dev/shm"}, DenyTCP: true, Scope: true}}
-	specJSON, err := json.Marshal(spec)
+	specJSON, err := json.Marshal(z.spec(script))
 	if err != nil {
 		return fail(err)
 	}
@@ -518,23 +513,43 @@ func (z *zygote) start() error {
 	if _, err := z.conn.Write(cb); err != nil {
 		return fail(fmt.Errorf("configure: %w", err))
 	}
-	// The first message is "ready"; then the reader serves the runs.
+	if err := z.awaitReady(statusR); err != nil {
+		return fail(err)
+	}
+	go z.read()
+	slog.Debug("sandbox: zygote started", "root", z.root)
+	return nil
+}
+
+// spec is the zygote's own sandbox: a run's layers, except that seccomp
+// lets it make namespaces for its children and Landlock lets it write its
+// runs root, /tmp and /dev/shm.
+func (z *zygote) spec(script string) childSpec {
+	r := z.r
+	in := pythonInterpreter(r.python).withScript(script)
+	return childSpec{Version: specVersion, Path: in.path, Args: in.args, Rlimits: r.zygoteLimits(), Isolation: r.isolation,
+		Seccomp: &seccompSpec{Sockets: []uint32{unix.AF_UNIX}, Namespaces: true},
+		Landlock: &landlockSpec{ABI: r.landlock, ReadExec: append(slices.Clone(r.readExec), z.dir), ReadDev: devRO, RWDev: devRW,
+			RW: []string{z.root, "/tmp", "/dev/shm"}, DenyTCP: true, Scope: true}}
+}
+
+// awaitReady reads the zygote's first message, "ready" with its PID; when
+// none comes, the error quotes what the shim said on its status pipe.
+func (z *zygote) awaitReady(statusR *os.File) error {
 	_ = z.conn.SetReadDeadline(time.Now().Add(zygoteStart))
 	buf := make([]byte, 4096)
 	n, err := z.conn.Read(buf)
 	if err != nil {
 		status := make([]byte, 512)
 		k, _ := statusR.Read(status)
-		return fail(fmt.Errorf("no ready message (%w); the shim said %q", err, status[:k]))
+		return fmt.Errorf("no ready message (%w); the shim said %q", err, status[:k])
 	}
 	var m zygoteMsg
 	if json.Unmarshal(buf[:n], &m) != nil || m.Ev != "ready" {
-		return fail(fmt.Errorf("unexpected first message %q", buf[:n]))
+		return fmt.Errorf("unexpected first message %q", buf[:n])
 	}
 	_ = z.conn.SetReadDeadline(time.Time{})
 	z.pid = m.Pid
-	go z.read()
-	slog.Debug("sandbox: zygote started", "root", z.root)
 	return nil
 }
 
@@ -823,44 +838,8 @@ func (x *zygoteExec) setup(ctx context.Context, prepared bool) (msg []byte, file
 	_ = r.layers(req, in, lim, x.wd, "", x.cg, &x.res)
 	x.res.Layers = append(x.res.Layers, "zygote")
 
-	if prepared {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return nil, nil, fmt.Errorf("program pipe: %w", err)
-		}
-		x.codeW = pw
-		files = append(files, pr)
-	} else {
-		code, err := unix.MemfdCreate("loopforge-program", unix.MFD_CLOEXEC)
-		if err != nil {
-			return nil, nil, fmt.Errorf("program memfd: %w", err)
-		}
-		files = append(files, os.NewFile(uintptr(code), "program"))
-		if _, err := files[0].WriteString(req.Code); err != nil {
-			return nil, files, fmt.Errorf("program memfd: %w", err)
-		}
-	}
-	stdin, err := zygoteStdin(req.Stdin)
-	if err != nil {
+	if files, err = x.descriptors(prepared); err != nil {
 		return nil, files, err
-	}
-	files = append(files, stdin)
-	if x.out, err = newOutputPipe(); err != nil {
-		return nil, files, err
-	}
-	if x.errp, err = newOutputPipe(); err != nil {
-		return nil, files, err
-	}
-	files = append(files, x.out.w, x.errp.w)
-	if x.cg != nil {
-		procs := x.cg.dirs()
-		for _, d := range procs {
-			f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
-			if err != nil {
-				return nil, files, fmt.Errorf("open the run's cgroup: %w", err)
-			}
-			files = append(files, f)
-		}
 	}
 	var rl [][3]uint64
 	for _, l := range rlimits(lim, in, r.nproc) {
@@ -869,6 +848,53 @@ func (x *zygoteExec) setup(ctx context.Context, prepared bool) (msg []byte, file
 	msg, err = json.Marshal(map[string]any{"op": "run", "id": x.id, "wd": x.wd, "env": env, "rlimits": rl,
 		"file": file, "argv0": argv0, "images": req.Images})
 	return msg, files, err
+}
+
+// descriptors are the files the zygote passes to the run, in the order it
+// takes them: the program (a pipe the hand-over fills, or a memfd), stdin,
+// stdout, stderr, then the run's cgroup.procs files. On an error, the
+// files opened so far come back to be closed.
+func (x *zygoteExec) descriptors(prepared bool) (files []*os.File, err error) {
+	if prepared {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("program pipe: %w", err)
+		}
+		x.codeW = pw
+		files = append(files, pr)
+	} else {
+		code, err := unix.MemfdCreate("loopforge-program", unix.MFD_CLOEXEC)
+		if err != nil {
+			return nil, fmt.Errorf("program memfd: %w", err)
+		}
+		files = append(files, os.NewFile(uintptr(code), "program"))
+		if _, err := files[0].WriteString(x.req.Code); err != nil {
+			return files, fmt.Errorf("program memfd: %w", err)
+		}
+	}
+	stdin, err := zygoteStdin(x.req.Stdin)
+	if err != nil {
+		return files, err
+	}
+	files = append(files, stdin)
+	if x.out, err = newOutputPipe(); err != nil {
+		return files, err
+	}
+	if x.errp, err = newOutputPipe(); err != nil {
+		return files, err
+	}
+	files = append(files, x.out.w, x.errp.w)
+	if x.cg != nil {
+		procs := x.cg.dirs()
+		for _, d := range procs {
+			f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+			if err != nil {
+				return files, fmt.Errorf("open the run's cgroup: %w", err)
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }
 
 // zygoteStdin is the program's standard input: req.Stdin then EOF, or

@@ -180,19 +180,29 @@ func run(o options) error {
 	return nil
 }
 
-// burst serves one class in a fresh home and lets every student run; its
-// figures are printed and returned.
-func burst(o options, bin, home, model string, zygote bool) (burstResult, error) {
-	nStudents, nRuns, execs, nTests := o.students, o.runs, o.execs, o.tests
-	var out burstResult
+// classServer is a `loopforge class` the bench started.
+type classServer struct {
+	cmd               *exec.Cmd
+	tree              *treeCPU
+	base, token, code string
+}
+
+func (c *classServer) stop() {
+	_ = c.cmd.Process.Signal(os.Interrupt)
+	_ = c.cmd.Wait()
+	c.tree.close()
+}
+
+// serveClass starts `loopforge class` in home against the fake model, with
+// the zygote when asked, and sets the execution slots (-executions).
+func serveClass(o options, bin, home, model string, zygote bool) (*classServer, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		return out, err
+		return nil, err
 	}
 	yml := fmt.Sprintf("provider: fake\nmax_iterations: 3\nproviders:\n  fake:\n    kind: openai\n    model: m\n    base_url: http://%s/v1\n    api_key_env: \"\"\n", model)
 	if err := os.WriteFile(filepath.Join(home, "loopforge.yml"), []byte(yml), 0o600); err != nil {
-		return out, err
+		return nil, err
 	}
-
 	cmd := exec.Command(bin, "class", "--name", "classload", "--listen", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = home, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
 	if zygote {
@@ -201,7 +211,7 @@ func burst(o options, bin, home, model string, zygote bool) (burstResult, error)
 	if *cpuProfile != "" {
 		abs, err := filepath.Abs(*cpuProfile)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
 		cmd.Env = append(cmd.Env, "LOOPFORGE_CPUPROFILE="+abs)
 	}
@@ -213,18 +223,33 @@ func burst(o options, bin, home, model string, zygote bool) (burstResult, error)
 	}
 	if err := cmd.Start(); err != nil {
 		tree.close()
-		return out, err
+		return nil, err
 	}
-	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); tree.close() }()
-	base, token, code, err := readBanner(stdout)
+	srv := &classServer{cmd: cmd, tree: tree}
+	if srv.base, srv.token, srv.code, err = readBanner(stdout); err != nil {
+		srv.stop()
+		return nil, err
+	}
+	if o.execs > 0 {
+		if err := put(srv.base, srv.token, "/api/class/limits", fmt.Sprintf(`{"providers":[],"presets":[],"concurrent_executions":%d}`, o.execs)); err != nil {
+			srv.stop()
+			return nil, err
+		}
+	}
+	return srv, nil
+}
+
+// burst serves one class in a fresh home and lets every student run; its
+// figures are printed and returned.
+func burst(o options, bin, home, model string, zygote bool) (burstResult, error) {
+	nStudents, nRuns, nTests := o.students, o.runs, o.tests
+	var out burstResult
+	srv, err := serveClass(o, bin, home, model, zygote)
 	if err != nil {
 		return out, err
 	}
-	if execs > 0 {
-		if err := put(base, token, "/api/class/limits", fmt.Sprintf(`{"providers":[],"presets":[],"concurrent_executions":%d}`, execs)); err != nil {
-			return out, err
-		}
-	}
+	defer srv.stop()
+	cmd, tree, base, token, code := srv.cmd, srv.tree, srv.base, srv.token, srv.code
 
 	// Bare python right before the burst and right after it: the machine is
 	// shared, so the burst is compared with the mean of the two.
@@ -443,96 +468,104 @@ func instructorSocket(base, token string, tr *tracker) (*websocket.Conn, error) 
 	go func() {
 		seen := map[string]bool{}
 		for {
-			var m struct {
-				Type    string          `json:"type"`
-				RunID   string          `json:"run_id"`
-				TS      time.Time       `json:"ts"`
-				Payload json.RawMessage `json:"payload"`
-			}
+			var m wsMessage
 			if err := ws.ReadJSON(&m); err != nil {
 				return
 			}
 			now := time.Now()
-			switch m.Type {
-			case "wall":
-				var e struct {
-					Current *struct {
-						RunID string `json:"run_id"`
-					} `json:"current"`
-				}
-				_ = json.Unmarshal(m.Payload, &e)
-				if e.Current == nil || seen[e.Current.RunID] {
-					continue
-				}
-				seen[e.Current.RunID] = true
-				r := tr.get(e.Current.RunID)
-				tr.mu.Lock()
-				r.wall = now
-				tr.mu.Unlock()
-				_ = ws.WriteJSON(map[string]string{"op": "subscribe", "run_id": e.Current.RunID})
-			case "token":
-				r := tr.get(m.RunID)
-				tr.mu.Lock()
-				if r.token.IsZero() {
-					r.token = now
-				}
-				tr.mu.Unlock()
-			case "queued":
-				var p struct {
-					Ahead int `json:"ahead"`
-				}
-				_ = json.Unmarshal(m.Payload, &p)
-				r := tr.get(m.RunID)
-				tr.mu.Lock()
-				tr.queued++
-				if p.Ahead > 0 && r.queued.IsZero() {
-					r.queued = m.TS
-				} else if p.Ahead == 0 {
-					r.served = m.TS
-				}
-				tr.mu.Unlock()
-			case "exec_started":
-				r := tr.get(m.RunID)
-				tr.mu.Lock()
-				r.execStart = m.TS
-				tr.mu.Unlock()
-			case "exec_finished":
-				var p struct {
-					DurationMS int64 `json:"duration_ms"`
-				}
-				_ = json.Unmarshal(m.Payload, &p)
-				r := tr.get(m.RunID)
-				tr.mu.Lock()
-				from := r.execStart
-				if !r.served.IsZero() {
-					from = r.served
-				}
-				r.held, r.program = m.TS.Sub(from), time.Duration(p.DurationMS)*time.Millisecond
-				r.executions++
-				tr.mu.Unlock()
-			case "tested":
-				var p struct {
-					Total int `json:"total"`
-				}
-				_ = json.Unmarshal(m.Payload, &p)
-				r := tr.get(m.RunID)
-				tr.mu.Lock()
-				r.executions += p.Total
-				tr.mu.Unlock()
-			case "run_finished":
-				var p struct {
-					Status string `json:"status"`
-				}
-				_ = json.Unmarshal(m.Payload, &p)
-				r := tr.get(m.RunID)
-				tr.mu.Lock()
-				r.status, r.finished = p.Status, now
-				tr.mu.Unlock()
-				close(r.done)
+			if m.Type != "wall" {
+				tr.record(m, now)
+				continue
 			}
+			var e struct {
+				Current *struct {
+					RunID string `json:"run_id"`
+				} `json:"current"`
+			}
+			_ = json.Unmarshal(m.Payload, &e)
+			if e.Current == nil || seen[e.Current.RunID] {
+				continue
+			}
+			seen[e.Current.RunID] = true
+			tr.update(e.Current.RunID, func(r *runTimes) { r.wall = now })
+			_ = ws.WriteJSON(map[string]string{"op": "subscribe", "run_id": e.Current.RunID})
 		}
 	}()
 	return ws, nil
+}
+
+// wsMessage is an event on the instructor's socket.
+type wsMessage struct {
+	Type    string          `json:"type"`
+	RunID   string          `json:"run_id"`
+	TS      time.Time       `json:"ts"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// update changes the times of run id under the tracker's lock.
+func (tr *tracker) update(id string, f func(r *runTimes)) {
+	r := tr.get(id)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	f(r)
+}
+
+// record notes what a run's event m, seen at now, says of the run.
+func (tr *tracker) record(m wsMessage, now time.Time) {
+	switch m.Type {
+	case "token":
+		tr.update(m.RunID, func(r *runTimes) {
+			if r.token.IsZero() {
+				r.token = now
+			}
+		})
+	case "queued":
+		p := payloadOf[struct {
+			Ahead int `json:"ahead"`
+		}](m)
+		tr.update(m.RunID, func(r *runTimes) {
+			tr.queued++
+			if p.Ahead > 0 && r.queued.IsZero() {
+				r.queued = m.TS
+			} else if p.Ahead == 0 {
+				r.served = m.TS
+			}
+		})
+	case "exec_started":
+		tr.update(m.RunID, func(r *runTimes) { r.execStart = m.TS })
+	case "exec_finished":
+		p := payloadOf[struct {
+			DurationMS int64 `json:"duration_ms"`
+		}](m)
+		tr.update(m.RunID, func(r *runTimes) {
+			from := r.execStart
+			if !r.served.IsZero() {
+				from = r.served
+			}
+			r.held, r.program = m.TS.Sub(from), time.Duration(p.DurationMS)*time.Millisecond
+			r.executions++
+		})
+	case "tested":
+		p := payloadOf[struct {
+			Total int `json:"total"`
+		}](m)
+		tr.update(m.RunID, func(r *runTimes) { r.executions += p.Total })
+	case "run_finished":
+		p := payloadOf[struct {
+			Status string `json:"status"`
+		}](m)
+		tr.update(m.RunID, func(r *runTimes) {
+			r.status, r.finished = p.Status, now
+			close(r.done)
+		})
+	}
+}
+
+// payloadOf decodes m's payload; one that does not decode is the zero value.
+func payloadOf[T any](m wsMessage) T {
+	var v T
+	_ = json.Unmarshal(m.Payload, &v)
+	return v
 }
 
 // student joins and runs nRuns runs, each after the previous ended.

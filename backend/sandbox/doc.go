@@ -48,7 +48,8 @@
 //     apply (warm.go); a prepared sandbox closed unused, or one that died
 //     before its code came, is torn down the same way and counted
 //     ([Runner.WarmStats]).
-//   - [Options.Zygote] (off by default) forks script-mode Python runs
+//   - [Options.Zygote] (off by default; ZygoteAsked: the requests with
+//     [Request.Forked], a class's) forks script-mode Python runs
 //     from one pre-started interpreter per Runner, itself in a sandbox
 //     with every layer, instead of starting bubblewrap, the shim and the
 //     interpreter for each: before its code, each fork leaves the

@@ -1377,7 +1377,11 @@ func helperMain(raw string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := NewRunner(Options{Isolation: spec.Isolation, NoCgroup: spec.NoCgroup, TempRoot: spec.TempRoot, Zygote: spec.Zygote})
+	use := ZygoteOff
+	if spec.Zygote {
+		use = ZygoteAll
+	}
+	r, err := NewRunner(Options{Isolation: spec.Isolation, NoCgroup: spec.NoCgroup, TempRoot: spec.TempRoot, Zygote: use})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -41,14 +41,23 @@ type Options struct {
 	// ([Runner.Prepare]); each holds an idle interpreter (~10 MB for
 	// Python). 0 means DefaultMaxPrepared.
 	MaxPrepared int
-	// Zygote forks script-mode Python runs from one pre-started,
-	// sandboxed interpreter per Runner instead of starting bubblewrap,
-	// the shim and Python for each (Linux with bubblewrap, seccomp and
-	// Landlock ABI 6; zygote_linux.go reviews its isolation). Off by
-	// default. Other requests, other hosts and any zygote failure run
-	// fresh.
-	Zygote bool
+	// Zygote says which script-mode Python runs are forked from one
+	// pre-started, sandboxed interpreter per Runner instead of starting
+	// bubblewrap, the shim and Python for each (Linux with bubblewrap,
+	// seccomp and Landlock ABI 6; zygote_linux.go reviews its isolation):
+	// none (the default), those whose Request.Forked is set, or all.
+	// Other requests, other hosts and any zygote failure run fresh.
+	Zygote ZygoteUse
 }
+
+// ZygoteUse is which runs a Runner forks from its zygote.
+type ZygoteUse int
+
+const (
+	ZygoteOff   ZygoteUse = iota // every run starts fresh
+	ZygoteAsked                  // the runs whose Request.Forked is set
+	ZygoteAll                    // every run the zygote can take
+)
 
 // DefaultMaxPrepared is Options.MaxPrepared's default: every run of a
 // comparison or a small class warm, a whole class's runs not all at once

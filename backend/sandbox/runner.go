@@ -139,11 +139,11 @@ func newRunner(o Options, h *Host) (*Runner, error) {
 	r := &Runner{self: self, python: python, node: node, tempRoot: root, owner: o.Owner, path: path, homes: homeDirs(), host: h,
 		warm: &warmCounters{max: int64(cmp.Or(o.MaxPrepared, DefaultMaxPrepared))}, cleanup: newCleanups()}
 	r.plan(maxLevel, !o.NoCgroup)
-	if o.Zygote {
+	if o.Zygote != ZygoteOff {
 		if why := r.zygoteUsable(); why != "" {
 			slog.Info("sandbox: no zygote on this host; every run starts fresh", "reason", why)
 		} else {
-			r.zyg = &zygotes{}
+			r.zyg = &zygotes{askedOnly: o.Zygote == ZygoteAsked}
 		}
 	}
 	if r.noNamespace != "" {

@@ -151,6 +151,10 @@ type Request struct {
 	// AllowNetwork lets this run open internet sockets (the user's opt-in
 	// for one run); everything else stays isolated. Off by default.
 	AllowNetwork bool
+	// Forked asks for a run forked from the Runner's zygote when its
+	// Options.Zygote is ZygoteAsked: a class's runs, whose bursts need the
+	// throughput (zygote_linux.go says what is weaker than a fresh run).
+	Forked bool
 	// Dir, when set, is an existing project directory (an absolute path,
 	// symlinks resolved) to run in: the process starts there, and Dir with
 	// everything beneath it is writable in addition to the private run dir.

@@ -2,7 +2,8 @@
 
 package sandbox
 
-// The zygote ([Options.Zygote], off by default): script-mode Python runs
+// The zygote ([Options.Zygote], off by default; loopforge asks for it for
+// a class's runs, [Request.Forked]): script-mode Python runs
 // forked from one pre-started interpreter instead of a fresh bubblewrap,
 // shim and interpreter each. A fresh sandbox costs about 25 ms of CPU
 // before the code's first line (bubblewrap ~6, the shim ~4, Python's own
@@ -171,11 +172,12 @@ var ErrZygote = errors.New("sandbox: zygote failed")
 // zygotes holds a Runner's zygote, started on first need; shared by copies
 // of the Runner.
 type zygotes struct {
-	mu     sync.Mutex
-	z      *zygote
-	starts int // starts that failed in a row
-	fails  int // runs that failed to start in a row
-	off    string
+	askedOnly bool // Options.Zygote is ZygoteAsked: only runs with Request.Forked
+	mu        sync.Mutex
+	z         *zygote
+	starts    int // starts that failed in a row
+	fails     int // runs that failed to start in a row
+	off       string
 	// retired zygotes close once their runs have ended (closeWhenIdle),
 	// or with the Runner.
 	retired []*zygote
@@ -261,7 +263,7 @@ func (r *Runner) runZygote(ctx context.Context, req Request) (res Result, err er
 // layer applied). nil when the run should go fresh.
 func (r *Runner) beginZygote(ctx context.Context, req Request, prepared bool) *zygoteExec {
 	lim := req.Limits.withDefaults()
-	if r.zyg == nil || zygoteFits(req, lim) != "" || ctx.Err() != nil {
+	if r.zyg == nil || (r.zyg.askedOnly && !req.Forked) || zygoteFits(req, lim) != "" || ctx.Err() != nil {
 		return nil
 	}
 	z := r.zyg.get(r)

@@ -22,7 +22,7 @@ import (
 // zygote of the test's own, closed at the end of the test.
 func zygoteRunner(t testing.TB) *Runner {
 	t.Helper()
-	r, err := NewRunner(Options{Zygote: true, TempRoot: t.TempDir()})
+	r, err := NewRunner(Options{Zygote: ZygoteAll, TempRoot: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,5 +503,26 @@ func TestZygoteRunsDrawDifferentRandomNumbers(t *testing.T) {
 			t.Fatalf("two runs drew the same numbers: %s", out)
 		}
 		seen[out] = true
+	}
+}
+
+// TestZygoteAskedForksOnlyTheRunsThatAsk: with ZygoteAsked (loopforge's
+// default: a class's runs ask), a run without Request.Forked starts fresh.
+func TestZygoteAskedForksOnlyTheRunsThatAsk(t *testing.T) {
+	r, err := NewRunner(Options{Zygote: ZygoteAsked, TempRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.zyg == nil {
+		t.Skipf("no zygote here: %s", r.zygoteUsable())
+	}
+	t.Cleanup(func() { r.Close(); r.Wait() })
+	fresh, err := r.Run(context.Background(), Request{Code: "print(1)"})
+	if err != nil || fresh.Status != StatusOK || slices.Contains(fresh.Layers, "zygote") {
+		t.Fatalf("a run that did not ask: %v, %s, layers %v", err, fresh.Status, fresh.Layers)
+	}
+	forked := runInZygote(t, r, Request{Code: "print(2)", Forked: true})
+	if forked.Status != StatusOK || forked.Stdout != "2\n" {
+		t.Fatalf("a run that asked: %s %q %q", forked.Status, forked.Stdout, forked.Stderr)
 	}
 }

@@ -408,7 +408,8 @@ func quotaStatus(out loop.Outcome) (event.RunStatus, string, bool) {
 }
 
 // queuedExec runs code through the class's execution queue, telling the
-// run its place while it waits.
+// run its place while it waits. A class's runs ask to be forked from the
+// sandbox's zygote (sandbox.Request.Forked; see zygoteUse).
 type queuedExec struct {
 	inner loop.Executor
 	q     *execQueue
@@ -421,6 +422,7 @@ func (x *queuedExec) Run(ctx context.Context, req sandbox.Request) (sandbox.Resu
 		return sandbox.Result{}, err
 	}
 	defer release()
+	req.Forked = true
 	return x.inner.Run(ctx, req)
 }
 
@@ -436,6 +438,7 @@ type queuedPreparer struct {
 }
 
 func (x *queuedPreparer) Prepare(ctx context.Context, req sandbox.Request) (sandbox.Prepared, error) {
+	req.Forked = true
 	p, err := x.prep.Prepare(ctx, req)
 	if err != nil {
 		return nil, err

@@ -183,6 +183,20 @@ func (s *Service) removeLeftovers() {
 	}
 }
 
+// zygoteUse is which runs are forked from the sandbox's zygote
+// (sandbox.Options.Zygote) by LOOPFORGE_ZYGOTE: by default a class's runs,
+// whose bursts need the throughput (classruns.go asks for it); "1" every
+// run; "0" none.
+func zygoteUse(env string) sandbox.ZygoteUse {
+	switch env {
+	case "0":
+		return sandbox.ZygoteOff
+	case "1":
+		return sandbox.ZygoteAll
+	}
+	return sandbox.ZygoteAsked
+}
+
 // executor makes the sandbox runner on first need: a run, a comparison,
 // or a form asking which isolation runs would get (Defaults). The host probe
 // it needs is cached on disk (sandbox.ProbeCached in the config's CacheDir).
@@ -191,11 +205,8 @@ func (s *Service) executor() (loop.Executor, error) {
 	defer s.execMu.Unlock()
 	if !s.execTried {
 		s.execTried = true
-		// LOOPFORGE_ZYGOTE=1 forks script-mode Python executions from a
-		// pre-started sandboxed interpreter (sandbox.Options.Zygote): off
-		// by default until its isolation review is accepted.
 		r, err := sandbox.NewRunner(sandbox.Options{CacheDir: s.conf().CacheDir, Owner: s.owner.Tag(),
-			Zygote: os.Getenv("LOOPFORGE_ZYGOTE") == "1"})
+			Zygote: zygoteUse(os.Getenv("LOOPFORGE_ZYGOTE"))})
 		if err != nil {
 			s.execErr = err
 		} else {

@@ -20,7 +20,7 @@
 // cgroup_linux.go); then the same programs as bare python3 -I, as many at a time as the
 // cores, and the burst's time as a ratio of theirs. Nothing is asserted:
 // it prints numbers. -zygote both serves one burst with fresh sandboxes and
-// one through the zygote (LOOPFORGE_ZYGOTE=1) per round, -rounds times, in
+// one through the zygote (a class's default) per round, -rounds times, in
 // alternating order, each on a fresh server and history, and ends with
 // their medians side by side.
 package main
@@ -59,7 +59,7 @@ func main() {
 	flag.IntVar(&o.execs, "executions", 0, "the class's concurrent executions (0 = the server's default)")
 	flag.IntVar(&o.tests, "tests", 0, "tests each run carries (IO tests the program passes): each is one more execution per iteration")
 	flag.BoolVar(&o.shim, "shim", true, "build loopforge-shim next to loopforge, as make build and the releases do (false: the sandbox re-executes loopforge itself)")
-	zygote := flag.String("zygote", "off", "how the server runs executions: off (fresh sandboxes, the default), on (LOOPFORGE_ZYGOTE=1), or both (a burst of each per round)")
+	zygote := flag.String("zygote", "on", "how the server runs executions: on (forked from the sandbox's zygote, a class's default), off (fresh sandboxes: LOOPFORGE_ZYGOTE=0), or both (a burst of each per round)")
 	flag.IntVar(&o.rounds, "rounds", 1, "bursts per mode, interleaved (the machine is shared: compare within a round)")
 	flag.Parse()
 	switch *zygote {
@@ -205,8 +205,8 @@ func serveClass(o options, bin, home, model string, zygote bool) (*classServer, 
 	}
 	cmd := exec.Command(bin, "class", "--name", "classload", "--listen", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = home, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LOOPFORGE_HOME=" + home}
-	if zygote {
-		cmd.Env = append(cmd.Env, "LOOPFORGE_ZYGOTE=1")
+	if !zygote {
+		cmd.Env = append(cmd.Env, "LOOPFORGE_ZYGOTE=0") // a class's runs are forked unless told not to
 	}
 	if *cpuProfile != "" {
 		abs, err := filepath.Abs(*cpuProfile)

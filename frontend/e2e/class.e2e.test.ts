@@ -272,13 +272,13 @@ describe('a class', () => {
       expect(r.status).toBe(200)
     }
     await expect.poll(() => teacher.getByTestId('wall-card').count(), { timeout: WAIT }).toBe(40)
+    await shot(teacher, 'class-wall-40-1920') // before the checks: a failure's picture is the one to look at
     const boxes = await teacher.getByTestId('wall-card').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as DOMRect))
     for (const b of boxes) {
       expect(b.bottom).toBeLessThanOrEqual(FULL_HD.height + 0.5)
       expect(b.right).toBeLessThanOrEqual(FULL_HD.width + 0.5)
       expect(b.width).toBeGreaterThanOrEqual(160)
     }
-    await shot(teacher, 'class-wall-40-1920')
     await teacher.setViewportSize(LAPTOP)
     const sideways = await teacher.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)
     expect(sideways).toBe(false)

@@ -112,13 +112,14 @@ export function ClassTab() {
             <button type="button" className="btn btn-small btn-ghost class-join-hide" onClick={() => setJoinOpen(false)}>
               {t.hideJoin}
             </button>
-            <LimitsSummary limits={cls.limits} onChange={() => setPanel('limits')} />
           </div>
         ) : (
           <button type="button" className="btn btn-small class-join-show" onClick={() => setJoinOpen(true)} data-testid="join-show">
             {t.code}: <strong>{cls.join_code}</strong> · {t.showJoin}
           </button>
         )}
+        {/* A row of its own under the head: beside the join code, its length would push the code under the buttons. */}
+        {joinOpen && <LimitsSummary limits={cls.limits} onChange={() => setPanel('limits')} />}
       </div>
 
       {panel === 'assignment' && <AssignmentForm cls={cls} />}

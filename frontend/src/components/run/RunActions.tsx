@@ -3,7 +3,7 @@ import { useComposer, useCompare, useRuns, useWorkdir } from '../../stores'
 import { launchInputs } from '../../stores/launch'
 import { strings } from '../../strings'
 import { useRunActivity } from './activity'
-import type { Hint } from './RunForm'
+import type { Hint } from './formTypes'
 
 interface Props {
   /** The providers Run starts: several make a comparison. */

@@ -5,16 +5,10 @@ import { strings } from '../../strings'
 import { ModeSwitch, NetworkOptIn, WorkspaceFields } from '../workspace/WorkspaceForm'
 import { ProviderPicker } from './ProviderPicker'
 import { RunActions } from './RunActions'
-import type { StudentForm } from './RunPanel'
+import type { Hint, StudentForm } from './formTypes'
 import { RunSettings } from './RunSettings'
 import { SandboxInfo } from './SandboxInfo'
 import { TestsField } from './TestsField'
-
-/** Why Run was refused, and the form's inputs it was about (launchInputs): it shows while they stay the same. */
-export interface Hint {
-  text: string
-  inputs: string
-}
 
 interface Props {
   student?: StudentForm

@@ -1,25 +1,14 @@
-import { useEffect, useEffectEvent, useState, type ReactNode } from 'react'
+import { useEffect, useEffectEvent, useState } from 'react'
 import { useComposer, useProviders, useStores } from '../../stores'
 import { chosenProviders, launch, stopShown } from '../../stores/launch'
 import { formCollapsed, shortcut, type FormEvent } from '../../stage'
 import { strings } from '../../strings'
 import { CompareView } from '../compare/CompareView'
 import { useRunActivity, type RunActivity } from './activity'
-import { RunForm, type Hint } from './RunForm'
+import { RunForm } from './RunForm'
+import type { Hint, StudentForm } from './formTypes'
 import { RunView } from './RunView'
 import { StageBar } from './StageBar'
-
-/** A student's form (class mode): only what the instructor allows. */
-export interface StudentForm {
-  /** Workspace mode is allowed (in a scratch folder the server gives the student). */
-  workspace: boolean
-  /** The class is paused: Run is off. */
-  paused: boolean
-  /** Shown above the form: the assignment, the pause, the student's use. */
-  banner?: ReactNode
-  /** The assignment's tests judge the run (on the server): no Tests panel of the student's own. */
-  assignedTests?: boolean
-}
 
 /** After this long stopping, the form says the run is still stopping. */
 const SLOW_STOP_MS = 5000

@@ -291,6 +291,9 @@ func (s *Service) Close() error {
 	s.execTried, s.execEnded = true, true
 	exec := s.exec
 	s.execMu.Unlock()
+	if c, ok := exec.(interface{ Close() }); ok {
+		c.Close() // the sandbox's zygote, if a class started one (else it ends with the process)
+	}
 	if w, ok := exec.(interface{ Wait() }); ok {
 		w.Wait()
 	}

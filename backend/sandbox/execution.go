@@ -465,18 +465,10 @@ func (x *execution) finish() (Result, error) {
 		return failed(res, fmt.Errorf("%w: %s was killed as it was born into the run's cgroup: %w", ErrShim, x.cmd.Path, errBornKilled))
 	case len(status) == 0:
 		return failed(res, fmt.Errorf("%w: %s exited without acting as the shim (does its main call sandbox.RunChildIfRequested first?)", ErrShim, r.self))
-	case signaled && sig == syscall.SIGXCPU:
-		res.Status = StatusTimeout
-	case ws.Exited() && ws.ExitStatus() == 0:
-		res.Status = StatusOK
-	case isMemoryError(res.Stderr) || (cg != nil && cg.oomKilled()):
-		res.Status = StatusMemory
 	default:
-		res.Status = StatusError
+		res.Status = endStatus(sig, ws.Exited() && ws.ExitStatus() == 0, res.Stderr, cg)
 	}
-	if cg != nil && cg.pidsLimitHit() {
-		res.note(event.NewNote(event.NoteProcessLimit, "limit", strconv.Itoa(x.lim.Processes)))
-	}
+	noteProcessLimit(&res, cg, x.lim)
 	if x.hookDir != "" {
 		// Every process of the run is dead: nothing changes the files now
 		// (short of a daemon escaped at the basic level, which readImage
@@ -570,4 +562,28 @@ func (x *execution) statusAfter(end procgroup.Exit) {
 		_ = x.statusR.Close()
 	}
 	<-x.statusDone
+}
+
+// endStatus is the Status of code that ended on its own, not by a kill of
+// the run's: killed by SIGXCPU (sig; 0 when no signal killed it) is the CPU
+// limit, exit 0 success, a MemoryError or an OOM kill in the run's cgroup
+// the memory limit, anything else an error.
+func endStatus(sig syscall.Signal, exitedZero bool, stderr string, cg *runCgroup) Status {
+	switch {
+	case sig == syscall.SIGXCPU:
+		return StatusTimeout
+	case exitedZero:
+		return StatusOK
+	case isMemoryError(stderr) || (cg != nil && cg.oomKilled()):
+		return StatusMemory
+	}
+	return StatusError
+}
+
+// noteProcessLimit notes on res that the run's processes reached the
+// cgroup's limit, which the code sees only as failed forks.
+func noteProcessLimit(res *Result, cg *runCgroup, lim Limits) {
+	if cg != nil && cg.pidsLimitHit() {
+		res.note(event.NewNote(event.NoteProcessLimit, "limit", strconv.Itoa(lim.Processes)))
+	}
 }

@@ -137,7 +137,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -939,18 +938,14 @@ func (x *zygoteExec) finish(ws syscall.WaitStatus, cause error, took time.Durati
 	switch {
 	case killedByUs:
 		res.Status = statusFromCause(cause)
-	case ws.Signaled() && ws.Signal() == syscall.SIGXCPU:
-		res.Status = StatusTimeout
-	case ws.Exited() && ws.ExitStatus() == 0:
-		res.Status = StatusOK
-	case isMemoryError(res.Stderr) || (cg != nil && cg.oomKilled()):
-		res.Status = StatusMemory
 	default:
-		res.Status = StatusError
+		sig := syscall.Signal(0)
+		if ws.Signaled() {
+			sig = ws.Signal()
+		}
+		res.Status = endStatus(sig, ws.Exited() && ws.ExitStatus() == 0, res.Stderr, cg)
 	}
-	if cg != nil && cg.pidsLimitHit() {
-		res.note(event.NewNote(event.NoteProcessLimit, "limit", strconv.Itoa(x.lim.Processes)))
-	}
+	noteProcessLimit(&res, cg, x.lim)
 	if x.hook {
 		res.Images, res.ImageNotes = collectImages(x.wd)
 		for _, n := range res.ImageNotes {

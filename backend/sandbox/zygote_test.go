@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"github.com/loopforge/loopforge/backend/procgroup"
+	"github.com/loopforge/loopforge/backend/testwait"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,17 +95,8 @@ func zygoteTree(r *Runner) []int {
 // init and the zygote: nothing of a finished run is left.
 func wantZygoteIdle(t testing.TB, r *Runner) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		live := zygoteTree(r)
-		if len(live) <= 2 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v are left in the zygote's tree", live)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, "the zygote's tree to hold only bubblewrap's init and the zygote", 10*time.Second,
+		func() bool { return len(zygoteTree(r)) <= 2 })
 }
 
 // TestZygoteOutcomes: the zygote reports what a fresh run reports.
